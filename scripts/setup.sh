@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Installs what qpath's build and tests need, and only what is missing; a second run takes seconds.
+#   scripts/setup.sh serve   the wasm target, trunk, wasm-bindgen-cli and npm's wasm-opt (enough to build and serve the page)
+#   scripts/setup.sh test    all of that, plus Chromium + chromedriver and Firefox ESR + geckodriver for the browser tests
+# Everything comes from crates.io, npm and Debian's packages; nothing downloads its own binaries.
+# Callers must put tools/node_modules/.bin first on PATH (the Makefile does) so trunk finds npm's wasm-opt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MODE="${1:-test}"
+TRUNK_VERSION="0.21.14"        # trunk 0.22 needs rustc >= 1.96.1; this machine has 1.95.
+GECKODRIVER_VERSION="0.37.1"
+CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
+export PATH="$PWD/tools/node_modules/.bin:$CARGO_BIN:$PATH"
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# The wasm-bindgen version everything must agree on: the one Cargo.lock resolved.
+lock_version() {
+  awk -v pkg="$1" '$0 == "name = \"" pkg "\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
+}
+if [ ! -f Cargo.lock ]; then
+  say "Cargo.lock is missing; resolving it (cargo generate-lockfile)"
+  cargo generate-lockfile
+fi
+WBG_VERSION="$(lock_version wasm-bindgen)"
+[ -n "$WBG_VERSION" ] || { echo "setup: cannot find wasm-bindgen in Cargo.lock" >&2; exit 1; }
+TRUNK_WBG="$(sed -n 's/^wasm_bindgen *= *"\(.*\)"/\1/p' Trunk.toml)"
+if [ "$TRUNK_WBG" != "$WBG_VERSION" ]; then
+  echo "setup: Trunk.toml pins wasm_bindgen = \"$TRUNK_WBG\" but Cargo.lock has wasm-bindgen $WBG_VERSION; make them equal." >&2
+  exit 1
+fi
+
+# 1. The wasm32 target of the machine's Rust toolchain.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target to the Rust toolchain"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# 2. trunk, pinned. Building it from source takes about 8 minutes the first time.
+if ! have trunk || [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION from crates.io (builds from source: about 8 minutes, once)"
+  cargo install --locked trunk --version "$TRUNK_VERSION"
+fi
+
+# 3. wasm-bindgen-cli at exactly Cargo.lock's wasm-bindgen (trunk and the test runner refuse any other).
+#    Not --locked: its own lock file pins a webpki-roots version the registry lacks.
+if ! have wasm-bindgen || [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WBG_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WBG_VERSION from crates.io (matches Cargo.lock; about 2-3 minutes, once)"
+  cargo install wasm-bindgen-cli --version "$WBG_VERSION" --force
+fi
+
+# 4. wasm-opt from npm's binaryen (Debian's and crates.io's are too old for wasm-bindgen's output), locked in tools/.
+STAMP=tools/node_modules/.qpath-installed-lock
+if [ ! -x tools/node_modules/.bin/wasm-opt ] || ! cmp -s tools/package-lock.json "$STAMP"; then
+  say "installing npm tools (binaryen's wasm-opt) into tools/node_modules from tools/package-lock.json"
+  (cd tools && npm ci --no-audit --no-fund)
+  cp tools/package-lock.json "$STAMP"
+fi
+
+if [ "$MODE" = "serve" ]; then
+  exit 0
+fi
+
+# 5. Browsers and their drivers for wasm-bindgen-test: Debian's Chromium + chromedriver and Firefox ESR;
+#    geckodriver from crates.io (about 4 minutes to build, once).
+missing_apt=()
+have chromium || missing_apt+=(chromium)
+have chromedriver || missing_apt+=(chromium-driver)
+have firefox-esr || missing_apt+=(firefox-esr)
+if [ ${#missing_apt[@]} -gt 0 ]; then
+  say "installing ${missing_apt[*]} from Debian (about a minute)"
+  export DEBIAN_FRONTEND=noninteractive
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${missing_apt[@]}" >/dev/null
+fi
+if ! have geckodriver || [ "$(geckodriver --version 2>/dev/null | awk 'NR == 1 { print $2 }')" != "$GECKODRIVER_VERSION" ]; then
+  say "installing geckodriver $GECKODRIVER_VERSION from crates.io (about 4 minutes, once)"
+  cargo install geckodriver --version "$GECKODRIVER_VERSION"
+fi

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# qpath's whole test suite, as CI runs it (.ci/run -> make test -> this). Stops at the first failing step.
+#   1. cargo fmt --check             5. wasm-bindgen-test in headless Chromium (chromedriver)
+#   2. clippy, native, -D warnings    6. wasm-bindgen-test in headless Firefox (geckodriver)
+#   3. clippy, wasm32, -D warnings    7. trunk build --release (the page as it ships, wasm-opt -Oz)
+#   4. native tests (core + page logic)
+# It ends with one summary line: "summary: N passed, N failed" over every cargo test run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+LOG_DIR="target/test-logs"
+mkdir -p "$LOG_DIR"
+rm -f "$LOG_DIR"/*.log
+passed=0
+failed=0
+
+count() { # add up cargo's "test result: ... N passed; M failed" lines of a log
+  local sums
+  sums=$(awk '/^test result: / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+              END { print p + 0, f + 0 }' "$1")
+  passed=$((passed + ${sums% *})); failed=$((failed + ${sums#* }))
+}
+
+step() { # step NAME COMMAND...: runs it, keeps its output in target/test-logs/NAME.log
+  local name="$1"; shift
+  printf '\n\033[1m== %s\033[0m: %s\n' "$name" "$*"
+  local log="$LOG_DIR/$name.log" status=0
+  "$@" 2>&1 | tee "$log" || status=$?
+  count "$log"
+  if [ "$status" -ne 0 ]; then
+    printf '\n\033[31mFAILED: %s (exit %s); its output is in %s\033[0m\n' "$name" "$status" "$log"
+    echo "summary: $passed passed, $((failed > 0 ? failed : 1)) failed"
+    exit 1
+  fi
+}
+
+browser_tests() { # browser_tests NAME: requires the run to have executed at least one browser test
+  local name="$1"; shift
+  step "$name" "$@"
+  if ! grep -q '^running [1-9][0-9]* tests\?$' "$LOG_DIR/$name.log"; then
+    echo "FAILED: $name ran no browser test"
+    echo "summary: $passed passed, 1 failed"
+    exit 1
+  fi
+}
+
+step fmt cargo fmt --all --check
+step clippy-native cargo clippy --workspace --all-targets --locked -- -D warnings
+step clippy-wasm32 cargo clippy --workspace --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+step native-tests cargo test --workspace --locked
+browser_tests chromium-tests env -u GECKODRIVER CHROMEDRIVER="$(command -v chromedriver)" \
+  cargo test --locked --target wasm32-unknown-unknown -p qpath-web
+browser_tests firefox-tests env -u CHROMEDRIVER GECKODRIVER="$(command -v geckodriver)" \
+  cargo test --locked --target wasm32-unknown-unknown -p qpath-web
+step trunk-release trunk build --release --skip-version-check
+
+echo
+echo "release build (dist/):"
+for f in dist/*.wasm dist/*.js; do
+  printf '  %-45s %8d bytes raw, %7d bytes gzip -9\n' "$(basename "$f")" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"
+done
+echo "summary: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,55 @@
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+/// One option of a [`Choice`]: the value it reports and the text it shows.
+#[derive(Clone, PartialEq)]
+pub struct ChoiceOption {
+    pub value: String,
+    pub label: String,
+}
+
+impl ChoiceOption {
+    pub fn new(value: impl Into<String>, label: impl Into<String>) -> Self {
+        Self {
+            value: value.into(),
+            label: label.into(),
+        }
+    }
+}
+
+#[derive(PartialEq, Properties)]
+pub struct ChoiceProps {
+    pub id: AttrValue,
+    pub options: Vec<ChoiceOption>,
+    /// The value the state holds; the select always shows it.
+    pub value: AttrValue,
+    pub onchange: Callback<String>,
+}
+
+/// A `<select>` driven by the state. The `selected` attribute only sets an option's default, and browsers differ on
+/// whether changing it moves a select the user has touched (Firefox does not), so after each render the select's
+/// current value is set from the state.
+#[function_component(Choice)]
+pub fn choice(props: &ChoiceProps) -> Html {
+    let node = use_node_ref();
+    {
+        let node = node.clone();
+        use_effect_with(props.value.clone(), move |value| {
+            if let Some(select) = node.cast::<HtmlSelectElement>() {
+                if select.value() != value.as_str() {
+                    select.set_value(value);
+                }
+            }
+        });
+    }
+    let onchange = props
+        .onchange
+        .reform(|e: Event| e.target_unchecked_into::<HtmlSelectElement>().value());
+    html! {
+        <select id={props.id.clone()} ref={node} {onchange}>
+            { for props.options.iter().map(|o| html! {
+                <option value={o.value.clone()} selected={o.value == props.value.as_str()}>{ o.label.clone() }</option>
+            }) }
+        </select>
+    }
+}

@@ -1,0 +1,101 @@
+use qpath_core::gpu::{self, GpuFilter};
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::components::choice::{Choice, ChoiceOption};
+use crate::state::Action;
+
+#[derive(PartialEq, Properties)]
+pub struct FilterBarProps {
+    pub filter: GpuFilter,
+    pub ondispatch: Callback<Action>,
+}
+
+/// Memory thresholds offered by the "memory at least" filter, in GB.
+const MEMORY_STEPS: &[u32] = &[16, 24, 32, 48, 80, 96, 128, 180];
+
+/// `""` stands for "any" in every filter select.
+fn any() -> ChoiceOption {
+    ChoiceOption::new("", "any")
+}
+
+/// The select value of an optional filter.
+fn value_of<T: ToString>(v: &Option<T>) -> AttrValue {
+    v.as_ref().map(|x| x.to_string()).unwrap_or_default().into()
+}
+
+/// Parses a select value; `""` (and anything unparsable, which the options never produce) is "any".
+fn parse_choice<T: std::str::FromStr>(value: &str) -> Option<T> {
+    value.parse().ok().filter(|_| !value.is_empty())
+}
+
+fn yes_no() -> Vec<ChoiceOption> {
+    vec![
+        any(),
+        ChoiceOption::new("true", "yes"),
+        ChoiceOption::new("false", "no"),
+    ]
+}
+
+#[function_component(FilterBar)]
+pub fn filter_bar(props: &FilterBarProps) -> Html {
+    let f = &props.filter;
+    let d = &props.ondispatch;
+    let oninput = d.reform(|e: InputEvent| {
+        Action::SetText(e.target_unchecked_into::<HtmlInputElement>().value())
+    });
+    let onclear = d.reform(|_: MouseEvent| Action::ClearFilters);
+
+    let archs: Vec<ChoiceOption> = std::iter::once(any())
+        .chain(
+            gpu::architectures()
+                .into_iter()
+                .map(|a| ChoiceOption::new(a, a)),
+        )
+        .collect();
+    let ccs: Vec<ChoiceOption> = std::iter::once(any())
+        .chain(
+            gpu::capabilities()
+                .into_iter()
+                .map(|c| ChoiceOption::new(c.to_string(), format!("{c} ({})", c.sm()))),
+        )
+        .collect();
+    let memories: Vec<ChoiceOption> = std::iter::once(any())
+        .chain(
+            MEMORY_STEPS
+                .iter()
+                .map(|m| ChoiceOption::new(m.to_string(), format!("{m} GB"))),
+        )
+        .collect();
+
+    html! {
+        <form class="filters" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
+            <label class="search">
+                <span>{ "Search" }</span>
+                <input id="gpu-search" type="search" placeholder="name, id or SM, e.g. 6000, h100, sm_120"
+                    value={f.text.clone()} {oninput} autocomplete="off" />
+            </label>
+            <label>
+                <span>{ "Architecture" }</span>
+                <Choice id="filter-arch" options={archs} value={value_of(&f.arch)} onchange={d.reform(|v: String| Action::SetArch(parse_choice(&v)))} />
+            </label>
+            <label>
+                <span>{ "Compute capability" }</span>
+                <Choice id="filter-cc" options={ccs} value={value_of(&f.capability)} onchange={d.reform(|v: String| Action::SetCapability(parse_choice(&v)))} />
+            </label>
+            <label>
+                <span>{ "FP8 tensor cores" }</span>
+                <Choice id="filter-fp8" options={yes_no()} value={value_of(&f.fp8)} onchange={d.reform(|v: String| Action::SetFp8(parse_choice(&v)))} />
+            </label>
+            <label>
+                <span>{ "FP4 tensor cores" }</span>
+                <Choice id="filter-fp4" options={yes_no()} value={value_of(&f.fp4)} onchange={d.reform(|v: String| Action::SetFp4(parse_choice(&v)))} />
+            </label>
+            <label>
+                <span>{ "Memory at least" }</span>
+                <Choice id="filter-memory" options={memories} value={value_of(&f.min_memory_gb)} onchange={d.reform(|v: String| Action::SetMinMemory(parse_choice(&v)))} />
+            </label>
+            <button type="button" class="clear" onclick={onclear} disabled={*f == GpuFilter::default()}>{ "Clear filters" }</button>
+        </form>
+    }
+}

@@ -1,0 +1,3 @@
+fn main() {
+    yew::Renderer::<qpath_web::App>::new().render();
+}
