@@ -20,15 +20,17 @@ pub fn parse(hash: &str) -> HashState {
     let body = hash.strip_prefix('#').unwrap_or(hash);
     for part in body.split('&').filter(|p| !p.is_empty()) {
         let Some((key, value)) = part.split_once('=') else {
-            state.problems.push(format!(
-                "The link's `{part}` is not of the form key=value; it was ignored."
-            ));
+            state
+                .problems
+                .push(format!("The link's `{part}` is not of the form key=value; it was ignored."));
             continue;
         };
         if key == "gpu" {
             match gpu::find(value) {
                 Some(g) => state.gpu = Some(g),
-                None => state.problems.push(format!("The link names GPU `{value}`, which is not in qpath's GPU table; no GPU is selected.")),
+                None => state.problems.push(format!(
+                    "The link names GPU `{value}`, which is not in qpath's GPU table; no GPU is selected."
+                )),
             }
         }
     }

@@ -65,10 +65,6 @@ mod tests {
         assert_eq!(s.selected.map(|g| g.id), Some("h200"));
         let s = s.reduce(Action::ClearFilters);
         assert_eq!(s.filter, GpuFilter::default());
-        assert_eq!(
-            s.selected.map(|g| g.id),
-            Some("h200"),
-            "clearing filters keeps the selection"
-        );
+        assert_eq!(s.selected.map(|g| g.id), Some("h200"), "clearing filters keeps the selection");
     }
 }

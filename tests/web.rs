@@ -20,11 +20,7 @@ async fn tick() {
 /// A fresh page state: no hash (the app reads it at start), a new container holding a new App.
 async fn mount_with_hash(hash: &str) -> Element {
     let window = web_sys::window().unwrap();
-    let url = if hash.is_empty() {
-        " ".to_string()
-    } else {
-        hash.to_string()
-    };
+    let url = if hash.is_empty() { " ".to_string() } else { hash.to_string() };
     window
         .history()
         .unwrap()
@@ -67,11 +63,7 @@ fn shown_ids(root: &Element) -> Vec<String> {
 }
 
 fn ids_matching(filter: &GpuFilter) -> Vec<String> {
-    filter
-        .apply(GPUS)
-        .iter()
-        .map(|g| g.id.to_string())
-        .collect()
+    filter.apply(GPUS).iter().map(|g| g.id.to_string()).collect()
 }
 
 async fn choose(root: &Element, selector: &str, value: &str) {
@@ -101,10 +93,7 @@ async fn type_into(root: &Element, selector: &str, value: &str) {
 async fn lists_every_gpu_of_the_table_at_first() {
     let root = mount().await;
     assert_eq!(shown_ids(&root).len(), GPUS.len());
-    assert_eq!(
-        text(&root, "#gpu-count"),
-        format!("{} GPUs match", GPUS.len())
-    );
+    assert_eq!(text(&root, "#gpu-count"), format!("{} GPUs match", GPUS.len()));
     assert!(text(&root, "#gpu-detail").contains("Pick a GPU"));
 }
 
@@ -118,10 +107,7 @@ async fn architecture_filter_narrows_the_list() {
     });
     assert_eq!(shown_ids(&root), expected);
     assert!(expected.contains(&"h100-sxm".to_string()) && !expected.contains(&"l4".to_string()));
-    assert_eq!(
-        text(&root, "#gpu-count"),
-        format!("{} GPUs match", expected.len())
-    );
+    assert_eq!(text(&root, "#gpu-count"), format!("{} GPUs match", expected.len()));
 }
 
 #[wasm_bindgen_test]
@@ -130,15 +116,9 @@ async fn typing_6000_shows_the_ada_and_the_blackwell_card_with_their_capabilitie
     type_into(&root, "#gpu-search", "6000").await;
     let ids = shown_ids(&root);
     assert!(ids.contains(&"rtx-6000-ada".to_string()), "{ids:?}");
-    assert!(
-        ids.contains(&"rtx-pro-6000-blackwell".to_string()),
-        "{ids:?}"
-    );
+    assert!(ids.contains(&"rtx-pro-6000-blackwell".to_string()), "{ids:?}");
     assert_eq!(text(&root, "tr[data-gpu-id='rtx-6000-ada'] .cc"), "8.9");
-    assert_eq!(
-        text(&root, "tr[data-gpu-id='rtx-pro-6000-blackwell'] .cc"),
-        "12.0"
-    );
+    assert_eq!(text(&root, "tr[data-gpu-id='rtx-pro-6000-blackwell'] .cc"), "12.0");
 }
 
 #[wasm_bindgen_test]
@@ -156,17 +136,10 @@ async fn filters_combine_and_clear() {
     choose(&root, "#filter-cc", "8.9").await;
     assert!(shown_ids(&root).is_empty());
     assert!(text(&root, ".gpu-list").contains("No GPU matches"));
-    q(&root, "button.clear")
-        .unchecked_into::<HtmlElement>()
-        .click();
+    q(&root, "button.clear").unchecked_into::<HtmlElement>().click();
     tick().await;
     assert_eq!(shown_ids(&root).len(), GPUS.len());
-    assert_eq!(
-        q(&root, "#filter-fp4")
-            .unchecked_into::<HtmlSelectElement>()
-            .value(),
-        ""
-    );
+    assert_eq!(q(&root, "#filter-fp4").unchecked_into::<HtmlSelectElement>().value(), "");
 }
 
 #[wasm_bindgen_test]
@@ -176,26 +149,17 @@ async fn clicking_a_gpu_selects_it_and_puts_it_in_the_link() {
         .unchecked_into::<HtmlElement>()
         .click();
     tick().await;
-    assert_eq!(
-        text(&root, "#detail-name"),
-        "NVIDIA Jetson AGX Thor (Jetson T5000)"
-    );
+    assert_eq!(text(&root, "#detail-name"), "NVIDIA Jetson AGX Thor (Jetson T5000)");
     let cc = text(&root, "#detail-cc");
     assert!(cc.starts_with("11.0"), "{cc}");
-    assert!(
-        cc.contains("10.1 (sm_101)") && cc.contains("CUDA 12.8/12.9"),
-        "{cc}"
-    );
+    assert!(cc.contains("10.1 (sm_101)") && cc.contains("CUDA 12.8/12.9"), "{cc}");
     assert_eq!(
         q(&root, "tr[data-gpu-id='jetson-agx-thor'] button.pick")
             .get_attribute("aria-pressed")
             .as_deref(),
         Some("true")
     );
-    assert_eq!(
-        web_sys::window().unwrap().location().hash().unwrap(),
-        "#gpu=jetson-agx-thor"
-    );
+    assert_eq!(web_sys::window().unwrap().location().hash().unwrap(), "#gpu=jetson-agx-thor");
 }
 
 #[wasm_bindgen_test]
@@ -206,14 +170,9 @@ async fn a_link_selects_its_gpu_and_a_bad_link_says_what_was_wrong() {
 
     let root = mount_with_hash("#gpu=h900&oops").await;
     let notices = text(&root, "#notices");
-    assert!(
-        notices.contains("`h900`") && notices.contains("`oops`"),
-        "{notices}"
-    );
+    assert!(notices.contains("`h900`") && notices.contains("`oops`"), "{notices}");
     assert_eq!(shown_ids(&root).len(), GPUS.len(), "the page stays usable");
-    q(&root, "#notices button")
-        .unchecked_into::<HtmlElement>()
-        .click();
+    q(&root, "#notices button").unchecked_into::<HtmlElement>().click();
     tick().await;
     assert!(root.query_selector("#notices").unwrap().is_none());
 }

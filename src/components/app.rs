@@ -18,9 +18,7 @@ fn initial_state() -> Explorer {
 }
 
 fn current_hash() -> String {
-    web_sys::window()
-        .and_then(|w| w.location().hash().ok())
-        .unwrap_or_default()
+    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
 }
 
 /// Writes the hash without adding a history entry for every click.

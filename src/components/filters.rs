@@ -30,28 +30,18 @@ fn parse_choice<T: std::str::FromStr>(value: &str) -> Option<T> {
 }
 
 fn yes_no() -> Vec<ChoiceOption> {
-    vec![
-        any(),
-        ChoiceOption::new("true", "yes"),
-        ChoiceOption::new("false", "no"),
-    ]
+    vec![any(), ChoiceOption::new("true", "yes"), ChoiceOption::new("false", "no")]
 }
 
 #[function_component(FilterBar)]
 pub fn filter_bar(props: &FilterBarProps) -> Html {
     let f = &props.filter;
     let d = &props.ondispatch;
-    let oninput = d.reform(|e: InputEvent| {
-        Action::SetText(e.target_unchecked_into::<HtmlInputElement>().value())
-    });
+    let oninput = d.reform(|e: InputEvent| Action::SetText(e.target_unchecked_into::<HtmlInputElement>().value()));
     let onclear = d.reform(|_: MouseEvent| Action::ClearFilters);
 
     let archs: Vec<ChoiceOption> = std::iter::once(any())
-        .chain(
-            gpu::architectures()
-                .into_iter()
-                .map(|a| ChoiceOption::new(a, a)),
-        )
+        .chain(gpu::architectures().into_iter().map(|a| ChoiceOption::new(a, a)))
         .collect();
     let ccs: Vec<ChoiceOption> = std::iter::once(any())
         .chain(

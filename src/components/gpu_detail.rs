@@ -35,11 +35,7 @@ pub fn gpu_detail(props: &GpuDetailProps) -> Html {
         };
     };
     let memory = if g.memory_gb_variants.len() > 1 {
-        let sizes: Vec<String> = g
-            .memory_gb_variants
-            .iter()
-            .map(|m| format!("{m} GB"))
-            .collect();
+        let sizes: Vec<String> = g.memory_gb_variants.iter().map(|m| format!("{m} GB")).collect();
         format!("{} {}", sizes.join(" or "), g.memory_type)
     } else {
         format!("{} GB {}", g.memory_gb, g.memory_type)

@@ -51,21 +51,13 @@ pub struct ParseVersionError {
 
 impl fmt::Display for ParseVersionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} `{}` is not valid: {}",
-            self.what, self.input, self.reason
-        )
+        write!(f, "{} `{}` is not valid: {}", self.what, self.input, self.reason)
     }
 }
 
 impl std::error::Error for ParseVersionError {}
 
-fn parse_pair(
-    what: &'static str,
-    text: &str,
-    max_major: u8,
-) -> Result<(u8, u8), ParseVersionError> {
+fn parse_pair(what: &'static str, text: &str, max_major: u8) -> Result<(u8, u8), ParseVersionError> {
     let err = |reason| ParseVersionError {
         what,
         input: text.to_string(),
@@ -77,9 +69,7 @@ fn parse_pair(
         .ok_or_else(|| err("expected the form X.Y, for example 8.9"))?;
     let digits = |s: &str| !s.is_empty() && s.len() <= 2 && s.bytes().all(|c| c.is_ascii_digit());
     if !digits(a) || !digits(b) {
-        return Err(err(
-            "expected the form X.Y with decimal numbers, for example 8.9",
-        ));
+        return Err(err("expected the form X.Y with decimal numbers, for example 8.9"));
     }
     let (major, minor): (u8, u8) = (
         a.parse().map_err(|_| err("major out of range"))?,
@@ -159,9 +149,7 @@ mod tests {
 
     #[test]
     fn rejects_bad_capabilities_naming_the_input() {
-        for bad in [
-            "", "8", "8.", ".9", "8.10", "a.b", "8.9.1", "0.5", "-1.0", "100.0",
-        ] {
+        for bad in ["", "8", "8.", ".9", "8.10", "a.b", "8.9.1", "0.5", "-1.0", "100.0"] {
             let e = bad.parse::<ComputeCapability>().unwrap_err();
             assert!(e.to_string().contains(&format!("`{bad}`")), "{bad}: {e}");
         }

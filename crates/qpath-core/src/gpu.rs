@@ -76,8 +76,7 @@ impl Gpu {
     /// The capability this GPU reports when torch was built with `cuda`: the first `capability_by_cuda` entry whose
     /// range holds `cuda`, else the current one.
     pub fn capability_under(&self, cuda: CudaVersion) -> ComputeCapability {
-        self.reported_under(cuda)
-            .map_or(self.capability, |r| r.capability)
+        self.reported_under(cuda).map_or(self.capability, |r| r.capability)
     }
 
     /// The `capability_by_cuda` entry that applies under `cuda`, if any.
@@ -106,10 +105,7 @@ pub fn architectures() -> Vec<&'static str> {
     let mut rows: Vec<&Gpu> = GPUS.iter().collect();
     rows.sort_by_key(|g| (g.capability, g.year));
     let mut seen = HashSet::new();
-    rows.into_iter()
-        .map(|g| g.arch)
-        .filter(|a| seen.insert(*a))
-        .collect()
+    rows.into_iter().map(|g| g.arch).filter(|a| seen.insert(*a)).collect()
 }
 
 /// The distinct current capabilities of the table, ascending.
@@ -135,11 +131,8 @@ pub struct GpuFilter {
 
 impl GpuFilter {
     pub fn matches(&self, g: &Gpu) -> bool {
-        let haystack =
-            format!("{} {} {} {} {}", g.name, g.id, g.arch, g.sm, g.capability).to_lowercase();
-        self.text
-            .split_whitespace()
-            .all(|w| haystack.contains(&w.to_lowercase()))
+        let haystack = format!("{} {} {} {} {}", g.name, g.id, g.arch, g.sm, g.capability).to_lowercase();
+        self.text.split_whitespace().all(|w| haystack.contains(&w.to_lowercase()))
             && self.arch.as_deref().is_none_or(|a| a == g.arch)
             && self.capability.is_none_or(|c| c == g.capability)
             && self.fp8.is_none_or(|v| v == g.fp8)
@@ -204,13 +197,9 @@ pub fn validate_table(rows: &[Gpu]) -> Vec<String> {
             bad(format!("fp8 claimed below 8.9 (capability {cc})"));
         }
         if g.fp4 && (!g.fp8 || cc < ComputeCapability::new(10, 0)) {
-            bad(format!(
-                "fp4 claimed without fp8 or below 10.0 (capability {cc})"
-            ));
+            bad(format!("fp4 claimed without fp8 or below 10.0 (capability {cc})"));
         }
-        if g.memory_gb == 0
-            || (!g.memory_gb_variants.is_empty() && !g.memory_gb_variants.contains(&g.memory_gb))
-        {
+        if g.memory_gb == 0 || (!g.memory_gb_variants.is_empty() && !g.memory_gb_variants.contains(&g.memory_gb)) {
             bad(format!(
                 "memory_gb {} is zero or not one of memory_gb_variants {:?}",
                 g.memory_gb, g.memory_gb_variants
@@ -220,10 +209,7 @@ pub fn validate_table(rows: &[Gpu]) -> Vec<String> {
             bad("memory_type is empty".into());
         }
         if !SEGMENTS.contains(&g.segment) {
-            bad(format!(
-                "segment `{}` is not one of {SEGMENTS:?}",
-                g.segment
-            ));
+            bad(format!("segment `{}` is not one of {SEGMENTS:?}", g.segment));
         }
         if !(2010..=2030).contains(&g.year) {
             bad(format!("year {} is implausible", g.year));
@@ -249,23 +235,15 @@ pub fn validate_table(rows: &[Gpu]) -> Vec<String> {
             }
             if let (Some(a), Some(b)) = (r.cuda_min, r.cuda_max) {
                 if a > b {
-                    bad(format!(
-                        "capability_by_cuda entry {rc}: cuda_min {a} is above cuda_max {b}"
-                    ));
+                    bad(format!("capability_by_cuda entry {rc}: cuda_min {a} is above cuda_max {b}"));
                 }
             }
             if r.when.trim().is_empty() {
-                bad(format!(
-                    "capability_by_cuda entry {rc} does not say when it applies"
-                ));
+                bad(format!("capability_by_cuda entry {rc} does not say when it applies"));
             }
         }
-        if !g.capability_by_cuda.is_empty()
-            && !g.capability_by_cuda.iter().any(|r| r.capability == cc)
-        {
-            bad(format!(
-                "capability_by_cuda does not list the current capability {cc}"
-            ));
+        if !g.capability_by_cuda.is_empty() && !g.capability_by_cuda.iter().any(|r| r.capability == cc) {
+            bad(format!("capability_by_cuda does not list the current capability {cc}"));
         }
     }
     problems
@@ -347,27 +325,12 @@ mod tests {
     fn thor_reports_10_1_before_cuda_13_and_11_0_after() {
         let thor = gpu("jetson-agx-thor");
         assert_eq!(thor.capability.to_string(), "11.0");
-        assert_eq!(
-            thor.capability_under(CudaVersion::new(12, 8)).to_string(),
-            "10.1"
-        );
-        assert_eq!(
-            thor.capability_under(CudaVersion::new(12, 9)).to_string(),
-            "10.1"
-        );
-        assert_eq!(
-            thor.capability_under(CudaVersion::new(13, 0)).to_string(),
-            "11.0"
-        );
-        assert_eq!(
-            thor.reported_under(CudaVersion::new(12, 9)).unwrap().sm,
-            "sm_101"
-        );
+        assert_eq!(thor.capability_under(CudaVersion::new(12, 8)).to_string(), "10.1");
+        assert_eq!(thor.capability_under(CudaVersion::new(12, 9)).to_string(), "10.1");
+        assert_eq!(thor.capability_under(CudaVersion::new(13, 0)).to_string(), "11.0");
+        assert_eq!(thor.reported_under(CudaVersion::new(12, 9)).unwrap().sm, "sm_101");
         // GPUs without such entries report the same capability under every CUDA.
-        assert_eq!(
-            gpu("l4").capability_under(CudaVersion::new(12, 1)),
-            gpu("l4").capability
-        );
+        assert_eq!(gpu("l4").capability_under(CudaVersion::new(12, 1)), gpu("l4").capability);
     }
 
     #[test]
@@ -410,10 +373,7 @@ mod tests {
         assert!(has("bad-cc", "not a CUDA capability"), "{problems:#?}");
         assert!(has("no-source", "source"), "{problems:#?}");
         assert!(has("fp8-ampere", "fp8 claimed below 8.9"), "{problems:#?}");
-        assert!(
-            has("sm-mismatch", "does not match capability"),
-            "{problems:#?}"
-        );
+        assert!(has("sm-mismatch", "does not match capability"), "{problems:#?}");
     }
 
     #[test]
@@ -436,10 +396,7 @@ mod tests {
             fp4: Some(true),
             ..Default::default()
         };
-        assert!(f
-            .apply(GPUS)
-            .iter()
-            .all(|g| g.fp4 && g.capability.major >= 10));
+        assert!(f.apply(GPUS).iter().all(|g| g.fp4 && g.capability.major >= 10));
         let f = GpuFilter {
             arch: Some("Hopper".into()),
             min_memory_gb: Some(100),
@@ -460,10 +417,7 @@ mod tests {
             text: "nvidia L40S".into(),
             ..Default::default()
         };
-        assert_eq!(
-            f.apply(GPUS).iter().map(|g| g.id).collect::<Vec<_>>(),
-            vec!["l40s"]
-        );
+        assert_eq!(f.apply(GPUS).iter().map(|g| g.id).collect::<Vec<_>>(), vec!["l40s"]);
     }
 
     #[test]
@@ -471,11 +425,7 @@ mod tests {
         let archs = architectures();
         assert_eq!(archs.first(), Some(&"Volta"));
         let pos = |a: &str| archs.iter().position(|x| *x == a).unwrap();
-        assert!(
-            pos("Ampere") < pos("Ada Lovelace")
-                && pos("Ada Lovelace") < pos("Hopper")
-                && pos("Hopper") < pos("Blackwell")
-        );
+        assert!(pos("Ampere") < pos("Ada Lovelace") && pos("Ada Lovelace") < pos("Hopper") && pos("Hopper") < pos("Blackwell"));
         assert_eq!(archs.len(), archs.iter().collect::<HashSet<_>>().len());
         assert!(capabilities().windows(2).all(|w| w[0] < w[1]));
     }

@@ -3,6 +3,24 @@
 //!
 //! - [`capability`]: compute capabilities and CUDA versions, and the comparisons vLLM and FlashInfer make on them.
 //! - [`gpu`]: the embedded GPU table (`data/gpus.toml`), its validation and the filter the page's GPU list uses.
+//! - [`release`]: the vLLM releases, the FlashInfer release each pins.
+//! - [`source`]: the vLLM / FlashInfer source lines each rule restates, per release.
 
+pub mod bench_mix;
+pub mod builder;
 pub mod capability;
+pub mod dtype;
+pub mod flashinfer;
 pub mod gpu;
+pub mod matrix;
+pub mod model;
+pub mod platform;
+pub mod release;
+pub mod render;
+pub mod report;
+pub mod resolve;
+pub mod selection;
+pub mod serve;
+pub mod source;
+pub mod trace;
+pub mod trtllm;

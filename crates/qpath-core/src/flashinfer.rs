@@ -1,0 +1,104 @@
+//! The FlashInfer library (the flashinfer-python release each vLLM release pins): how a wrapper's `backend="auto"`
+//! resolves to fa2 or fa3, and what its JIT generators and XQA reject. Lines in [`crate::source`] (`FLASHINFER_*`).
+
+use crate::dtype::TorchDtype;
+use crate::platform::Platform;
+use crate::release::Release::*;
+use crate::report::Kernel;
+
+/// `determine_attention_backend` (with vLLM's arguments: no custom mask, no RoPE, no fp16 QK reduction):
+/// fa3 iff `is_sm90a_supported` (major 9, torch CUDA >= 12.3) and `is_fa3_backend_supported` (not an FP8 KV cache under
+/// a 16-bit query; not a uint8/NVFP4 cache) and, from FlashInfer 0.6.16.post3 (vLLM 0.27.0+), head dims in {64, 128, 256}.
+/// Returns the kernel and the reason.
+pub fn determine(p: &Platform, q: TorchDtype, kv: TorchDtype, head_dim: u32) -> (Kernel, String) {
+    if !p.sm90a() {
+        let why = if p.major() == 9 {
+            "torch CUDA below 12.3".to_string()
+        } else {
+            format!("{} is not SM90 (FA3 needs sm90a)", p.arch())
+        };
+        return (Kernel::Fa2, format!("fa2: {why}"));
+    }
+    if kv.is_fp8() && !q.is_fp8() {
+        return (
+            Kernel::Fa2,
+            format!("fa2: FA3 needs an FP8 query over an FP8 KV cache, the query is {q}"),
+        );
+    }
+    if kv == TorchDtype::Uint8 {
+        return (Kernel::Fa2, "fa2: FA3 does not read an NVFP4 (uint8) KV cache".into());
+    }
+    if p.fi_has_fa3_head_dim_rule() && !matches!(head_dim, 64 | 128 | 256) {
+        return (
+            Kernel::Fa2,
+            format!(
+                "fa2: FlashInfer {} runs FA3 only for head dims 64, 128, 256 (this group: {head_dim})",
+                p.release.flashinfer()
+            ),
+        );
+    }
+    (
+        Kernel::Fa3,
+        format!("fa3: sm90a with CUDA {}, {q} query over {kv} KV, head_dim {head_dim}", p.cuda),
+    )
+}
+
+/// The text of FlashInfer's FA2 FP8-query assertion (`gen_batch_prefill_module`, reused by tensor-core decode).
+pub const FA2_FP8_ASSERT: &str = "fp8 tensor core is not supported in fa2 backend";
+
+/// FA2 modules with head_dim > 256 are compiled only for some architectures (`_fa2_head_dim_nvcc_flags`): the allowed
+/// majors, or `None` when every FlashInfer architecture is allowed.
+/// - FlashInfer 0.6.12 / 0.6.13 (vLLM 0.24.0–0.25.x): no restriction;
+/// - 0.6.14 (vLLM 0.26.0): any head_dim > 256 → majors 10, 11, 12;
+/// - 0.6.16.post3 – 0.7.0.post1 (vLLM 0.27.0–0.32.0): a 1-byte KV cache (FP8, or NVFP4 on decode) → 10, 11, 12;
+/// - 0.7.2.post1 (vLLM 0.33.0): only an NVFP4 cache on decode → 10, 11, 12.
+pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_prefill: bool) -> Option<&'static [u8]> {
+    const BLACKWELL: &[u8] = &[10, 11, 12];
+    if head_dim <= 256 {
+        return None;
+    }
+    let r = p.release;
+    let restricted = if r <= V0_25_1 {
+        false
+    } else if r == V0_26_0 {
+        true
+    } else if r <= V0_32_0 {
+        kv.is_fp8() || (kv == TorchDtype::Uint8 && !is_prefill)
+    } else {
+        kv == TorchDtype::Uint8 && !is_prefill
+    };
+    restricted.then_some(BLACKWELL)
+}
+
+/// XQA's checks (`gen_xqa_module` and `xqa()`), in their order, as (exception type, message) when one fails.
+pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32) -> Option<(&'static str, String)> {
+    if !q.is_16bit() {
+        return Some((
+            "ValueError",
+            format!(
+                "Invalid dtype: {} for XQA, only float16 and bfloat16 input are supported",
+                q.torch_repr()
+            ),
+        ));
+    }
+    if ![16, 32, 64, 128].contains(&p.page_size) {
+        return Some((
+            "ValueError",
+            format!("Invalid page_size: {}, only 16, 32, 64, 128 are supported", p.page_size),
+        ));
+    }
+    let max = if p.release >= V0_29_0 { 512 } else { 256 };
+    if !(16..=max).contains(&head_dim) || head_dim % 16 != 0 {
+        return Some((
+            "ValueError",
+            format!("Invalid head_dim: {head_dim}, must be divisible by 16 and in range [16, {max}]"),
+        ));
+    }
+    if !matches!(p.major(), 9 | 10 | 12) {
+        return Some((
+            "RuntimeError",
+            "XQA is only supported on SM90, SM100, SM120/SM121 GPUs".into(),
+        ));
+    }
+    None
+}

@@ -1,0 +1,61 @@
+//! The machine a scenario runs on, and the predicates vLLM and FlashInfer evaluate on it.
+//!
+//! vLLM (`vllm/platforms/interface.py`, all releases): `is_device_capability(x)` is exact equality of `major*10+minor`;
+//! `is_device_capability_family(x)` compares `to_int() // 10` (the major); `has_device_capability(x)` is `>=`.
+//! FlashInfer (`flashinfer/utils.py`, all pinned releases): `is_sm90a_supported` = major 9 and torch CUDA >= 12.3.
+
+use crate::capability::{ComputeCapability, CudaVersion};
+use crate::dtype::TorchDtype;
+use crate::release::Release;
+
+/// Everything about the scenario that the rules read besides the group itself.
+#[derive(Clone, Debug)]
+pub struct Platform {
+    pub release: Release,
+    pub cc: ComputeCapability,
+    pub cuda: CudaVersion,
+    /// `has_nvidia_artifactory()`: flashinfer-cubin importable, `VLLM_HAS_FLASHINFER_CUBIN=1`, or the artifactory answered.
+    pub cubins: bool,
+    /// `VLLM_BATCH_INVARIANT`.
+    pub batch_invariant: bool,
+    pub model_dtype: TorchDtype,
+    /// `--attention-config.use_trtllm_attention`: None = auto.
+    pub force_trtllm: Option<bool>,
+    pub disable_q_quant: bool,
+    pub dcp: u32,
+    /// The FlashInfer page size: `--block-size`, or the default kernel block size.
+    pub page_size: u32,
+    /// The global `--kv-cache-dtype` string.
+    pub global_kv: String,
+}
+
+impl Platform {
+    /// `is_device_capability(90)` etc.: exact capability.
+    pub fn is_cc(&self, int: u32) -> bool {
+        self.cc.to_int() == int
+    }
+
+    /// `is_device_capability_family(100)` etc.: same major.
+    pub fn is_family(&self, int: u32) -> bool {
+        self.cc.to_int() / 10 == int / 10
+    }
+
+    pub fn major(&self) -> u8 {
+        self.cc.major
+    }
+
+    /// `sm{major}{minor}`, as the resolved-dtypes log prints the arch.
+    pub fn arch(&self) -> String {
+        format!("sm{}{}", self.cc.major, self.cc.minor)
+    }
+
+    /// FlashInfer's `is_sm90a_supported`: the FA3 gate.
+    pub fn sm90a(&self) -> bool {
+        self.cc.major == 9 && self.cuda >= CudaVersion::new(12, 3)
+    }
+
+    /// The FlashInfer release group whose `determine_attention_backend` has the FA3 head-dim rule (0.6.16.post3+, vLLM 0.27.0+).
+    pub fn fi_has_fa3_head_dim_rule(&self) -> bool {
+        self.release >= Release::V0_27_0
+    }
+}

@@ -1,0 +1,157 @@
+//! Text renderings of a [`Report`]: the CLI's table and Markdown (also the page's "copy as Markdown").
+
+use std::fmt::Write as _;
+
+use crate::report::{GroupReport, Kernel, Report};
+use crate::resolve::short_list;
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or("—".to_string(), |x| x.to_string())
+}
+
+fn kernel(k: Option<Kernel>) -> String {
+    opt(k.map(|k| k.name()))
+}
+
+fn outcome(g: &GroupReport) -> String {
+    match &g.error {
+        Some(e) => format!("{} at {}: {}", e.kind, stage_name(e.stage), e.message),
+        None if g.backend != "FLASHINFER" => format!("runs on {}", g.backend),
+        None => "ok".to_string(),
+    }
+}
+
+fn stage_name(s: crate::report::Stage) -> &'static str {
+    use crate::report::Stage::*;
+    match s {
+        Init => "engine start (builder init)",
+        Build => "first batch (build)",
+        PrefillPlan => "first prefill (plan)",
+        DecodePlan => "first decode (plan)",
+    }
+}
+
+fn header(r: &Report) -> String {
+    format!(
+        "vLLM {} (FlashInfer {}) on {} (compute capability {}), CUDA {}, TRTLLM cubins {}",
+        r.vllm,
+        r.flashinfer,
+        r.gpu.name,
+        r.gpu.compute_capability,
+        r.cuda,
+        if r.trtllm_cubins { "available" } else { "unavailable" }
+    )
+}
+
+/// A readable plain-text table (the CLI's default).
+pub fn text(r: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", header(r));
+    if let Some(m) = &r.model {
+        let _ = writeln!(out, "model {} ({}, {} layers)", m.id, m.dtype, m.num_layers);
+    }
+    if let Some(e) = &r.error {
+        let _ = writeln!(out, "\nvLLM rejects this scenario: {}: {}", e.kind, e.message);
+        if let Some(s) = &e.source {
+            let _ = writeln!(out, "  at {s}");
+        }
+        return out;
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{:<14} {:<15} {:<12} {:<10} {:<14} {:<14} {:<10} {:<10} outcome",
+        "layers", "attention", "backend", "cache", "Q prefill", "Q decode", "prefill", "decode"
+    );
+    for g in &r.groups {
+        let _ = writeln!(
+            out,
+            "{:<14} {:<15} {:<12} {:<10} {:<14} {:<14} {:<10} {:<10} {}",
+            short_list(&g.layers),
+            g.attention,
+            g.backend,
+            g.cache_dtype,
+            opt(g.q_dtype.prefill),
+            opt(g.q_dtype.decode),
+            kernel(g.kernel.prefill),
+            kernel(g.kernel.decode),
+            outcome(g)
+        );
+    }
+    for (i, g) in r.groups.iter().enumerate() {
+        let _ = writeln!(out, "\ngroup {} (layers {}): why", i + 1, short_list(&g.layers));
+        for (n, s) in g.trace.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  {:>2}. {}: {}{}",
+                n + 1,
+                s.rule,
+                s.outcome,
+                s.source.as_ref().map_or(String::new(), |s| format!("  [{s}]"))
+            );
+        }
+        for w in &g.warnings {
+            let _ = writeln!(out, "  warning: {w}");
+        }
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "\nnote: {n}");
+    }
+    if !r.unused_flags.is_empty() {
+        let _ = writeln!(out, "\nflags that do not affect this decision: {}", r.unused_flags.join(" "));
+    }
+    out
+}
+
+/// Markdown for a GitHub issue: the scenario, the command line, the per-group table, errors and logs.
+pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "**qpath**: {}\n", header(r));
+    let _ = writeln!(out, "```sh\n{command_line}\n```\n");
+    if let Some(e) = &r.error {
+        let _ = writeln!(
+            out,
+            "vLLM rejects this scenario: `{}: {}`{}",
+            e.kind,
+            e.message,
+            e.source.as_ref().map_or(String::new(), |s| format!(" ({s})"))
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "| layers | attention | backend | cache dtype | Q prefill | Q decode | prefill kernel | decode kernel | outcome |"
+        );
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+        for g in &r.groups {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | `{}` | {} | {} | {} | {} | {} |",
+                short_list(&g.layers),
+                g.attention,
+                g.backend,
+                g.cache_dtype,
+                opt(g.q_dtype.prefill),
+                opt(g.q_dtype.decode),
+                kernel(g.kernel.prefill),
+                kernel(g.kernel.decode),
+                outcome(g).replace('|', "\\|")
+            );
+        }
+        let logs: Vec<&String> = r.logs.iter().chain(r.groups.iter().flat_map(|g| g.logs.iter())).collect();
+        if !logs.is_empty() {
+            let _ = writeln!(out, "\n<details><summary>log lines vLLM would print</summary>\n\n```");
+            let mut seen: Vec<&String> = Vec::new();
+            for l in logs {
+                if !seen.contains(&l) {
+                    let _ = writeln!(out, "{l}");
+                    seen.push(l);
+                }
+            }
+            let _ = writeln!(out, "```\n</details>");
+        }
+    }
+    if let Some(link) = link {
+        let _ = writeln!(out, "\n[Open in qpath]({link})");
+    }
+    out
+}

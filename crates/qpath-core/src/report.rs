@@ -1,0 +1,141 @@
+//! What a resolution produces: serde DTOs whose JSON is the CLI's `--format json` and the JS API's return value.
+//! The shape is fixed by the resolution-core issue; keys may be added, never renamed.
+
+use serde::Serialize;
+
+use crate::dtype::TorchDtype;
+
+/// The answer for one scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub vllm: String,
+    pub flashinfer: String,
+    pub gpu: GpuRef,
+    pub cuda: String,
+    pub trtllm_cubins: bool,
+    /// A scenario vLLM rejects as a whole (bad flag, no valid backend): the rest is then empty.
+    pub error: Option<ScenarioError>,
+    pub model: Option<ModelSummary>,
+    pub groups: Vec<GroupReport>,
+    /// Log lines vLLM prints once for the whole engine (backend selection), in order.
+    pub logs: Vec<String>,
+    /// Things qpath noticed about the input that vLLM accepts silently (a skip token matching no layer, …).
+    pub notes: Vec<String>,
+    /// Flags vLLM accepts that do not affect this decision.
+    pub unused_flags: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GpuRef {
+    /// The GPU table id, or `null` for a raw compute capability.
+    pub id: Option<String>,
+    pub name: String,
+    /// As reported under the scenario's CUDA version (Jetson Thor: 10.1 before CUDA 13).
+    pub compute_capability: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScenarioError {
+    /// `ValueError`, `AssertionError`, `ArgumentError` (argparse), …; `InputError` for input qpath cannot read.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+    /// Where vLLM raises it (`file:line` of that release), when it is vLLM's own error.
+    pub source: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelSummary {
+    pub id: String,
+    pub dtype: TorchDtype,
+    pub num_layers: u32,
+    pub preset: bool,
+}
+
+/// The two phases of a mixed batch of prefills and single-token decodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Phases<T> {
+    pub prefill: T,
+    pub decode: T,
+}
+
+/// The attention kernel a phase runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Kernel {
+    #[serde(rename = "trtllm-gen")]
+    TrtllmGen,
+    #[serde(rename = "xqa")]
+    Xqa,
+    #[serde(rename = "fa3")]
+    Fa3,
+    #[serde(rename = "fa2")]
+    Fa2,
+}
+
+impl Kernel {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::TrtllmGen => "trtllm-gen",
+            Kernel::Xqa => "xqa",
+            Kernel::Fa3 => "fa3",
+            Kernel::Fa2 => "fa2",
+        }
+    }
+}
+
+/// Where in the engine's life an error fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// `FlashInferMetadataBuilder.__init__` (or the attention layer's init): engine start-up.
+    Init,
+    /// `FlashInferMetadataBuilder.build()`: the first batch.
+    Build,
+    /// The FlashInfer prefill wrapper's `plan()` (JIT module generation): the first batch with a prefill.
+    PrefillPlan,
+    /// The decode wrapper's `plan()`, or the first XQA / trtllm-gen decode call: the first batch with a decode.
+    DecodePlan,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupError {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+    pub stage: Stage,
+    /// `file:line` of the raise in that release (vLLM or the pinned FlashInfer).
+    pub source: Option<String>,
+}
+
+/// One decision step: what the code looked at, what it decided, and the line it restates.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TraceStep {
+    pub rule: String,
+    pub outcome: String,
+    /// `file:line` in this release; `null` for qpath's own bookkeeping (grouping, inputs).
+    pub source: Option<String>,
+    pub url: Option<String>,
+}
+
+/// One attention group: layers that share a backend and a KV-cache spec (one metadata builder in vLLM).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupReport {
+    pub layers: Vec<u32>,
+    /// `full` or `sliding_window`.
+    pub attention: String,
+    pub sliding_window: Option<u32>,
+    pub head_dim: u32,
+    pub num_q_heads: u32,
+    pub num_kv_heads: u32,
+    pub has_sinks: bool,
+    pub backend: String,
+    /// The builder's `cache_dtype`: the global `--kv-cache-dtype` string for quantized groups, `auto` otherwise.
+    pub cache_dtype: String,
+    /// `null` where the code raised before computing it, and for groups on another backend.
+    pub q_dtype: Phases<Option<TorchDtype>>,
+    pub kernel: Phases<Option<Kernel>>,
+    pub error: Option<GroupError>,
+    pub warnings: Vec<String>,
+    pub logs: Vec<String>,
+    pub trace: Vec<TraceStep>,
+}

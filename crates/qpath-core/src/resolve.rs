@@ -1,0 +1,430 @@
+//! One scenario, end to end: the command line is parsed like the release parses it, the model's layers get their
+//! skip-adjusted cache dtypes, each layer selects its backend, layers are grouped like vLLM groups them into attention
+//! groups, and each FlashInfer group runs through [`crate::builder`].
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::builder::{self, GroupSpec};
+use crate::capability::{ComputeCapability, CudaVersion};
+use crate::gpu::{self, Gpu};
+use crate::model::{self, AttentionKind, ModelSpec};
+use crate::platform::Platform;
+use crate::release::Release;
+use crate::report::{GpuRef, GroupReport, ModelSummary, Phases, Report, ScenarioError};
+use crate::selection::{self, Backend, LayerQuery};
+use crate::serve::{self, ServeCommand};
+use crate::source;
+use crate::trace::Trace;
+
+/// The hardware of a scenario: a GPU of the table, or a raw compute capability.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Hardware {
+    Gpu(&'static Gpu),
+    Capability(ComputeCapability),
+}
+
+impl Hardware {
+    /// A GPU id of the table, or `X.Y`; the error names the input.
+    pub fn parse(s: &str) -> Result<Hardware, String> {
+        if let Some(g) = gpu::find(s.trim()) {
+            return Ok(Hardware::Gpu(g));
+        }
+        match s.parse::<ComputeCapability>() {
+            Ok(cc) => Ok(Hardware::Capability(cc)),
+            Err(_) => Err(format!(
+                "GPU `{s}` is neither an id of qpath's GPU table nor a compute capability X.Y"
+            )),
+        }
+    }
+}
+
+/// Everything one answer depends on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub hardware: Hardware,
+    pub release: Release,
+    /// The CUDA version of the torch build.
+    pub cuda: CudaVersion,
+    /// TRTLLM cubins available (flashinfer-cubin installed or NVIDIA's artifactory reachable); `None` = the release's
+    /// default ([`default_cubins`]). `VLLM_HAS_FLASHINFER_CUBIN=1` in the command line makes them available regardless.
+    pub trtllm_cubins: Option<bool>,
+    pub command_line: String,
+}
+
+/// The torch CUDA version qpath assumes when none is given.
+pub const DEFAULT_CUDA: CudaVersion = CudaVersion::new(12, 9);
+
+/// Until 0.25.1 vLLM requires `flashinfer-cubin`, so the cubins come with it; from 0.26.0 they are there only if the
+/// user installs that package (or the host reaches NVIDIA's artifactory), so qpath assumes they are not.
+pub fn default_cubins(release: Release) -> bool {
+    release.requires_flashinfer_cubin()
+}
+
+impl Scenario {
+    pub fn new(hardware: Hardware, release: Release, command_line: impl Into<String>) -> Self {
+        Scenario {
+            hardware,
+            release,
+            cuda: DEFAULT_CUDA,
+            trtllm_cubins: None,
+            command_line: command_line.into(),
+        }
+    }
+}
+
+fn scenario_error(kind: &str, message: impl Into<String>, cite: Option<&source::Cite>, release: Release) -> ScenarioError {
+    ScenarioError {
+        kind: kind.to_string(),
+        message: message.into(),
+        source: cite.and_then(|c| c.at(release)).map(|s| s.short()),
+    }
+}
+
+/// Resolves a scenario. Never panics; input errors become the report's `error`.
+pub fn resolve(s: &Scenario) -> Report {
+    let r = s.release;
+    let (gpu_id, gpu_name, cc) = match s.hardware {
+        Hardware::Gpu(g) => (Some(g.id.to_string()), g.name.to_string(), g.capability_under(s.cuda)),
+        Hardware::Capability(cc) => (None, format!("compute capability {cc}"), cc),
+    };
+    let mut report = Report {
+        vllm: r.name().to_string(),
+        flashinfer: r.flashinfer().to_string(),
+        gpu: GpuRef {
+            id: gpu_id,
+            name: gpu_name,
+            compute_capability: cc.to_string(),
+        },
+        cuda: s.cuda.to_string(),
+        trtllm_cubins: s.trtllm_cubins.unwrap_or_else(|| default_cubins(r)),
+        error: None,
+        model: None,
+        groups: vec![],
+        logs: vec![],
+        notes: vec![],
+        unused_flags: vec![],
+    };
+    if let Err(e) = resolve_into(s, cc, &mut report) {
+        report.error = Some(e);
+    }
+    report
+}
+
+fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Result<(), ScenarioError> {
+    let r = s.release;
+    let cmd: ServeCommand =
+        serve::parse(r, &s.command_line).map_err(|e| scenario_error("ArgumentError", e.to_string(), None, r))?;
+    report.unused_flags = cmd.unused.clone();
+
+    // Environment variables that matter.
+    let env_bool = |name: &str| cmd.env_flag(name).map_err(|m| scenario_error("ValueError", m, None, r));
+    let batch_invariant = env_bool("VLLM_BATCH_INVARIANT")?.unwrap_or(false);
+    let cubin_env = env_bool("VLLM_HAS_FLASHINFER_CUBIN")?.unwrap_or(false);
+    let cubins = cubin_env || report.trtllm_cubins;
+    report.trtllm_cubins = cubins;
+
+    // The model and its dtype.
+    let spec: ModelSpec = model::resolve_model_at(r, &cmd.model, cmd.hf_overrides.as_ref())
+        .map_err(|e| scenario_error("InputError", e.to_string(), None, r))?;
+    let model_dtype = model::resolve_dtype_on(r, &cmd.dtype, spec.config_dtype, spec.model_type(), cc)
+        .map_err(|m| scenario_error("ValueError", m, None, r))?;
+    report.model = Some(ModelSummary {
+        id: spec.id.clone(),
+        dtype: model_dtype,
+        num_layers: spec.layers.len() as u32,
+        preset: spec.preset,
+    });
+
+    let tp = cmd.tensor_parallel_size.max(1);
+    if let Some(l) = spec.layers.first() {
+        if l.num_q_heads % tp != 0 {
+            return Err(scenario_error(
+                "ValueError",
+                format!(
+                    "Total number of attention heads ({}) must be divisible by tensor parallel size ({tp}).",
+                    l.num_q_heads
+                ),
+                None,
+                r,
+            ));
+        }
+    }
+
+    // --attention-backend and --attention-config.backend.
+    let backend_flag = cmd.attention_backend.as_deref().filter(|b| !b.eq_ignore_ascii_case("auto"));
+    let backend_cfg = cmd
+        .attention_config
+        .backend
+        .as_deref()
+        .filter(|b| !b.eq_ignore_ascii_case("auto"));
+    if cmd.attention_backend.is_some() && backend_cfg.is_some() {
+        return Err(scenario_error(
+            "ValueError",
+            "attention_backend and attention_config.backend are mutually exclusive",
+            Some(&source::ARGS_BACKEND_EXCLUSIVE),
+            r,
+        ));
+    }
+    let forced = match backend_flag.or(backend_cfg) {
+        None => None,
+        Some(name) => Some(Backend::parse(name).ok_or_else(|| {
+            scenario_error(
+                "InputError",
+                format!("attention backend `{name}` is not one qpath models (FLASH_ATTN, FLASHINFER, TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT)"),
+                None,
+                r,
+            )
+        })?),
+    };
+
+    let p = Platform {
+        release: r,
+        cc,
+        cuda: s.cuda,
+        cubins,
+        batch_invariant,
+        model_dtype,
+        force_trtllm: cmd.attention_config.use_trtllm_attention,
+        disable_q_quant: cmd.attention_config.disable_flashinfer_q_quantization,
+        dcp: cmd.decode_context_parallel_size.max(1),
+        page_size: page_size(r, &cmd),
+        global_kv: cmd.kv_cache_dtype.clone(),
+    };
+
+    // Skip layers: tokens that match no layer are accepted by vLLM and do nothing; say so.
+    let skip = &cmd.kv_cache_dtype_skip_layers;
+    let n = spec.layers.len();
+    for tok in skip {
+        let matches_any = if tok == "sliding_window" {
+            spec.layers.iter().any(|l| l.sliding_window.is_some())
+        } else {
+            spec.layers.iter().any(|l| l.index.to_string() == *tok)
+        };
+        if !matches_any {
+            report.notes.push(if tok == "sliding_window" {
+                "--kv-cache-dtype-skip-layers sliding_window: this model has no sliding-window layer, so it skips nothing.".to_string()
+            } else {
+                format!(
+                    "--kv-cache-dtype-skip-layers `{tok}` matches no layer: vLLM compares each layer's index (0 to {}) as a string, exactly, and ignores other tokens.",
+                    n.saturating_sub(1)
+                )
+            });
+        }
+    }
+
+    // Per layer: skip-adjusted cache dtype, then backend selection (cached on the query, like vLLM's selector).
+    let mut selections: BTreeMap<String, Result<selection::Selection, selection::SelectionError>> = BTreeMap::new();
+    let mut layer_rows = Vec::with_capacity(n);
+    for l in &spec.layers {
+        let skipped = !skip.is_empty()
+            && ((l.sliding_window.is_some() && skip.iter().any(|t| t == "sliding_window"))
+                || skip.contains(&l.index.to_string()));
+        let kv = if skipped {
+            "auto".to_string()
+        } else {
+            cmd.kv_cache_dtype.clone()
+        };
+        let q = LayerQuery {
+            head_size: l.head_dim,
+            kv_cache_dtype: kv.clone(),
+            has_sinks: l.has_sinks,
+            sliding_window: l.sliding_window.is_some(),
+            q_heads: l.num_q_heads / tp,
+            kv_heads: (l.num_kv_heads / tp).max(1),
+            block_size: cmd.block_size,
+        };
+        let key = format!("{q:?}");
+        let sel = selections
+            .entry(key)
+            .or_insert_with(|| selection::select(&p, forced, &q))
+            .clone();
+        let sel = sel.map_err(|e| {
+            scenario_error(
+                "ValueError",
+                e.message,
+                Some(if e.forced {
+                    &source::CUDA_FORCED_INVALID
+                } else {
+                    &source::CUDA_NONE_VALID
+                }),
+                r,
+            )
+        })?;
+        layer_rows.push((l, skipped, q, sel));
+    }
+
+    // Engine-wide log lines of selection, once per distinct outcome.
+    let mut seen = Vec::new();
+    for (_, _, _, sel) in &layer_rows {
+        let line = if sel.forced {
+            format!("Using AttentionBackendEnum.{} backend.", sel.backend.name())
+        } else {
+            let names: Vec<String> = sel.valid.iter().map(|b| format!("'{}'", b.name())).collect();
+            format!(
+                "Using {} attention backend out of potential backends: [{}].",
+                sel.backend.name(),
+                names.join(", ")
+            )
+        };
+        if !seen.contains(&line) {
+            seen.push(line);
+        }
+    }
+    report.logs = seen;
+
+    // Attention groups: layers sharing backend, per-layer KV spec and per-rank heads.
+    let mut groups: Vec<(GroupKey, Vec<u32>)> = Vec::new();
+    for (l, _, q, sel) in &layer_rows {
+        let key = GroupKey {
+            backend: sel.backend,
+            kind: l.kind,
+            window: l.sliding_window,
+            kv: q.kv_cache_dtype.clone(),
+            head_dim: l.head_dim,
+            q_heads: q.q_heads,
+            kv_heads: q.kv_heads,
+            sinks: l.has_sinks,
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, layers)) => layers.push(l.index),
+            None => groups.push((key, vec![l.index])),
+        }
+    }
+
+    for (key, layers) in groups {
+        let Some((_, skipped, q, sel)) = layer_rows.iter().find(|(l, ..)| l.index == layers[0]) else {
+            continue;
+        };
+        let mut head = Trace::new(r);
+        head.step(
+            Some(&source::ATTN_SKIP_LAYERS),
+            "layer cache dtype",
+            if *skipped {
+                format!(
+                    "layers {} are in --kv-cache-dtype-skip-layers: kv_cache_dtype \"auto\"",
+                    short_list(&layers)
+                )
+            } else if skip.is_empty() {
+                format!("kv_cache_dtype {:?} (no skip list)", q.kv_cache_dtype)
+            } else {
+                format!("not in the skip list {skip:?}: kv_cache_dtype {:?}", q.kv_cache_dtype)
+            },
+        );
+        if sel.forced {
+            head.step(
+                Some(&source::CUDA_FORCED_INVALID),
+                "attention backend",
+                format!("forced {}: valid for these layers", sel.backend.name()),
+            );
+        } else {
+            for (b, why) in &sel.rejected {
+                head.step(
+                    Some(&source::CUDA_NONE_VALID),
+                    format!("backend {} (priority order)", b.name()),
+                    format!("rejected: {}", why.join(", ")),
+                );
+            }
+            head.step(
+                Some(&source::CUDA_CHOSEN_LOG),
+                format!("backend {}", sel.backend.name()),
+                "first valid backend in priority order",
+            );
+        }
+        let attention = match key.kind {
+            AttentionKind::Full => "full",
+            AttentionKind::SlidingWindow => "sliding_window",
+        };
+        let mut g = GroupReport {
+            layers: layers.clone(),
+            attention: attention.to_string(),
+            sliding_window: key.window,
+            head_dim: key.head_dim,
+            num_q_heads: key.q_heads,
+            num_kv_heads: key.kv_heads,
+            has_sinks: key.sinks,
+            backend: key.backend.name().to_string(),
+            cache_dtype: if selection::is_quantized(&key.kv) {
+                key.kv.clone()
+            } else {
+                "auto".to_string()
+            },
+            q_dtype: Phases::default(),
+            kernel: Phases::default(),
+            error: None,
+            warnings: vec![],
+            logs: vec![],
+            trace: head.steps,
+        };
+        if key.backend == Backend::FlashInfer {
+            let spec = GroupSpec {
+                quantized: selection::is_quantized(&key.kv),
+                spec_dtype: selection::unquantized_spec_dtype(&key.kv, model_dtype),
+                head_dim: key.head_dim,
+                q_heads: key.q_heads,
+                kv_heads: key.kv_heads,
+                sliding_window: key.window,
+                has_sinks: key.sinks,
+            };
+            let out = builder::resolve_group(&p, &spec);
+            g.cache_dtype = out.cache_dtype;
+            g.q_dtype = out.q_dtype;
+            g.kernel = out.kernel;
+            g.error = out.error;
+            g.warnings = out.trace.warnings;
+            g.logs = out.trace.logs;
+            g.trace.extend(out.trace.steps);
+        }
+        report.groups.push(g);
+    }
+    Ok(())
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct GroupKey {
+    backend: Backend,
+    kind: AttentionKind,
+    window: Option<u32>,
+    kv: String,
+    head_dim: u32,
+    q_heads: u32,
+    kv_heads: u32,
+    sinks: bool,
+}
+
+/// The FlashInfer page size: `--block-size`, else 16 (FlashInfer's smallest kernel block). From 0.25.0, with skip
+/// layers and a quantized primary dtype, vLLM raises the block size so the quantized page covers the 16-bit page
+/// (`_align_heterogeneous_kv_block_size`): 32 for an FP8 primary on a 16-bit model.
+fn page_size(r: Release, cmd: &ServeCommand) -> u32 {
+    if let Some(b) = cmd.block_size {
+        return b;
+    }
+    let fp8 = cmd.kv_cache_dtype.starts_with("fp8");
+    if r >= Release::V0_25_0Prefix && !cmd.kv_cache_dtype_skip_layers.is_empty() && fp8 {
+        32
+    } else {
+        16
+    }
+}
+
+/// `0-3, 5, 7` style.
+pub fn short_list(layers: &[u32]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < layers.len() {
+        let start = layers[i];
+        let mut end = start;
+        while i + 1 < layers.len() && layers[i + 1] == end + 1 {
+            i += 1;
+            end = layers[i];
+        }
+        parts.push(if end == start {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    parts.join(", ")
+}

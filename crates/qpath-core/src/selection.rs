@@ -1,0 +1,331 @@
+//! Attention-backend selection, per layer (`vllm/v1/attention/selector.py` → `vllm/platforms/cuda.py`
+//! `get_attn_backend_cls`): a forced backend is validated alone; otherwise the release's priority list is walked and the
+//! first backend whose `validate_configuration` (`vllm/v1/attention/backend.py`) returns no reason wins.
+//!
+//! FLASHINFER's reasons are restated in full (its class attributes in `vllm/v1/attention/backends/flashinfer.py`). The
+//! other backends only matter as the ones that win before FlashInfer; their rules are restated to that depth
+//! (kv dtypes, head sizes, sinks, compute capability) and say so in the trace.
+
+use crate::dtype::TorchDtype;
+use crate::platform::Platform;
+use crate::release::Release::*;
+use crate::trtllm;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Backend {
+    FlashAttn,
+    FlashInfer,
+    TritonAttn,
+    FlexAttention,
+    TurboQuant,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::FlashAttn => "FLASH_ATTN",
+            Backend::FlashInfer => "FLASHINFER",
+            Backend::TritonAttn => "TRITON_ATTN",
+            Backend::FlexAttention => "FLEX_ATTENTION",
+            Backend::TurboQuant => "TURBOQUANT",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Backend> {
+        [
+            Backend::FlashAttn,
+            Backend::FlashInfer,
+            Backend::TritonAttn,
+            Backend::FlexAttention,
+            Backend::TurboQuant,
+        ]
+        .into_iter()
+        .find(|b| b.name().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+/// What one layer asks the selector for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LayerQuery {
+    pub head_size: u32,
+    /// The layer's skip-adjusted `kv_cache_dtype` string.
+    pub kv_cache_dtype: String,
+    pub has_sinks: bool,
+    pub sliding_window: bool,
+    pub q_heads: u32,
+    pub kv_heads: u32,
+    /// `--block-size`, when the user set it (the selector passes `None` otherwise).
+    pub block_size: Option<u32>,
+}
+
+/// The priority list (`_get_backend_priorities`, non-MLA): FlashInfer first on compute capability 10.x, FlashAttention
+/// first elsewhere (0.26.0+: the 10.x list only for causal attention, which is what qpath models).
+pub fn priorities(p: &Platform) -> Vec<Backend> {
+    use Backend::*;
+    if p.major() == 10 {
+        vec![FlashInfer, FlashAttn, TritonAttn, FlexAttention, TurboQuant]
+    } else {
+        vec![FlashAttn, FlashInfer, TritonAttn, FlexAttention, TurboQuant]
+    }
+}
+
+/// `FlashInferBackend.supports_kv_cache_dtype` (plus the class list `supported_kv_cache_dtypes`).
+fn flashinfer_accepts_kv(p: &Platform, kv: &str) -> bool {
+    let r = p.release;
+    let mut list = vec!["auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "nvfp4"];
+    if r >= V0_28_0 {
+        list.push("nvfp4_4over6");
+    }
+    if !list.contains(&kv) {
+        return false;
+    }
+    let nvfp4 = if r <= V0_27_0 {
+        kv == "nvfp4"
+    } else {
+        kv.starts_with("nvfp4")
+    };
+    if !nvfp4 || r == V0_24_0 {
+        return true;
+    }
+    if r >= V0_32_0 && matches!(p.major(), 8 | 9 | 12) {
+        return kv == "nvfp4";
+    }
+    p.is_family(100) && trtllm::supports(p, true) && trtllm::supports(p, false)
+}
+
+/// `validate_configuration` reasons for FLASHINFER, in vLLM's order.
+pub fn flashinfer_reasons(p: &Platform, l: &LayerQuery) -> Vec<String> {
+    let mut reasons = Vec::new();
+    if ![64, 128, 256, 512].contains(&l.head_size) {
+        reasons.push("head_size not supported".to_string());
+    }
+    if !p.model_dtype.is_16bit() {
+        reasons.push("dtype not supported".to_string());
+    }
+    if !flashinfer_accepts_kv(p, &l.kv_cache_dtype) {
+        reasons.push("kv_cache_dtype not supported".to_string());
+    }
+    if let Some(b) = l.block_size {
+        let mut sizes = vec![16, 32, 64];
+        let gqa = l.kv_heads > 0 && l.q_heads / l.kv_heads > 1;
+        let sm100 = p.release == V0_24_0 || p.is_family(100);
+        if gqa && sm100 && trtllm::can_use(p, l.q_heads, l.kv_heads, false) {
+            sizes.extend([128, 256, 512, 1024]);
+        }
+        if !sizes.iter().any(|s| b % s == 0) {
+            reasons.push("block_size not supported".to_string());
+        }
+    }
+    if l.has_sinks && !trtllm::supports_sink(p) {
+        reasons.push("attention sinks not supported".to_string());
+    }
+    let cc = p.cc;
+    if cc < crate::capability::ComputeCapability::new(8, 0) || cc > crate::capability::ComputeCapability::new(12, 1) {
+        reasons.push("compute capability not supported".to_string());
+    }
+    if p.batch_invariant {
+        reasons.push("batch invariance not supported".to_string());
+    }
+    if p.release >= V0_32_0 && l.kv_cache_dtype.starts_with("nvfp4") && matches!(p.major(), 8 | 9 | 12) {
+        if l.head_size == 64 {
+            reasons.push("fa2 prefill misreads an NVFP4 KV cache at head_size 64".to_string());
+        } else if l.has_sinks {
+            reasons.push("the sink prefill wrapper cannot read an NVFP4 KV cache".to_string());
+        }
+    }
+    reasons
+}
+
+/// FlashAttention's version on this GPU (`get_flash_attn_version`): FA3 on SM90, FA4 on SM100, FA2 elsewhere.
+fn fa_version(p: &Platform) -> u8 {
+    match p.major() {
+        9 => 3,
+        10 => 4,
+        _ => 2,
+    }
+}
+
+/// `validate_configuration` reasons for FLASH_ATTN (kv dtypes per release, head sizes, sinks, capability).
+pub fn flash_attn_reasons(p: &Platform, l: &LayerQuery) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let fa4_on_device = matches!(p.major(), 9..=11);
+    let head_ok = l.head_size % 8 == 0 && (l.head_size <= 256 || (fa4_on_device && l.head_size <= 512));
+    if !head_ok {
+        reasons.push("head_size not supported".to_string());
+    }
+    if !p.model_dtype.is_16bit() {
+        reasons.push("dtype not supported".to_string());
+    }
+    let r = p.release;
+    let kv_ok = match l.kv_cache_dtype.as_str() {
+        "auto" | "float16" | "bfloat16" => true,
+        // `supports_kv_cache_dtype` asks for the FA version without a head size: FA3 on SM90 (0.27.0+: or FA4 on SM100).
+        "fp8" | "fp8_e4m3" => p.is_family(90) || (r >= V0_27_0 && p.is_family(100)),
+        _ => false,
+    };
+    if !kv_ok {
+        reasons.push("kv_cache_dtype not supported".to_string());
+    } else if r >= V0_27_0 && l.kv_cache_dtype.starts_with("fp8") && p.is_family(90) && l.head_size > 256 {
+        // `supports_combination` asks again with the head size: SM90 runs head sizes above 256 on FA4, which takes an
+        // FP8 cache there only from 0.31.0 (and only at head size 512).
+        if r <= V0_30_0 {
+            reasons.push("FP8 KV cache requires FA3 on SM90 or FA4 on SM100".to_string());
+        } else if l.head_size != 512 {
+            reasons.push("FP8 KV cache requires FA3 on SM90, FA4 with head_size=512 on SM90, or FA4 on SM100".to_string());
+        }
+    }
+    if let Some(b) = l.block_size {
+        if b % 16 != 0 {
+            reasons.push("block_size not supported".to_string());
+        }
+    }
+    if l.has_sinks && fa_version(p) < 3 {
+        reasons.push("attention sinks not supported".to_string());
+    }
+    if p.cc < crate::capability::ComputeCapability::new(8, 0) {
+        reasons.push("compute capability not supported".to_string());
+    }
+    reasons
+}
+
+/// `validate_configuration` reasons for TRITON_ATTN (kv dtypes per release, head size >= 32).
+pub fn triton_reasons(p: &Platform, l: &LayerQuery) -> Vec<String> {
+    let mut reasons = Vec::new();
+    if l.head_size < 32 {
+        reasons.push("head_size not supported".to_string());
+    }
+    let mut kvs = vec![
+        "auto",
+        "float16",
+        "bfloat16",
+        "fp8",
+        "fp8_e4m3",
+        "fp8_e5m2",
+        "int8_per_token_head",
+        "fp8_per_token_head",
+    ];
+    if p.release >= V0_25_0Prefix {
+        kvs.push("int4_per_token_head");
+    }
+    if !kvs.contains(&l.kv_cache_dtype.as_str()) {
+        reasons.push("kv_cache_dtype not supported".to_string());
+    }
+    reasons
+}
+
+/// FLEX_ATTENTION and TURBOQUANT come after TRITON_ATTN in every list; qpath restates only their KV-cache dtypes.
+fn other_reasons(b: Backend, l: &LayerQuery) -> Vec<String> {
+    let ok = match b {
+        Backend::FlexAttention => matches!(l.kv_cache_dtype.as_str(), "auto" | "float16" | "bfloat16"),
+        _ => l.kv_cache_dtype.starts_with("turboquant_"),
+    };
+    if ok {
+        vec![]
+    } else {
+        vec!["kv_cache_dtype not supported".to_string()]
+    }
+}
+
+pub fn reasons(p: &Platform, b: Backend, l: &LayerQuery) -> Vec<String> {
+    match b {
+        Backend::FlashInfer => flashinfer_reasons(p, l),
+        Backend::FlashAttn => flash_attn_reasons(p, l),
+        Backend::TritonAttn => triton_reasons(p, l),
+        _ => other_reasons(b, l),
+    }
+}
+
+/// The outcome of selecting a backend for one layer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selection {
+    pub backend: Backend,
+    /// Backends tried before it, with their reasons (empty when forced).
+    pub rejected: Vec<(Backend, Vec<String>)>,
+    /// Every valid candidate, in priority order (the log line lists them).
+    pub valid: Vec<Backend>,
+    pub forced: bool,
+}
+
+/// Why selection failed, as vLLM's ValueError says it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelectionError {
+    pub message: String,
+    pub forced: bool,
+}
+
+fn python_list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| format!("'{s}'")).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+pub fn select(p: &Platform, forced: Option<Backend>, l: &LayerQuery) -> Result<Selection, SelectionError> {
+    if let Some(b) = forced {
+        let why = reasons(p, b, l);
+        if !why.is_empty() {
+            return Err(SelectionError {
+                message: format!(
+                    "Selected backend AttentionBackendEnum.{} is not valid for this configuration. Reason: {}",
+                    b.name(),
+                    python_list(&why)
+                ),
+                forced: true,
+            });
+        }
+        return Ok(Selection {
+            backend: b,
+            rejected: vec![],
+            valid: vec![b],
+            forced: true,
+        });
+    }
+    let mut rejected = Vec::new();
+    let mut valid = Vec::new();
+    for b in priorities(p) {
+        let why = reasons(p, b, l);
+        if why.is_empty() {
+            valid.push(b);
+        } else if valid.is_empty() {
+            rejected.push((b, why));
+        }
+    }
+    match valid.first() {
+        Some(&backend) => Ok(Selection {
+            backend,
+            rejected,
+            valid,
+            forced: false,
+        }),
+        None => {
+            let parts: Vec<String> = rejected
+                .iter()
+                .map(|(b, why)| format!("{}: {}", b.name(), python_list(why)))
+                .collect();
+            Err(SelectionError {
+                message: format!(
+                    "No valid attention backend found for cuda with AttentionSelectorConfig(head_size={}, dtype={}, kv_cache_dtype={}, block_size={}, has_sink={}). Reasons: {{{}}}.",
+                    l.head_size,
+                    p.model_dtype.torch_repr(),
+                    l.kv_cache_dtype,
+                    l.block_size.map_or("None".to_string(), |b| b.to_string()),
+                    if l.has_sinks { "True" } else { "False" },
+                    parts.join(", ")
+                ),
+                forced: false,
+            })
+        }
+    }
+}
+
+/// Whether a `--kv-cache-dtype` string quantizes the cache (`get_kv_quant_mode != NONE`).
+pub fn is_quantized(kv: &str) -> bool {
+    !matches!(kv, "auto" | "float16" | "bfloat16")
+}
+
+/// The KV spec dtype of an unquantized layer: the model dtype for "auto", else the named 16-bit dtype.
+pub fn unquantized_spec_dtype(kv: &str, model: TorchDtype) -> TorchDtype {
+    match kv {
+        "float16" => TorchDtype::Float16,
+        "bfloat16" => TorchDtype::BFloat16,
+        _ => model,
+    }
+}

@@ -1,0 +1,47 @@
+//! Collects a group's decision steps, warnings and log lines while the rules run.
+
+use crate::release::Release;
+use crate::report::TraceStep;
+use crate::source::Cite;
+
+#[derive(Debug)]
+pub struct Trace {
+    pub release: Release,
+    pub steps: Vec<TraceStep>,
+    pub warnings: Vec<String>,
+    pub logs: Vec<String>,
+}
+
+impl Trace {
+    pub fn new(release: Release) -> Self {
+        Self {
+            release,
+            steps: Vec::new(),
+            warnings: Vec::new(),
+            logs: Vec::new(),
+        }
+    }
+
+    /// Records a step that restates `cite` in this release (or qpath's own bookkeeping when `cite` is `None`).
+    pub fn step(&mut self, cite: Option<&Cite>, rule: impl Into<String>, outcome: impl Into<String>) {
+        let at = cite.and_then(|c| c.at(self.release));
+        self.steps.push(TraceStep {
+            rule: rule.into(),
+            outcome: outcome.into(),
+            source: at.as_ref().map(|s| s.short()),
+            url: at.map(|s| s.url),
+        });
+    }
+
+    /// A vLLM `logger.warning*` line: in `warnings`, and in `logs` in the order vLLM prints it.
+    pub fn warn(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        self.logs.push(text.clone());
+        self.warnings.push(text);
+    }
+
+    /// A vLLM `logger.info*` line.
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.logs.push(text.into());
+    }
+}

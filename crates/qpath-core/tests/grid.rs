@@ -1,0 +1,243 @@
+//! Exhaustive grids: every combination of the inputs the FlashInfer decision reads, checked for invariants that must
+//! hold whatever the release. `builder_grid` drives the builder directly (over 100,000 groups); `scenario_grid` runs
+//! whole scenarios (command line, model, selection, grouping).
+
+use qpath_core::builder::{resolve_group, GroupSpec, UNVERIFIED};
+use qpath_core::capability::{ComputeCapability, CudaVersion};
+use qpath_core::dtype::TorchDtype;
+use qpath_core::platform::Platform;
+use qpath_core::release::Release;
+use qpath_core::report::{GroupReport, Kernel, Stage};
+use qpath_core::resolve::{resolve, Hardware, Scenario};
+
+const CAPS: &[(u8, u8)] = &[(8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (10, 3), (11, 0), (12, 0), (12, 1)];
+const KVS: &[&str] = &[
+    "auto",
+    "float16",
+    "bfloat16",
+    "fp8",
+    "fp8_e4m3",
+    "fp8_e5m2",
+    "nvfp4",
+    "nvfp4_4over6",
+];
+
+struct Checked<'a> {
+    release: Release,
+    cc: ComputeCapability,
+    quantized: bool,
+    q: [Option<TorchDtype>; 2],
+    kernel: [Option<Kernel>; 2],
+    error: Option<(&'a str, Stage)>,
+    steps: usize,
+    /// The trace flags a prediction the Python source does not decide (FlashInfer's sink wrapper with an FP8 query).
+    unverified: bool,
+}
+
+fn check(c: &Checked, ctx: &dyn Fn() -> String) {
+    let fa2_assert = c
+        .error
+        .is_some_and(|(m, _)| m == "fp8 tensor core is not supported in fa2 backend");
+    for phase in 0..2 {
+        // An FP8 query never reaches FA2 without the FA2 assertion being reported.
+        if c.kernel[phase] == Some(Kernel::Fa2) && c.q[phase].is_some_and(|q| q.is_fp8()) && !c.unverified && !fa2_assert {
+            panic!("FP8 query routed to fa2 without error: {}", ctx());
+        }
+        // XQA never takes an FP8 query without its dtype check failing.
+        let xqa_rejects = c
+            .error
+            .is_some_and(|(m, _)| m.ends_with("for XQA, only float16 and bfloat16 input are supported"));
+        if c.kernel[phase] == Some(Kernel::Xqa) && c.q[phase].is_some_and(|q| !q.is_16bit()) && !xqa_rejects {
+            panic!("non-16-bit query on XQA: {}", ctx());
+        }
+    }
+    // After the fix, a skipped or unquantized group never gets an FP8 query.
+    if !c.quantized && c.release != Release::V0_25_0Prefix && c.q.iter().flatten().any(|q| q.is_fp8()) {
+        panic!("FP8 query on an unquantized group: {}", ctx());
+    }
+    // After the fix, FP8 queries exist only on SM90 (prefill or forced-off decode) and the SM100 family.
+    if c.release > Release::V0_25_0Prefix && c.q.iter().flatten().any(|q| q.is_fp8()) && !(c.cc.major == 9 || c.cc.major == 10) {
+        panic!("FP8 query off SM90/SM100: {}", ctx());
+    }
+    match c.error {
+        None => assert!(
+            c.q.iter().all(Option::is_some) && c.kernel.iter().all(Option::is_some),
+            "missing outcome: {}",
+            ctx()
+        ),
+        // A plan-time error leaves the later phase undecided.
+        Some((_, Stage::PrefillPlan)) => assert!(c.kernel[1].is_none(), "decode decided after a prefill error: {}", ctx()),
+        Some((_, Stage::Init)) => assert!(c.kernel.iter().all(Option::is_none), "kernel after an init error: {}", ctx()),
+        Some(_) => {}
+    }
+    if fa2_assert {
+        assert!(
+            c.q.iter().flatten().any(|q| q.is_fp8()),
+            "FA2 assertion without an FP8 query: {}",
+            ctx()
+        );
+    }
+    let min_steps = if c.error.is_some() { 2 } else { 6 };
+    assert!(c.steps >= min_steps, "thin trace: {}", ctx());
+}
+
+#[test]
+fn builder_grid() {
+    let mut count = 0usize;
+    let mut errors = 0usize;
+    for release in Release::ALL {
+        for &(ma, mi) in CAPS {
+            let cc = ComputeCapability::new(ma, mi);
+            for kv in KVS {
+                for quantized in [false, true] {
+                    let quantized_kv = !matches!(*kv, "auto" | "float16" | "bfloat16");
+                    if quantized && !quantized_kv {
+                        continue;
+                    }
+                    for force in [None, Some(true), Some(false)] {
+                        for disable in [false, true] {
+                            for (qh, kh) in [(32, 8), (40, 6)] {
+                                for head_dim in [64, 128, 256, 512] {
+                                    for dcp in [1, 2] {
+                                        for sinks in [false, true] {
+                                            for window in [None, Some(1024)] {
+                                                for cubins in [true, false] {
+                                                    let p = Platform {
+                                                        release,
+                                                        cc,
+                                                        cuda: CudaVersion::new(12, 9),
+                                                        cubins,
+                                                        batch_invariant: false,
+                                                        model_dtype: TorchDtype::BFloat16,
+                                                        force_trtllm: force,
+                                                        disable_q_quant: disable,
+                                                        dcp,
+                                                        page_size: 16,
+                                                        global_kv: kv.to_string(),
+                                                    };
+                                                    let spec_dtype = match *kv {
+                                                        "float16" => TorchDtype::Float16,
+                                                        _ => TorchDtype::BFloat16,
+                                                    };
+                                                    let g = GroupSpec {
+                                                        quantized,
+                                                        spec_dtype,
+                                                        head_dim,
+                                                        q_heads: qh,
+                                                        kv_heads: kh,
+                                                        sliding_window: window,
+                                                        has_sinks: sinks,
+                                                    };
+                                                    let out = resolve_group(&p, &g);
+                                                    count += 1;
+                                                    errors += out.error.is_some() as usize;
+                                                    let c = Checked {
+                                                        release,
+                                                        cc,
+                                                        quantized,
+                                                        q: [out.q_dtype.prefill, out.q_dtype.decode],
+                                                        kernel: [out.kernel.prefill, out.kernel.decode],
+                                                        error: out.error.as_ref().map(|e| (e.message.as_str(), e.stage)),
+                                                        steps: out.trace.steps.len(),
+                                                        unverified: out.trace.steps.iter().any(|s| s.rule == UNVERIFIED),
+                                                    };
+                                                    check(&c, &|| {
+                                                        format!("{release} {cc} kv={kv} q={quantized} force={force:?} disable={disable} heads={qh}/{kh} hd={head_dim} dcp={dcp} sinks={sinks} window={window:?} cubins={cubins}: {out:?}")
+                                                    });
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(count >= 100_000, "only {count} scenarios");
+    // The grid covers both working and failing configurations.
+    assert!(errors > count / 20 && errors < count, "{errors} errors in {count}");
+}
+
+fn scenario_ctx(r: &qpath_core::report::Report) -> String {
+    format!(
+        "{} {} {:?}",
+        r.vllm,
+        r.gpu.compute_capability,
+        r.groups.iter().map(|g| (&g.layers, &g.backend, &g.error)).collect::<Vec<_>>()
+    )
+}
+
+#[test]
+fn scenario_grid() {
+    let models = [
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "openai/gpt-oss-20b",
+        "google/gemma-3-27b-it",
+        "facebook/opt-125m",
+        "Qwen/Qwen2.5-0.5B-Instruct",
+    ];
+    let skips = [
+        "",
+        "--kv-cache-dtype-skip-layers 0 2",
+        "--kv-cache-dtype-skip-layers sliding_window",
+    ];
+    let flags = [
+        "",
+        "--attention-backend FLASHINFER",
+        "-ac.use_trtllm_attention false",
+        "-ac.disable_flashinfer_q_quantization true -dcp 2",
+    ];
+    let mut count = 0;
+    for release in Release::ALL {
+        for gpu in ["l4", "a100-80gb", "h100-sxm", "b200", "jetson-agx-thor", "rtx-5090", "t4"] {
+            for model in models {
+                for kv in ["auto", "fp8", "fp8_e5m2", "nvfp4"] {
+                    for skip in skips {
+                        for flag in flags {
+                            let cmd = format!("vllm serve {model} --kv-cache-dtype {kv} {skip} {flag}");
+                            let r = resolve(&Scenario::new(Hardware::parse(gpu).unwrap(), release, cmd));
+                            count += 1;
+                            if r.error.is_some() {
+                                assert!(r.groups.is_empty());
+                                continue;
+                            }
+                            let layers: usize = r.groups.iter().map(|g| g.layers.len()).sum();
+                            assert_eq!(
+                                Some(layers as u32),
+                                r.model.as_ref().map(|m| m.num_layers),
+                                "every layer in one group: {}",
+                                scenario_ctx(&r)
+                            );
+                            for g in &r.groups {
+                                check_group(g, release, &r);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(count > 10_000);
+}
+
+fn check_group(g: &GroupReport, release: Release, r: &qpath_core::report::Report) {
+    if g.backend != "FLASHINFER" {
+        assert!(g.q_dtype.prefill.is_none() && g.kernel.prefill.is_none());
+        return;
+    }
+    let cc: ComputeCapability = r.gpu.compute_capability.parse().unwrap();
+    let c = Checked {
+        release,
+        cc,
+        quantized: g.cache_dtype != "auto",
+        q: [g.q_dtype.prefill, g.q_dtype.decode],
+        kernel: [g.kernel.prefill, g.kernel.decode],
+        error: g.error.as_ref().map(|e| (e.message.as_str(), e.stage)),
+        steps: g.trace.len(),
+        unverified: g.trace.iter().any(|s| s.rule == UNVERIFIED),
+    };
+    check(&c, &|| scenario_ctx(r));
+}
