@@ -188,7 +188,7 @@ impl Run<'_> {
             "use_trtllm_attention is false".to_string()
         } else if !trtllm::supports(p, false) {
             trtllm::supports_reason(p, false)
-        } else if g.q_heads % g.kv_heads != 0 {
+        } else if g.q_heads.checked_rem(g.kv_heads) != Some(0) {
             format!("{} query heads are not a multiple of {} KV heads", g.q_heads, g.kv_heads)
         } else {
             trtllm::supports_reason(p, false)

@@ -87,27 +87,12 @@ impl Release {
         self <= V0_25_1
     }
 
-    /// The git ref whose source the citations of this release point at. The prefix state has no tag of its own.
-    pub fn git_ref(self) -> &'static str {
+    /// The git tag whose source the citations of this release point at (the prefix state has no tag of its own: it
+    /// points at 0.25.0, the first release with both PRs).
+    pub fn git_ref(self) -> String {
         match self {
-            V0_25_0Prefix => "v0.25.0",
-            r => r.tag(),
-        }
-    }
-
-    fn tag(self) -> &'static str {
-        match self {
-            V0_24_0 => "v0.24.0",
-            V0_25_0Prefix | V0_25_0 => "v0.25.0",
-            V0_25_1 => "v0.25.1",
-            V0_26_0 => "v0.26.0",
-            V0_27_0 => "v0.27.0",
-            V0_28_0 => "v0.28.0",
-            V0_29_0 => "v0.29.0",
-            V0_30_0 => "v0.30.0",
-            V0_31_0 => "v0.31.0",
-            V0_32_0 => "v0.32.0",
-            V0_33_0 => "v0.33.0",
+            V0_25_0Prefix => "v0.25.0".to_string(),
+            r => format!("v{}", r.name()),
         }
     }
 

@@ -21,6 +21,21 @@ fn outcome(g: &GroupReport) -> String {
     }
 }
 
+/// One group's row: layers, attention, backend, cache dtype, Q prefill, Q decode, kernels, outcome.
+fn cells(g: &GroupReport) -> [String; 9] {
+    [
+        short_list(&g.layers),
+        g.attention.clone(),
+        g.backend.clone(),
+        g.cache_dtype.clone(),
+        opt(g.q_dtype.prefill),
+        opt(g.q_dtype.decode),
+        kernel(g.kernel.prefill),
+        kernel(g.kernel.decode),
+        outcome(g),
+    ]
+}
+
 fn stage_name(s: crate::report::Stage) -> &'static str {
     use crate::report::Stage::*;
     match s {
@@ -58,25 +73,29 @@ pub fn text(r: &Report) -> String {
         return out;
     }
     let _ = writeln!(out);
-    let _ = writeln!(
-        out,
-        "{:<14} {:<15} {:<12} {:<10} {:<14} {:<14} {:<10} {:<10} outcome",
-        "layers", "attention", "backend", "cache", "Q prefill", "Q decode", "prefill", "decode"
-    );
+    const WIDTHS: [usize; 8] = [14, 15, 12, 10, 14, 14, 10, 10];
+    let line = |cells: [String; 9]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(WIDTHS.iter().chain([&0]))
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        padded.join(" ").trim_end().to_string()
+    };
+    let head = [
+        "layers",
+        "attention",
+        "backend",
+        "cache",
+        "Q prefill",
+        "Q decode",
+        "prefill",
+        "decode",
+        "outcome",
+    ];
+    let _ = writeln!(out, "{}", line(head.map(String::from)));
     for g in &r.groups {
-        let _ = writeln!(
-            out,
-            "{:<14} {:<15} {:<12} {:<10} {:<14} {:<14} {:<10} {:<10} {}",
-            short_list(&g.layers),
-            g.attention,
-            g.backend,
-            g.cache_dtype,
-            opt(g.q_dtype.prefill),
-            opt(g.q_dtype.decode),
-            kernel(g.kernel.prefill),
-            kernel(g.kernel.decode),
-            outcome(g)
-        );
+        let _ = writeln!(out, "{}", line(cells(g)));
     }
     for (i, g) in r.groups.iter().enumerate() {
         let _ = writeln!(out, "\ngroup {} (layers {}): why", i + 1, short_list(&g.layers));
@@ -123,19 +142,10 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
         );
         let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
         for g in &r.groups {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | `{}` | {} | {} | {} | {} | {} |",
-                short_list(&g.layers),
-                g.attention,
-                g.backend,
-                g.cache_dtype,
-                opt(g.q_dtype.prefill),
-                opt(g.q_dtype.decode),
-                kernel(g.kernel.prefill),
-                kernel(g.kernel.decode),
-                outcome(g).replace('|', "\\|")
-            );
+            let mut c = cells(g);
+            c[3] = format!("`{}`", c[3]);
+            c[8] = c[8].replace('|', "\\|");
+            let _ = writeln!(out, "| {} |", c.join(" | "));
         }
         let logs: Vec<&String> = r.logs.iter().chain(r.groups.iter().flat_map(|g| g.logs.iter())).collect();
         if !logs.is_empty() {

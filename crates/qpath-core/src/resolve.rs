@@ -193,6 +193,20 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
         global_kv: cmd.kv_cache_dtype.clone(),
     };
 
+    if let Some(spec) = &cmd.speculative_config {
+        report.notes.push(format!(
+            "--speculative-config ({} speculative tokens): qpath resolves a batch of prefills and single-token decodes; \
+             how verification batches with several query tokens are routed is not modelled yet.",
+            spec.num_speculative_tokens
+                .map_or("unspecified".to_string(), |n| n.to_string())
+        ));
+    }
+    if cmd.env.iter().any(|(k, _)| k == "VLLM_KV_CACHE_LAYOUT") {
+        report.notes.push(
+            "VLLM_KV_CACHE_LAYOUT is read by vLLM but its effect on the layout FlashInfer gets is not modelled yet.".into(),
+        );
+    }
+
     // Skip layers: tokens that match no layer are accepted by vLLM and do nothing; say so.
     let skip = &cmd.kv_cache_dtype_skip_layers;
     let n = spec.layers.len();

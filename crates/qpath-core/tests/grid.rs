@@ -241,3 +241,88 @@ fn check_group(g: &GroupReport, release: Release, r: &qpath_core::report::Report
     };
     check(&c, &|| scenario_ctx(r));
 }
+
+/// Random command lines built from the flags and values that matter (and junk): `resolve` never panics, and a
+/// rejected scenario carries a message.
+#[test]
+fn random_command_lines_never_panic() {
+    let vocab = [
+        "--kv-cache-dtype",
+        "fp8",
+        "fp8_e5m2",
+        "nvfp4",
+        "auto",
+        "bogus",
+        "--kv-cache-dtype-skip-layers",
+        "0",
+        "1",
+        "-1",
+        "99",
+        "sliding_window",
+        "--attention-backend",
+        "FLASHINFER",
+        "FLASH_ATTN",
+        "-ac.use_trtllm_attention",
+        "true",
+        "false",
+        "--attention-config",
+        "{\"use_trtllm_attention\": null}",
+        "{",
+        "-dcp",
+        "2",
+        "0",
+        "--block-size",
+        "128",
+        "64",
+        "7",
+        "--hf-overrides",
+        "{\"head_dim\": 512}",
+        "{\"num_hidden_layers\": 0}",
+        "-tp",
+        "3",
+        "8",
+        "--dtype",
+        "float16",
+        "half",
+        "VLLM_BATCH_INVARIANT=1",
+        "VLLM_HAS_FLASHINFER_CUBIN=x",
+        "--speculative-config",
+        "{\"num_speculative_tokens\": 3}",
+        "'",
+        "\"",
+        "\\",
+        "--",
+        "=",
+        "--no-enable-prefix-caching",
+        "--max-model-len",
+        "4k",
+    ];
+    let models = [
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "openai/gpt-oss-20b",
+        "google/gemma-3-27b-it",
+        "unknown/model",
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for i in 0..3000 {
+        let n = (next() % 8) as usize;
+        let mut words: Vec<&str> = Vec::new();
+        for _ in 0..n {
+            words.push(vocab[(next() % vocab.len() as u64) as usize]);
+        }
+        let model = models[i % models.len()];
+        let line = format!("vllm serve {model} {}", words.join(" "));
+        let release = Release::ALL[(next() % Release::ALL.len() as u64) as usize];
+        let gpu = ["l4", "h100-sxm", "b200", "rtx-5090", "jetson-agx-thor", "9.0", "10.7"][(next() % 7) as usize];
+        let r = resolve(&Scenario::new(Hardware::parse(gpu).unwrap(), release, line.clone()));
+        if let Some(e) = &r.error {
+            assert!(!e.message.is_empty(), "empty message for {line}");
+        }
+    }
+}
