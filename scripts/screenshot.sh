@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Refreshes docs/screenshot.png: builds the release page, serves dist/ on a free loopback port, and has headless
-# Chromium photograph it (with the L4 selected through the link). Usage: make screenshot
+# Refreshes docs/screenshot.png (light) and docs/screenshot-dark.png: builds the release page, serves dist/ on a free
+# loopback port, and has headless Chromium photograph the seed scenario (L4, --kv-cache-dtype fp8, 0.25.0-prefix) in
+# both colour schemes. Usage: make screenshot
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -21,4 +22,7 @@ shot() { # shot FILE WIDTHxHEIGHT HASH [extra chromium flags]
   echo "wrote $file"
 }
 mkdir -p docs
-shot docs/screenshot.png 1280x900 '#gpu=l4'
+SEED='#gpu=l4&vllm=0.25.0-prefix&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8+--kv-cache-dtype-skip-layers+0'
+shot docs/screenshot.png 1280x1400 "$SEED"
+shot docs/screenshot-dark.png 1280x1400 "$SEED" --force-dark-mode
+shot docs/screenshot-360.png 360x1400 "$SEED"

@@ -1,45 +1,126 @@
-//! The URL hash. For now it carries the selected GPU: `#gpu=l4`. Reading it never fails the page: an unknown
-//! id or a malformed hash gives a message naming the input, and the page goes on with its defaults.
+//! The URL hash: `#gpu=l4&vllm=0.25.0&cuda=12.9&cubins=yes&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8`.
+//! Form-encoded (`+` for a space, `%XX` for reserved bytes), readable, every key optional (missing keys take their
+//! defaults). Reading never fails the page: each part that cannot be used becomes a message naming it, and the valid
+//! parts are kept.
 
+use qpath_core::capability::CudaVersion;
 use qpath_core::gpu::{self, Gpu};
+use qpath_core::release::Release;
 
-/// What the hash asked for.
-#[derive(Debug, PartialEq)]
-pub struct HashState {
+/// What a link sets. `None` = the key was absent (or unusable, with a message in [`Link::problems`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Link {
     pub gpu: Option<&'static Gpu>,
+    pub release: Option<Release>,
+    pub cuda: Option<CudaVersion>,
+    pub cubins: Option<bool>,
+    pub cmd: Option<String>,
     /// Messages about parts of the hash that could not be used, each naming the input.
     pub problems: Vec<String>,
 }
 
-/// Reads `#key=value&...`; keys other than `gpu` are left for later versions of the page and ignored.
-pub fn parse(hash: &str) -> HashState {
-    let mut state = HashState {
-        gpu: None,
-        problems: Vec::new(),
-    };
-    let body = hash.strip_prefix('#').unwrap_or(hash);
-    for part in body.split('&').filter(|p| !p.is_empty()) {
-        let Some((key, value)) = part.split_once('=') else {
-            state
-                .problems
-                .push(format!("The link's `{part}` is not of the form key=value; it was ignored."));
-            continue;
-        };
-        if key == "gpu" {
-            match gpu::find(value) {
-                Some(g) => state.gpu = Some(g),
-                None => state.problems.push(format!(
-                    "The link names GPU `{value}`, which is not in qpath's GPU table; no GPU is selected."
-                )),
+/// Decodes `application/x-www-form-urlencoded` text: `+` is a space, `%XX` a byte; a malformed escape is kept as
+/// written. Invalid UTF-8 becomes U+FFFD.
+pub fn form_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
             }
+            b => out.push(b),
         }
+        i += 1;
     }
-    state
+    String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The hash that selects `gpu`.
-pub fn format(gpu: Option<&Gpu>) -> String {
-    gpu.map(|g| format!("#gpu={}", g.id)).unwrap_or_default()
+/// Encodes for a form-encoded hash: letters, digits and `-._~:,@` stay, a space becomes `+`, all else `%XX`.
+pub fn form_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b':' | b',' | b'@' => out.push(b as char),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Reads a hash (with or without the leading `#`).
+pub fn parse(hash: &str) -> Link {
+    let mut link = Link::default();
+    let body = hash.strip_prefix('#').unwrap_or(hash);
+    for part in body.split('&').filter(|p| !p.is_empty()) {
+        let Some((key, raw)) = part.split_once('=') else {
+            link.problems.push(format!(
+                "The link's part `{}` is not of the form key=value; it was ignored.",
+                form_decode(part)
+            ));
+            continue;
+        };
+        let value = form_decode(raw);
+        match key {
+            "gpu" => match gpu::find(&value) {
+                Some(g) => link.gpu = Some(g),
+                None => link.problems.push(format!(
+                    "The link names GPU `{value}`, which is not in qpath's GPU table; the GPU was left as it was."
+                )),
+            },
+            "vllm" => match value.parse::<Release>() {
+                Ok(r) => link.release = Some(r),
+                Err(e) => link.problems.push(format!("The link's vllm: {e}.")),
+            },
+            "cuda" => match value.parse::<CudaVersion>() {
+                Ok(c) => link.cuda = Some(c),
+                Err(e) => link.problems.push(format!("The link's cuda: {e}.")),
+            },
+            "cubins" => match value.as_str() {
+                "yes" => link.cubins = Some(true),
+                "no" => link.cubins = Some(false),
+                "default" | "" => link.cubins = None,
+                other => link.problems.push(format!(
+                    "The link's cubins `{other}` is not yes, no or default; the release's default was kept."
+                )),
+            },
+            "cmd" => link.cmd = Some(value),
+            "embed" | "theme" => {}
+            other => link.problems.push(format!(
+                "The link's key `{}` is not one qpath reads (gpu, vllm, cuda, cubins, cmd); it was ignored.",
+                form_decode(other)
+            )),
+        }
+    }
+    link
+}
+
+/// The hash of a page state; every key is written, so a link never depends on defaults that may change.
+pub fn format(gpu: &Gpu, release: Release, cuda: CudaVersion, cubins: Option<bool>, cmd: &str) -> String {
+    let cubins = match cubins {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "default",
+    };
+    format!(
+        "#gpu={}&vllm={}&cuda={}&cubins={cubins}&cmd={}",
+        gpu.id,
+        form_encode(release.name()),
+        cuda,
+        form_encode(cmd)
+    )
 }
 
 #[cfg(test)]
@@ -47,26 +128,63 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_gpu() {
-        let s = parse("#gpu=l4");
-        assert_eq!(s.gpu.map(|g| g.id), Some("l4"));
-        assert!(s.problems.is_empty());
-        assert_eq!(format(s.gpu), "#gpu=l4");
+    fn reads_the_issue_example() {
+        let l = parse("#gpu=l4&vllm=0.25.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8");
+        assert_eq!(l.gpu.map(|g| g.id), Some("l4"));
+        assert_eq!(l.release, Some(Release::V0_25_0));
+        assert_eq!(
+            l.cmd.as_deref(),
+            Some("vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8")
+        );
+        assert_eq!((l.cuda, l.cubins), (None, None));
+        assert!(l.problems.is_empty());
     }
 
     #[test]
-    fn unknown_gpu_and_garbage_are_named_not_fatal() {
-        let s = parse("#gpu=h900&&%%%&vllm=0.25.0");
-        assert_eq!(s.gpu, None);
-        assert_eq!(s.problems.len(), 2, "{:?}", s.problems);
-        assert!(s.problems[0].contains("`h900`"));
-        assert!(s.problems[1].contains("`%%%`"));
-        assert_eq!(
-            parse(""),
-            HashState {
-                gpu: None,
-                problems: vec![]
-            }
-        );
+    fn state_to_hash_to_state_is_identity() {
+        let g = gpu::find("rtx-pro-6000-blackwell").unwrap();
+        let cmd = r#"VLLM_BATCH_INVARIANT=1 vllm serve openai/gpt-oss-20b --attention-config '{"use_trtllm_attention": false}' -dcp 2 # & = + %"#;
+        for cubins in [None, Some(true), Some(false)] {
+            let h = format(g, Release::V0_25_0Prefix, CudaVersion::new(13, 0), cubins, cmd);
+            let l = parse(&h);
+            assert_eq!(l.gpu.map(|g| g.id), Some(g.id));
+            assert_eq!(l.release, Some(Release::V0_25_0Prefix));
+            assert_eq!(l.cuda, Some(CudaVersion::new(13, 0)));
+            assert_eq!(l.cubins, cubins);
+            assert_eq!(l.cmd.as_deref(), Some(cmd));
+            assert!(l.problems.is_empty(), "{:?}", l.problems);
+        }
+    }
+
+    #[test]
+    fn partly_valid_hashes_keep_the_valid_parts() {
+        let l = parse("#gpu=h900&vllm=0.25.0&cuda=banana&oops&cubins=maybe&color=red");
+        assert_eq!(l.release, Some(Release::V0_25_0));
+        assert_eq!((l.gpu, l.cuda, l.cubins), (None, None, None));
+        let all = l.problems.join("\n");
+        for named in ["`h900`", "`banana`", "`oops`", "`maybe`", "`color`"] {
+            assert!(all.contains(named), "{named} not named in {all}");
+        }
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for h in [
+            "",
+            "#",
+            "#&&&",
+            "#%",
+            "#%zz",
+            "#cmd=%E2%82",
+            "#=",
+            "#gpu=",
+            "#cmd=%",
+            "#cmd=%4",
+            "##gpu=l4",
+        ] {
+            let _ = parse(h);
+        }
+        assert_eq!(form_decode("a%2"), "a%2");
+        assert_eq!(form_decode("%41%4"), "A%4");
     }
 }

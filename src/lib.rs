@@ -5,7 +5,8 @@
 
 pub mod hash;
 pub mod state;
+pub mod theme;
 
-mod components;
+pub mod components;
 
 pub use components::app::App;

@@ -1,18 +1,71 @@
-//! The page's state: one [`Explorer`] value changed only by [`Action`]s (yew's `Reducible`), so every change of the
-//! page is a value a test can build and compare.
+//! The page's state: one [`Page`] value changed only by [`Action`]s (yew's `Reducible`). The `vllm serve` command line
+//! is the state of the flags: controls edit it (through the last command line that parsed) and the page re-derives
+//! everything else (the parsed flags, the report) in render.
 
 use std::rc::Rc;
 
-use qpath_core::capability::ComputeCapability;
-use qpath_core::gpu::{Gpu, GpuFilter};
+use qpath_core::capability::{ComputeCapability, CudaVersion};
+use qpath_core::gpu::{self, Gpu, GpuFilter};
+use qpath_core::release::Release;
+use qpath_core::resolve::{Hardware, Scenario, DEFAULT_CUDA};
+use qpath_core::serve::{self, ServeCommand};
 use yew::Reducible;
 
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Explorer {
+use crate::hash;
+
+/// The command line a first visit shows: the seed story of vLLM PR #47485.
+pub const DEFAULT_COMMAND: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8";
+pub const DEFAULT_GPU: &str = "l4";
+
+/// How the URL should record a change: a new history entry for a discrete choice, a replacement while typing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum History {
+    Push,
+    Replace,
+}
+
+/// What the results column shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Explain,
+    Compare,
+    Matrix,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page {
+    pub view: View,
+    /// The release the compare view puts beside [`Page::release`].
+    pub compare_release: Release,
     pub filter: GpuFilter,
-    pub selected: Option<&'static Gpu>,
-    /// Messages about input the page could not use (for example an unknown GPU in the link).
+    pub gpu: &'static Gpu,
+    pub release: Release,
+    pub cuda: CudaVersion,
+    /// TRTLLM cubins: `None` = the release's default.
+    pub cubins: Option<bool>,
+    /// The command line as the user wrote it (or as the controls last formatted it).
+    pub command: String,
+    /// The last command line that parsed, which the controls show and edit.
+    pub last_valid: ServeCommand,
+    /// Messages about input the page could not use (a malformed link, …).
     pub notices: Vec<String>,
+    pub history: History,
+}
+
+/// One change a control makes to the flags; applied to [`Page::last_valid`] and formatted back into the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    Model(String),
+    KvCacheDtype(String),
+    SkipLayers(Vec<String>),
+    AttentionBackend(Option<String>),
+    UseTrtllm(Option<bool>),
+    DisableQQuant(bool),
+    Dcp(u32),
+    BlockSize(Option<u32>),
+    BatchInvariant(bool),
+    SpeculativeTokens(Option<u32>),
+    HfOverride(String, Option<serde_json::Value>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -24,26 +77,202 @@ pub enum Action {
     SetFp4(Option<bool>),
     SetMinMemory(Option<u32>),
     ClearFilters,
-    Select(&'static Gpu),
+    SelectGpu(&'static Gpu),
+    SetRelease(Release),
+    SetCuda(CudaVersion),
+    SetCubins(Option<bool>),
+    /// The command line typed or pasted.
+    SetCommand(String),
+    Edit(Edit),
+    /// A hash from the address bar (first load, back/forward, a pasted link).
+    LoadHash(String),
     DismissNotices,
+    SetView(View),
+    SetCompareRelease(Release),
+    /// A matrix cell: this GPU with this `--kv-cache-dtype`, back to the explainer.
+    PickCell(&'static Gpu, String),
 }
 
-impl Reducible for Explorer {
+impl Default for Page {
+    fn default() -> Self {
+        let release = Release::LATEST;
+        Page {
+            view: View::Explain,
+            compare_release: Release::V0_25_0Prefix,
+            filter: GpuFilter::default(),
+            gpu: gpu::find(DEFAULT_GPU).unwrap_or(&gpu::GPUS[0]),
+            release,
+            cuda: DEFAULT_CUDA,
+            cubins: None,
+            command: DEFAULT_COMMAND.to_string(),
+            last_valid: serve::parse(release, DEFAULT_COMMAND).unwrap_or_default(),
+            notices: vec![],
+            history: History::Replace,
+        }
+    }
+}
+
+impl Page {
+    /// The page a hash describes: defaults, overridden by each usable key; problems become notices.
+    pub fn from_hash(h: &str) -> Page {
+        let mut page = Page::default();
+        page.apply_link(hash::parse(h));
+        page
+    }
+
+    fn apply_link(&mut self, link: hash::Link) {
+        if let Some(g) = link.gpu {
+            self.gpu = g;
+        }
+        if let Some(r) = link.release {
+            self.release = r;
+        }
+        if let Some(c) = link.cuda {
+            self.cuda = c;
+        }
+        self.cubins = link.cubins;
+        if let Some(cmd) = link.cmd {
+            self.set_command(cmd);
+        } else {
+            self.reparse();
+        }
+        self.notices = link.problems;
+    }
+
+    /// The scenario the page shows.
+    pub fn scenario(&self) -> Scenario {
+        Scenario {
+            hardware: Hardware::Gpu(self.gpu),
+            release: self.release,
+            cuda: self.cuda,
+            trtllm_cubins: self.cubins,
+            command_line: self.command.clone(),
+        }
+    }
+
+    /// The scenario the compare view puts beside [`Page::scenario`]: the same one at [`Page::compare_release`].
+    pub fn compare_scenario(&self) -> Scenario {
+        Scenario {
+            release: self.compare_release,
+            ..self.scenario()
+        }
+    }
+
+    /// The hash of this state.
+    pub fn hash(&self) -> String {
+        hash::format(self.gpu, self.release, self.cuda, self.cubins, &self.command)
+    }
+
+    /// The command line's parse error, if it does not parse at this release.
+    pub fn command_error(&self) -> Option<String> {
+        serve::parse(self.release, &self.command).err().map(|e| e.to_string())
+    }
+
+    fn set_command(&mut self, text: String) {
+        self.command = text;
+        self.reparse();
+    }
+
+    /// Keeps `last_valid` in step with the command line when it parses (at the current release).
+    fn reparse(&mut self) {
+        if let Ok(cmd) = serve::parse(self.release, &self.command) {
+            self.last_valid = cmd;
+        }
+    }
+
+    fn edit(&mut self, e: Edit) {
+        let c = &mut self.last_valid;
+        match e {
+            Edit::Model(m) => c.model = m,
+            Edit::KvCacheDtype(k) => c.kv_cache_dtype = k,
+            Edit::SkipLayers(l) => c.kv_cache_dtype_skip_layers = l,
+            Edit::AttentionBackend(b) => c.attention_backend = b,
+            Edit::UseTrtllm(v) => c.attention_config.use_trtllm_attention = v,
+            Edit::DisableQQuant(v) => c.attention_config.disable_flashinfer_q_quantization = v,
+            Edit::Dcp(n) => c.decode_context_parallel_size = n.max(1),
+            Edit::BlockSize(b) => c.block_size = b,
+            Edit::BatchInvariant(on) => {
+                c.env.retain(|(k, _)| k != "VLLM_BATCH_INVARIANT");
+                if on {
+                    c.env.push(("VLLM_BATCH_INVARIANT".into(), "1".into()));
+                }
+            }
+            Edit::SpeculativeTokens(n) => {
+                c.speculative_config = n.map(|n| serve::SpeculativeConfig {
+                    method: Some("ngram".into()),
+                    model: None,
+                    num_speculative_tokens: Some(n),
+                })
+            }
+            Edit::HfOverride(key, value) => {
+                let map = c.hf_overrides.get_or_insert_with(Default::default);
+                match value {
+                    Some(v) => {
+                        map.insert(key, v);
+                    }
+                    None => {
+                        map.remove(&key);
+                    }
+                }
+                if map.is_empty() {
+                    c.hf_overrides = None;
+                }
+            }
+        }
+        self.command = serve::format(&self.last_valid);
+    }
+}
+
+impl Reducible for Page {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
+        next.history = History::Push;
         let f = &mut next.filter;
         match action {
-            Action::SetText(t) => f.text = t,
+            Action::SetText(t) => {
+                f.text = t;
+                next.history = History::Replace;
+            }
             Action::SetArch(a) => f.arch = a,
             Action::SetCapability(c) => f.capability = c,
             Action::SetFp8(v) => f.fp8 = v,
             Action::SetFp4(v) => f.fp4 = v,
             Action::SetMinMemory(m) => f.min_memory_gb = m,
             Action::ClearFilters => *f = GpuFilter::default(),
-            Action::Select(g) => next.selected = Some(g),
+            Action::SelectGpu(g) => next.gpu = g,
+            Action::SetRelease(r) => {
+                next.release = r;
+                next.reparse();
+            }
+            Action::SetCuda(c) => next.cuda = c,
+            Action::SetCubins(c) => next.cubins = c,
+            Action::SetCommand(t) => {
+                next.set_command(t);
+                next.history = History::Replace;
+            }
+            Action::Edit(e) => next.edit(e),
+            Action::LoadHash(h) => {
+                let (filter, view, compare_release) = (next.filter.clone(), next.view, next.compare_release);
+                next = Page::from_hash(&h);
+                (next.filter, next.view, next.compare_release) = (filter, view, compare_release);
+                next.history = History::Replace;
+            }
             Action::DismissNotices => next.notices.clear(),
+            Action::SetView(v) => {
+                next.view = v;
+                next.history = History::Replace;
+            }
+            Action::SetCompareRelease(r) => {
+                next.compare_release = r;
+                next.history = History::Replace;
+            }
+            Action::PickCell(g, kv) => {
+                next.gpu = g;
+                next.edit(Edit::KvCacheDtype(kv));
+                next.view = View::Explain;
+            }
         }
         next.into()
     }
@@ -52,19 +281,54 @@ impl Reducible for Explorer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qpath_core::gpu;
 
     #[test]
-    fn actions_change_only_their_part() {
-        let s = Rc::new(Explorer::default());
-        let s = s.reduce(Action::SetArch(Some("Hopper".into())));
-        let s = s.reduce(Action::Select(gpu::find("h200").unwrap()));
-        let s = s.reduce(Action::SetFp4(Some(false)));
-        assert_eq!(s.filter.arch.as_deref(), Some("Hopper"));
-        assert_eq!(s.filter.fp4, Some(false));
-        assert_eq!(s.selected.map(|g| g.id), Some("h200"));
-        let s = s.reduce(Action::ClearFilters);
-        assert_eq!(s.filter, GpuFilter::default());
-        assert_eq!(s.selected.map(|g| g.id), Some("h200"), "clearing filters keeps the selection");
+    fn controls_edit_the_command_line() {
+        let p = Rc::new(Page::default());
+        let p = p.reduce(Action::Edit(Edit::KvCacheDtype("fp8_e5m2".into())));
+        let p = p.reduce(Action::Edit(Edit::SkipLayers(vec!["0".into(), "sliding_window".into()])));
+        let p = p.reduce(Action::Edit(Edit::UseTrtllm(Some(false))));
+        let p = p.reduce(Action::Edit(Edit::BatchInvariant(true)));
+        assert!(p.command.contains("--kv-cache-dtype fp8_e5m2"), "{}", p.command);
+        assert!(
+            p.command.contains("--kv-cache-dtype-skip-layers 0 sliding_window"),
+            "{}",
+            p.command
+        );
+        assert!(p.command.starts_with("VLLM_BATCH_INVARIANT=1 vllm serve"), "{}", p.command);
+        let again = serve::parse(p.release, &p.command).unwrap();
+        assert_eq!(again, p.last_valid, "state → command line → state");
+        assert_eq!(again.attention_config.use_trtllm_attention, Some(false));
+    }
+
+    #[test]
+    fn an_invalid_command_line_keeps_the_controls() {
+        let p = Rc::new(Page::default()).reduce(Action::SetCommand("vllm serve x --no-such-flag".into()));
+        assert!(p.command_error().unwrap().contains("--no-such-flag"));
+        assert_eq!(p.last_valid.kv_cache_dtype, "fp8", "the last valid flags stay");
+    }
+
+    #[test]
+    fn state_to_hash_to_state() {
+        let p = Rc::new(Page::default())
+            .reduce(Action::SelectGpu(gpu::find("h100-sxm").unwrap()))
+            .reduce(Action::SetRelease(Release::V0_25_0Prefix))
+            .reduce(Action::SetCubins(Some(false)))
+            .reduce(Action::Edit(Edit::Dcp(2)));
+        let q = Page::from_hash(&p.hash());
+        assert_eq!(
+            (q.gpu.id, q.release, q.cuda, q.cubins, &q.command),
+            (p.gpu.id, p.release, p.cuda, p.cubins, &p.command)
+        );
+        assert_eq!(q.last_valid, p.last_valid);
+    }
+
+    #[test]
+    fn a_bad_link_keeps_its_valid_parts() {
+        let p = Page::from_hash("#gpu=nope&vllm=0.26.0&cmd=vllm+serve+Qwen%2FQwen3-8B");
+        assert_eq!(p.release, Release::V0_26_0);
+        assert_eq!(p.gpu.id, DEFAULT_GPU);
+        assert_eq!(p.last_valid.model, "Qwen/Qwen3-8B");
+        assert_eq!(p.notices.len(), 1);
     }
 }

@@ -1,6 +1,7 @@
-//! Browser tests of the page: each test mounts the real `App` into its own container, uses the real controls
-//! (typing, choosing options, clicking), lets Yew re-render, and reads the DOM. They run in headless Chromium and
-//! headless Firefox (`scripts/test.sh`); natively this file compiles to nothing.
+//! Browser tests of the page: each test mounts the real `App` into its own container (after setting the URL hash it
+//! starts from), uses the real controls (choosing options, typing, pasting, clicking), lets Yew re-render, and reads
+//! the DOM. They run in headless Chromium and headless Firefox (`scripts/test.sh`); natively this file compiles to
+//! nothing.
 #![cfg(target_arch = "wasm32")]
 
 use std::time::Duration;
@@ -8,19 +9,49 @@ use std::time::Duration;
 use qpath_core::gpu::{GpuFilter, GPUS};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_sys::{Element, Event, EventInit, HtmlElement, HtmlInputElement, HtmlSelectElement};
+use web_sys::{
+    Element, Event, EventInit, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, KeyboardEvent,
+    KeyboardEventInit,
+};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// Lets Yew run its scheduled renders.
 async fn tick() {
-    yew::platform::time::sleep(Duration::from_millis(20)).await;
+    yew::platform::time::sleep(Duration::from_millis(30)).await;
 }
 
-/// A fresh page state: no hash (the app reads it at start), a new container holding a new App.
+/// Waits (up to two seconds) for a condition that an effect brings about, such as the URL being written; returns
+/// whether it came true. Browsers differ in when effects run relative to a fixed tick.
+async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
+    for _ in 0..100 {
+        if cond() {
+            return true;
+        }
+        yew::platform::time::sleep(Duration::from_millis(20)).await;
+    }
+    cond()
+}
+
+thread_local! {
+    /// The apps earlier tests mounted: unmounted before the next mounts, so their URL listeners stay out of its way.
+    static MOUNTED: std::cell::RefCell<Vec<(yew::AppHandle<qpath_web::App>, Element)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A fresh page: the URL hash it starts from, a new container holding a new App (earlier apps are unmounted).
 async fn mount_with_hash(hash: &str) -> Element {
+    MOUNTED.with(|m| {
+        for (app, root) in m.borrow_mut().drain(..) {
+            app.destroy();
+            root.remove();
+        }
+    });
     let window = web_sys::window().unwrap();
-    let url = if hash.is_empty() { " ".to_string() } else { hash.to_string() };
+    let url = if hash.is_empty() {
+        window.location().pathname().unwrap()
+    } else {
+        hash.to_string()
+    };
     window
         .history()
         .unwrap()
@@ -29,7 +60,8 @@ async fn mount_with_hash(hash: &str) -> Element {
     let doc = window.document().unwrap();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<qpath_web::App>::with_root(root.clone()).render();
+    let app = yew::Renderer::<qpath_web::App>::with_root(root.clone()).render();
+    MOUNTED.with(|m| m.borrow_mut().push((app, root.clone())));
     tick().await;
     root
 }
@@ -48,6 +80,16 @@ fn text(root: &Element, selector: &str) -> String {
     q(root, selector).text_content().unwrap_or_default()
 }
 
+fn exists(root: &Element, selector: &str) -> bool {
+    root.query_selector(selector).unwrap().is_some()
+}
+
+fn bubbling(kind: &str) -> Event {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    Event::new_with_event_init_dict(kind, &init).unwrap()
+}
+
 /// The ids of the GPU rows shown, in order.
 fn shown_ids(root: &Element) -> Vec<String> {
     let rows = root.query_selector_all("#gpu-table tbody tr").unwrap();
@@ -62,117 +104,338 @@ fn shown_ids(root: &Element) -> Vec<String> {
         .collect()
 }
 
-fn ids_matching(filter: &GpuFilter) -> Vec<String> {
-    filter.apply(GPUS).iter().map(|g| g.id.to_string()).collect()
-}
-
 async fn choose(root: &Element, selector: &str, value: &str) {
     let select: HtmlSelectElement = q(root, selector).unchecked_into();
     select.set_value(value);
     assert_eq!(select.value(), value, "{selector} has no option {value}");
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    select
-        .dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap())
-        .unwrap();
+    select.dispatch_event(&bubbling("change")).unwrap();
     tick().await;
 }
 
 async fn type_into(root: &Element, selector: &str, value: &str) {
     let input: HtmlInputElement = q(root, selector).unchecked_into();
     input.set_value(value);
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    input
-        .dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap())
-        .unwrap();
+    input.dispatch_event(&bubbling("input")).unwrap();
     tick().await;
 }
 
-#[wasm_bindgen_test]
-async fn lists_every_gpu_of_the_table_at_first() {
-    let root = mount().await;
-    assert_eq!(shown_ids(&root).len(), GPUS.len());
-    assert_eq!(text(&root, "#gpu-count"), format!("{} GPUs match", GPUS.len()));
-    assert!(text(&root, "#gpu-detail").contains("Pick a GPU"));
+/// Puts text into the command line as a paste does (an input event with the new value).
+async fn paste_command(root: &Element, line: &str) {
+    let area: HtmlTextAreaElement = q(root, "#command-line").unchecked_into();
+    area.set_value(line);
+    area.dispatch_event(&bubbling("input")).unwrap();
+    tick().await;
+}
+
+fn command(root: &Element) -> String {
+    q(root, "#command-line").unchecked_into::<HtmlTextAreaElement>().value()
+}
+
+fn select_value(root: &Element, selector: &str) -> String {
+    q(root, selector).unchecked_into::<HtmlSelectElement>().value()
+}
+
+/// The first FlashInfer group's value in a results field (`q-prefill`, `kernel-decode`, …).
+fn fi(root: &Element, class: &str) -> String {
+    let groups = root.query_selector_all("article.group").unwrap();
+    for i in 0..groups.length() {
+        let g: Element = groups.item(i).unwrap().unchecked_into();
+        if let Ok(Some(e)) = g.query_selector(&format!(".{class}")) {
+            return e.text_content().unwrap_or_default().trim().to_string();
+        }
+    }
+    panic!("no FlashInfer group shows .{class}");
+}
+
+fn location_hash() -> String {
+    web_sys::window().unwrap().location().hash().unwrap()
 }
 
 #[wasm_bindgen_test]
-async fn architecture_filter_narrows_the_list() {
+async fn first_visit_shows_the_seed_scenario_and_writes_the_link() {
     let root = mount().await;
-    choose(&root, "#filter-arch", "Hopper").await;
-    let expected = ids_matching(&GpuFilter {
-        arch: Some("Hopper".into()),
-        ..Default::default()
-    });
-    assert_eq!(shown_ids(&root), expected);
-    assert!(expected.contains(&"h100-sxm".to_string()) && !expected.contains(&"l4".to_string()));
-    assert_eq!(text(&root, "#gpu-count"), format!("{} GPUs match", expected.len()));
+    assert_eq!(
+        command(&root),
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8"
+    );
+    assert!(text(&root, "#selected-gpu").starts_with("NVIDIA L4 · compute capability 8.9"));
+    assert_eq!(fi(&root, "q-prefill"), "bfloat16");
+    assert_eq!(fi(&root, "kernel-prefill"), "fa2");
+    assert!(text(&root, "#result-stamp").contains("vLLM 0.33.0"));
+    let expected = "#gpu=l4&vllm=0.33.0&cuda=12.9&cubins=default&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct";
+    assert!(
+        eventually(|| location_hash().starts_with(expected)).await,
+        "hash {:?}",
+        location_hash()
+    );
 }
 
 #[wasm_bindgen_test]
-async fn typing_6000_shows_the_ada_and_the_blackwell_card_with_their_capabilities() {
+async fn choosing_the_prefix_release_shows_the_fa2_crash() {
+    let root = mount().await;
+    choose(&root, "#release", "0.25.0-prefix").await;
+    let err = text(&root, ".group-error");
+    assert!(err.contains("fp8 tensor core is not supported in fa2 backend"), "{err}");
+    assert_eq!(fi(&root, "q-prefill"), "float8_e4m3fn");
+    choose(&root, "#release", "0.25.0").await;
+    assert!(!exists(&root, ".group-error"));
+    assert_eq!(fi(&root, "q-prefill"), "bfloat16");
+    assert!(
+        eventually(|| location_hash().contains("vllm=0.25.0&")).await,
+        "hash {:?}",
+        location_hash()
+    );
+}
+
+#[wasm_bindgen_test]
+async fn controls_edit_the_command_line_and_the_answer() {
+    let root = mount_with_hash(
+        "#gpu=h100-sxm&vllm=0.33.0&cubins=yes&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8",
+    )
+    .await;
+    // FLASH_ATTN takes fp8 on SM90 unless FlashInfer is asked for.
+    choose(&root, "#attention-backend", "FLASHINFER").await;
+    assert!(
+        command(&root).contains("--attention-backend FLASHINFER"),
+        "{}",
+        command(&root)
+    );
+    assert_eq!(
+        (fi(&root, "q-prefill"), fi(&root, "kernel-decode")),
+        ("float8_e4m3fn".into(), "xqa".into())
+    );
+    let check: HtmlInputElement = q(&root, "#disable-q-quant").unchecked_into();
+    check.click();
+    tick().await;
+    assert!(
+        command(&root).contains("disable_flashinfer_q_quantization"),
+        "{}",
+        command(&root)
+    );
+    assert_eq!(
+        (fi(&root, "q-prefill"), fi(&root, "kernel-prefill")),
+        ("bfloat16".into(), "fa2".into())
+    );
+}
+
+#[wasm_bindgen_test]
+async fn skip_layer_chips() {
+    let root = mount_with_hash("#gpu=h100-sxm&vllm=0.25.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8+--attention-backend+FLASHINFER").await;
+    let input: HtmlInputElement = q(&root, "#skip-add").unchecked_into();
+    input.set_value("0 2");
+    let init = KeyboardEventInit::new();
+    init.set_key("Enter");
+    init.set_bubbles(true);
+    input
+        .dispatch_event(&KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap())
+        .unwrap();
+    tick().await;
+    assert!(
+        command(&root).contains("--kv-cache-dtype-skip-layers 0 2"),
+        "{}",
+        command(&root)
+    );
+    assert_eq!(root.query_selector_all("#skip-layers .chip").unwrap().length(), 2);
+    assert_eq!(root.query_selector_all("article.group").unwrap().length(), 2);
+    // Removing a chip edits the command line again.
+    q(&root, "#skip-layers .chip button").unchecked_into::<HtmlElement>().click();
+    tick().await;
+    assert!(
+        command(&root).contains("--kv-cache-dtype-skip-layers 2"),
+        "{}",
+        command(&root)
+    );
+}
+
+#[wasm_bindgen_test]
+async fn pasting_a_command_line_fills_the_inputs() {
+    let root = mount().await;
+    paste_command(
+        &root,
+        "VLLM_BATCH_INVARIANT=1 vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER -dcp 2 --max-model-len 8192",
+    )
+    .await;
+    assert_eq!(select_value(&root, "#model"), "openai/gpt-oss-20b");
+    assert_eq!(select_value(&root, "#attention-backend"), "FLASHINFER");
+    assert_eq!(select_value(&root, "#dcp"), "2");
+    assert!(q(&root, "#batch-invariant").unchecked_into::<HtmlInputElement>().checked());
+    assert!(text(&root, "#command-unused").contains("--max-model-len 8192"));
+    // Batch invariance: vLLM rejects the forced FlashInfer backend, and says why.
+    assert!(text(&root, ".scenario-error").contains("batch invariance not supported"));
+}
+
+#[wasm_bindgen_test]
+async fn an_invalid_command_line_is_named_and_the_inputs_stay() {
+    let root = mount().await;
+    paste_command(
+        &root,
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8 --no-such-flag 3",
+    )
+    .await;
+    assert!(
+        eventually(|| exists(&root, "#command-error")).await,
+        "no #command-error; command {:?}",
+        command(&root)
+    );
+    assert!(text(&root, "#command-error").contains("--no-such-flag"));
+    assert_eq!(
+        select_value(&root, "#kv-cache-dtype"),
+        "fp8",
+        "the last valid flags stay in the inputs"
+    );
+    assert!(exists(&root, ".scenario-error"));
+}
+
+#[wasm_bindgen_test]
+async fn links_restore_the_page_and_bad_parts_are_named() {
+    let root = mount_with_hash(
+        "#gpu=b200&vllm=0.25.0&cuda=12.8&cubins=yes&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8",
+    )
+    .await;
+    assert!(text(&root, "#selected-gpu").starts_with("NVIDIA B200"));
+    assert_eq!(select_value(&root, "#release"), "0.25.0");
+    assert_eq!(select_value(&root, "#cuda"), "12.8");
+    assert_eq!(select_value(&root, "#cubins"), "true");
+    assert_eq!(
+        (fi(&root, "q-prefill"), fi(&root, "kernel-prefill")),
+        ("float8_e4m3fn".into(), "trtllm-gen".into())
+    );
+    assert!(!exists(&root, "#notices"));
+
+    let root = mount_with_hash("#gpu=h900&vllm=0.26.0&cuda=banana").await;
+    let notices = text(&root, "#notices");
+    assert!(notices.contains("`h900`") && notices.contains("`banana`"), "{notices}");
+    assert_eq!(select_value(&root, "#release"), "0.26.0", "the valid part is kept");
+    assert!(exists(&root, "article.group"), "the page stays usable");
+
+    let root = mount_with_hash("#%%%&&==&cmd=%E2%82").await;
+    assert!(exists(&root, "#notices"));
+    assert!(exists(&root, "#command-line"));
+}
+
+#[wasm_bindgen_test]
+async fn the_gpu_picker_finds_both_6000s_and_selects() {
     let root = mount().await;
     type_into(&root, "#gpu-search", "6000").await;
     let ids = shown_ids(&root);
-    assert!(ids.contains(&"rtx-6000-ada".to_string()), "{ids:?}");
-    assert!(ids.contains(&"rtx-pro-6000-blackwell".to_string()), "{ids:?}");
+    assert!(
+        ids.contains(&"rtx-6000-ada".to_string()) && ids.contains(&"rtx-pro-6000-blackwell".to_string()),
+        "{ids:?}"
+    );
     assert_eq!(text(&root, "tr[data-gpu-id='rtx-6000-ada'] .cc"), "8.9");
     assert_eq!(text(&root, "tr[data-gpu-id='rtx-pro-6000-blackwell'] .cc"), "12.0");
-}
-
-#[wasm_bindgen_test]
-async fn filters_combine_and_clear() {
-    let root = mount().await;
-    choose(&root, "#filter-fp4", "true").await;
-    choose(&root, "#filter-memory", "180").await;
-    let expected = ids_matching(&GpuFilter {
-        fp4: Some(true),
-        min_memory_gb: Some(180),
-        ..Default::default()
-    });
-    assert_eq!(shown_ids(&root), expected);
-    assert!(expected.contains(&"b300".to_string()) && !expected.contains(&"rtx-5090".to_string()));
-    choose(&root, "#filter-cc", "8.9").await;
-    assert!(shown_ids(&root).is_empty());
-    assert!(text(&root, ".gpu-list").contains("No GPU matches"));
-    q(&root, "button.clear").unchecked_into::<HtmlElement>().click();
-    tick().await;
-    assert_eq!(shown_ids(&root).len(), GPUS.len());
-    assert_eq!(q(&root, "#filter-fp4").unchecked_into::<HtmlSelectElement>().value(), "");
-}
-
-#[wasm_bindgen_test]
-async fn clicking_a_gpu_selects_it_and_puts_it_in_the_link() {
-    let root = mount().await;
-    q(&root, "tr[data-gpu-id='jetson-agx-thor'] button.pick")
+    q(&root, "tr[data-gpu-id='rtx-pro-6000-blackwell'] button.pick")
         .unchecked_into::<HtmlElement>()
         .click();
     tick().await;
-    assert_eq!(text(&root, "#detail-name"), "NVIDIA Jetson AGX Thor (Jetson T5000)");
-    let cc = text(&root, "#detail-cc");
-    assert!(cc.starts_with("11.0"), "{cc}");
-    assert!(cc.contains("10.1 (sm_101)") && cc.contains("CUDA 12.8/12.9"), "{cc}");
-    assert_eq!(
-        q(&root, "tr[data-gpu-id='jetson-agx-thor'] button.pick")
-            .get_attribute("aria-pressed")
-            .as_deref(),
-        Some("true")
+    assert!(text(&root, "#selected-gpu").contains("compute capability 12.0"));
+    assert!(
+        eventually(|| location_hash().starts_with("#gpu=rtx-pro-6000-blackwell&")).await,
+        "hash {:?}",
+        location_hash()
     );
-    assert_eq!(web_sys::window().unwrap().location().hash().unwrap(), "#gpu=jetson-agx-thor");
+    // SM120 decodes through XQA from 0.28.0 (cubins default to "no" from 0.26.0, so ask for them).
+    choose(&root, "#cubins", "true").await;
+    assert_eq!(fi(&root, "kernel-decode"), "xqa");
 }
 
 #[wasm_bindgen_test]
-async fn a_link_selects_its_gpu_and_a_bad_link_says_what_was_wrong() {
-    let root = mount_with_hash("#gpu=l4").await;
-    assert_eq!(text(&root, "#detail-name"), "NVIDIA L4");
-    assert!(root.query_selector("#notices").unwrap().is_none());
-
-    let root = mount_with_hash("#gpu=h900&oops").await;
-    let notices = text(&root, "#notices");
-    assert!(notices.contains("`h900`") && notices.contains("`oops`"), "{notices}");
-    assert_eq!(shown_ids(&root).len(), GPUS.len(), "the page stays usable");
-    q(&root, "#notices button").unchecked_into::<HtmlElement>().click();
+async fn gpu_filters_combine_and_clear() {
+    let root = mount().await;
+    choose(&root, "#filter-fp4", "true").await;
+    choose(&root, "#filter-memory", "180").await;
+    let expected: Vec<String> = GpuFilter {
+        fp4: Some(true),
+        min_memory_gb: Some(180),
+        ..Default::default()
+    }
+    .apply(GPUS)
+    .iter()
+    .map(|g| g.id.to_string())
+    .collect();
+    assert_eq!(shown_ids(&root), expected);
+    q(&root, "button.clear").unchecked_into::<HtmlElement>().click();
     tick().await;
-    assert!(root.query_selector("#notices").unwrap().is_none());
+    assert_eq!(shown_ids(&root).len(), GPUS.len());
+    assert_eq!(select_value(&root, "#filter-fp4"), "");
+}
+
+#[wasm_bindgen_test]
+async fn compare_puts_the_prefix_crash_beside_the_fix() {
+    let root =
+        mount_with_hash("#gpu=l4&vllm=0.25.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8").await;
+    q(&root, "#tab-compare").unchecked_into::<HtmlElement>().click();
+    tick().await;
+    assert!(eventually(|| exists(&root, "#compare-table")).await);
+    choose(&root, "#compare-release", "0.25.0-prefix").await;
+    assert!(text(&root, ".left-outcome").contains("fp8 tensor core is not supported in fa2 backend"));
+    assert!(text(&root, ".left-q-prefill").contains("float8_e4m3fn"));
+    assert!(text(&root, ".right-q-prefill").contains("bfloat16"));
+    assert!(q(&root, ".left-outcome").class_list().contains("diff"));
+    // The compare view is not part of the link; the scenario is.
+    assert!(location_hash().contains("vllm=0.25.0&"));
+}
+
+#[wasm_bindgen_test]
+async fn a_matrix_cell_loads_its_scenario() {
+    let root =
+        mount_with_hash("#gpu=l4&vllm=0.33.0&cubins=yes&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8")
+            .await;
+    q(&root, "#tab-matrix").unchecked_into::<HtmlElement>().click();
+    assert!(eventually(|| exists(&root, "button.cell[data-gpu='b200'][data-kv='nvfp4']")).await);
+    assert!(exists(&root, "button.cell.error"), "errors stand out");
+    q(&root, "button.cell[data-gpu='b200'][data-kv='nvfp4']")
+        .unchecked_into::<HtmlElement>()
+        .click();
+    tick().await;
+    assert!(eventually(|| exists(&root, "article.group")).await, "back on the explainer");
+    assert!(text(&root, "#selected-gpu").starts_with("NVIDIA B200"));
+    assert!(command(&root).contains("--kv-cache-dtype nvfp4"), "{}", command(&root));
+    assert_eq!(
+        (fi(&root, "q-prefill"), fi(&root, "kernel-prefill")),
+        ("float8_e4m3fn".into(), "trtllm-gen".into())
+    );
+}
+
+#[wasm_bindgen_test]
+async fn markdown_for_an_issue_has_the_table_the_command_and_the_link() {
+    let root =
+        mount_with_hash("#gpu=l4&vllm=0.25.0-prefix&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8")
+            .await;
+    let md = text(&root, "#markdown-preview");
+    assert!(
+        md.contains("vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8"),
+        "{md}"
+    );
+    assert!(md.contains("| layers | attention | backend |"), "{md}");
+    assert!(md.contains("fp8 tensor core is not supported in fa2 backend"), "{md}");
+    assert!(md.contains("[Open in qpath](") && md.contains("vllm=0.25.0-prefix"), "{md}");
+}
+
+#[wasm_bindgen_test]
+async fn the_theme_toggle_is_remembered() {
+    use gloo::storage::{LocalStorage, Storage};
+    LocalStorage::clear();
+    let root = mount().await;
+    let html = gloo::utils::document().document_element().unwrap();
+    q(&root, "#theme-toggle").unchecked_into::<HtmlElement>().click();
+    assert!(
+        eventually(|| html.class_list().contains("light")).await,
+        "class {:?}",
+        html.class_name()
+    );
+    q(&root, "#theme-toggle").unchecked_into::<HtmlElement>().click();
+    assert!(eventually(|| html.class_list().contains("dark") && !html.class_list().contains("light")).await);
+    assert_eq!(LocalStorage::get::<String>("qpath-theme").ok().as_deref(), Some("dark"));
+    let root = mount().await;
+    assert!(
+        text(&root, "#theme-toggle").contains("dark"),
+        "a new page starts from the remembered theme"
+    );
+    q(&root, "#theme-toggle").unchecked_into::<HtmlElement>().click();
+    assert!(
+        eventually(|| !html.class_list().contains("dark") && !html.class_list().contains("light")).await,
+        "back to the system's"
+    );
+    LocalStorage::clear();
 }

@@ -1,0 +1,271 @@
+//! Compare: two reports side by side (typically one scenario under two releases), one row per attention group.
+//!
+//! Groups are matched by identical layer lists; a group one side lacks shows "—" there, and a scenario-level error
+//! spans its side of every row. Each field that differs gets class `diff` on both cells and a visible "≠" marker
+//! (announced as "differs"), so colour is never the only signal.
+
+use std::rc::Rc;
+
+use qpath_core::dtype::TorchDtype;
+use qpath_core::report::{GroupReport, Kernel, Report, ScenarioError, Stage};
+use qpath_core::resolve::short_list;
+use yew::prelude::*;
+
+#[derive(PartialEq, Properties)]
+pub struct CompareProps {
+    pub left: Rc<Report>,
+    pub right: Rc<Report>,
+}
+
+/// The per-group fields of one side, in column order: (class suffix, column heading).
+const FIELDS: [(&str, &str); 7] = [
+    ("backend", "Backend"),
+    ("cache-dtype", "Cache dtype"),
+    ("q-prefill", "Q prefill"),
+    ("q-decode", "Q decode"),
+    ("kernel-prefill", "Prefill kernel"),
+    ("kernel-decode", "Decode kernel"),
+    ("outcome", "Outcome"),
+];
+
+/// What one side shows in a row.
+#[derive(Clone, PartialEq)]
+enum Side {
+    /// The side's group with these layers: one text per field of [`FIELDS`].
+    Group([String; 7]),
+    /// The side has no group with these layers.
+    Missing,
+    /// The side's scenario failed as a whole.
+    ScenarioError(String),
+}
+
+fn dtype(d: Option<TorchDtype>) -> String {
+    d.map_or("—".to_string(), |d| d.name().to_string())
+}
+
+fn kernel(k: Option<Kernel>) -> String {
+    k.map_or("—".to_string(), |k| k.name().to_string())
+}
+
+fn stage_words(s: Stage) -> &'static str {
+    match s {
+        Stage::Init => "at engine start",
+        Stage::Build => "on the first batch",
+        Stage::PrefillPlan => "on the first prefill",
+        Stage::DecodePlan => "on the first decode",
+    }
+}
+
+fn outcome(g: &GroupReport) -> String {
+    match &g.error {
+        Some(e) => {
+            let message = if e.message.is_empty() { "(no message)" } else { &e.message };
+            format!("{} {}: {}", e.kind, stage_words(e.stage), message)
+        }
+        None if g.backend == "FLASHINFER" => "works".to_string(),
+        None => format!("runs on {}", g.backend),
+    }
+}
+
+fn fields(g: &GroupReport) -> [String; 7] {
+    [
+        g.backend.clone(),
+        g.cache_dtype.clone(),
+        dtype(g.q_dtype.prefill),
+        dtype(g.q_dtype.decode),
+        kernel(g.kernel.prefill),
+        kernel(g.kernel.decode),
+        outcome(g),
+    ]
+}
+
+fn scenario_error_text(e: &ScenarioError) -> String {
+    format!("{}: {}", e.kind, e.message)
+}
+
+/// One row: the layers (empty when neither side has groups) and both sides.
+struct Row {
+    layers: Vec<u32>,
+    left: Side,
+    right: Side,
+}
+
+impl Row {
+    /// Whether field `i` differs (for a missing group or a scenario error, the whole side differs unless both sides
+    /// show the same thing).
+    fn differs(&self, i: usize) -> bool {
+        match (&self.left, &self.right) {
+            (Side::Group(a), Side::Group(b)) => a[i] != b[i],
+            (a, b) => a != b,
+        }
+    }
+
+    fn any_differs(&self) -> bool {
+        (0..FIELDS.len()).any(|i| self.differs(i))
+    }
+}
+
+fn side_for(r: &Report, layers: &[u32]) -> Side {
+    if let Some(e) = &r.error {
+        return Side::ScenarioError(scenario_error_text(e));
+    }
+    r.groups
+        .iter()
+        .find(|g| g.layers == layers)
+        .map_or(Side::Missing, |g| Side::Group(fields(g)))
+}
+
+fn rows(left: &Report, right: &Report) -> Vec<Row> {
+    let mut layer_sets: Vec<&Vec<u32>> = Vec::new();
+    for g in left.groups.iter().chain(right.groups.iter()) {
+        if !layer_sets.contains(&&g.layers) {
+            layer_sets.push(&g.layers);
+        }
+    }
+    layer_sets.sort_by_key(|l| (l.first().copied(), l.len()));
+    if layer_sets.is_empty() {
+        // Neither side has groups (scenario errors, or a model without attention layers): one row for the scenario.
+        return vec![Row {
+            layers: vec![],
+            left: side_for(left, &[]),
+            right: side_for(right, &[]),
+        }];
+    }
+    layer_sets
+        .into_iter()
+        .map(|l| Row {
+            layers: l.clone(),
+            left: side_for(left, l),
+            right: side_for(right, l),
+        })
+        .collect()
+}
+
+fn release_line(r: &Report) -> String {
+    format!("vLLM {} / FlashInfer {}", r.vllm, r.flashinfer)
+}
+
+fn side_header(r: &Report, which: &'static str) -> Html {
+    let cubins = if r.trtllm_cubins {
+        "TRTLLM cubins: yes"
+    } else {
+        "TRTLLM cubins: no"
+    };
+    html! {
+        <div class={classes!("compare-side", which)} id={format!("compare-{which}")}>
+            <p class="side-name">{ if which == "left" { "Left" } else { "Right" } }</p>
+            <p class="side-release">{ release_line(r) }</p>
+            <p class="side-platform">
+                <span class="side-gpu">{ format!("{} (compute capability {})", r.gpu.name, r.gpu.compute_capability) }</span>
+                <span class="sep" aria-hidden="true">{ " · " }</span>
+                <span class="side-cuda">{ format!("CUDA {}", r.cuda) }</span>
+                <span class="sep" aria-hidden="true">{ " · " }</span>
+                <span class="side-cubins">{ cubins }</span>
+            </p>
+        </div>
+    }
+}
+
+fn marker() -> Html {
+    html! { <span class="diff-mark" role="img" aria-label="differs" title="differs between the two sides">{ "≠" }</span> }
+}
+
+fn side_cells(row: &Row, which: &'static str) -> Html {
+    let side = if which == "left" { &row.left } else { &row.right };
+    match side {
+        Side::Group(values) => html! {
+            { for values.iter().enumerate().map(|(i, v)| {
+                let diff = row.differs(i);
+                let (suffix, _) = FIELDS[i];
+                let failing = suffix == "outcome" && v != "works" && !v.starts_with("runs on ");
+                html! {
+                    <td class={classes!(format!("{which}-{suffix}"), which, diff.then_some("diff"), failing.then_some("failing"), (i == 0).then_some("side-start"))}>
+                        if diff { { marker() } }
+                        <span class="value">{ v.clone() }</span>
+                    </td>
+                }
+            }) }
+        },
+        Side::Missing => html! {
+            <td colspan={FIELDS.len().to_string()}
+                class={classes!(format!("{which}-outcome"), which, "missing", "side-start", row.any_differs().then_some("diff"))}>
+                if row.any_differs() { { marker() } }
+                <span class="value">{ "— no group with these layers" }</span>
+            </td>
+        },
+        Side::ScenarioError(text) => html! {
+            <td colspan={FIELDS.len().to_string()}
+                class={classes!(format!("{which}-outcome"), which, "scenario-error", "failing", "side-start", row.any_differs().then_some("diff"))}>
+                if row.any_differs() { { marker() } }
+                <span class="value">{ format!("vLLM rejects the scenario: {text}") }</span>
+            </td>
+        },
+    }
+}
+
+#[function_component(Compare)]
+pub fn compare(props: &CompareProps) -> Html {
+    let (left, right) = (&*props.left, &*props.right);
+    let rows = rows(left, right);
+    let total = rows.len();
+    let differing = rows.iter().filter(|r| r.any_differs()).count();
+    let summary = if differing == 0 {
+        "Both releases decide the same for every group".to_string()
+    } else {
+        let noun = if total == 1 { "group" } else { "groups" };
+        let verb = if differing == 1 { "differs" } else { "differ" };
+        format!("{differing} of {total} {noun} {verb}")
+    };
+    let head = |r: &Report, which: &'static str| {
+        html! {
+            <th scope="colgroup" colspan={FIELDS.len().to_string()} class={classes!(which, "side-start")}>
+                { format!("{} · vLLM {}", if which == "left" { "Left" } else { "Right" }, r.vllm) }
+            </th>
+        }
+    };
+    let field_heads = |which: &'static str| {
+        html! {
+            { for FIELDS.iter().enumerate().map(|(i, (_, label))| html! {
+                <th scope="col" class={classes!(which, (i == 0).then_some("side-start"))}>{ *label }</th>
+            }) }
+        }
+    };
+    html! {
+        <section class="compare" aria-label="Compare">
+            <div class="compare-head">
+                { side_header(left, "left") }
+                { side_header(right, "right") }
+            </div>
+            <p id="compare-summary" class={classes!("compare-summary", (differing > 0).then_some("differs"))} aria-live="polite">
+                { summary }
+            </p>
+            <div class="table-wrap compare-wrap">
+                <table id="compare-table">
+                    <thead>
+                        <tr>
+                            <th scope="col" rowspan="2" class="layers">{ "Layers" }</th>
+                            { head(left, "left") }
+                            { head(right, "right") }
+                        </tr>
+                        <tr>
+                            { field_heads("left") }
+                            { field_heads("right") }
+                        </tr>
+                    </thead>
+                    <tbody>
+                        { for rows.iter().map(|row| {
+                            let layers = if row.layers.is_empty() { "whole scenario".to_string() } else { short_list(&row.layers) };
+                            html! {
+                                <tr key={layers.clone()} class={classes!("compare-row", row.any_differs().then_some("differs"))}>
+                                    <th scope="row" class="layers">{ layers }</th>
+                                    { side_cells(row, "left") }
+                                    { side_cells(row, "right") }
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+        </section>
+    }
+}

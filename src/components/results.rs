@@ -1,0 +1,406 @@
+//! Results: the answer for one scenario, rendered from a [`Report`] of the core and nothing else.
+//!
+//! Layout, top to bottom: the stamp (`#result-stamp`: releases, GPU, CUDA, cubins), the model line (`#result-model`),
+//! the scenario error (`.scenario-error`) when vLLM rejects the scenario as a whole, qpath's notes (`.notes`) and the
+//! flags that do not matter (`.unused-flags`), the engine's selection log (`.engine-logs`), the layer strip
+//! (`.layer-strip`, one `.layer` cell per layer with `data-layer` / `data-group`) with its legend, and one
+//! `article.group[data-group=n]` per attention group.
+//!
+//! In a group card, `.q-prefill`, `.q-decode`, `.kernel-prefill` and `.kernel-decode` hold only the value text
+//! (`bfloat16`, `fa2`, or `—` when the code raised before deciding it), so tests and scripts can read them.
+//!
+//! It depends on nothing of its crate but the report it is given: `tests/results.rs` mounts it on reports of the core.
+
+use std::rc::Rc;
+
+use qpath_core::builder::UNVERIFIED;
+use qpath_core::dtype::TorchDtype;
+use qpath_core::report::{GroupError, GroupReport, Kernel, Report, ScenarioError, Stage, TraceStep};
+use qpath_core::resolve::short_list;
+use yew::prelude::*;
+
+#[derive(PartialEq, Properties)]
+pub struct ResultsProps {
+    pub report: Rc<Report>,
+}
+
+/// The tooltip of a value the code never computed.
+pub const NOT_REACHED: &str = "not reached: the code raised first";
+
+/// How the layer strip numbers layers.
+pub const LAYER_CAPTION: &str = "Layers are numbered from 0, the index vLLM matches in --kv-cache-dtype-skip-layers.";
+
+/// The backend whose decisions qpath explains.
+const FLASHINFER: &str = "FLASHINFER";
+
+/// The number of group colours `static/results.css` defines (`--qp-group-1` … `--qp-group-8`); more groups reuse them.
+const GROUP_COLOURS: usize = 8;
+
+/// When in the engine's life an error fires, in words.
+pub fn stage_words(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Init => "at engine start (FlashInferMetadataBuilder.__init__)",
+        Stage::Build => "on the first batch (build)",
+        Stage::PrefillPlan => "on the first prefill (FlashInfer plan)",
+        Stage::DecodePlan => "on the first decode (plan or first XQA/trtllm-gen call)",
+    }
+}
+
+fn kernel_hint(k: Kernel) -> &'static str {
+    match k {
+        Kernel::TrtllmGen => "TensorRT-LLM trtllm-gen kernel (cubin)",
+        Kernel::Xqa => "TensorRT-LLM XQA decode kernel",
+        Kernel::Fa3 => "FlashInfer's FA3 template",
+        Kernel::Fa2 => "FlashInfer's FA2 template",
+    }
+}
+
+fn cache_dtype_words(cache_dtype: &str) -> String {
+    if cache_dtype == "auto" {
+        "auto (16-bit, unquantized)".to_string()
+    } else {
+        cache_dtype.to_string()
+    }
+}
+
+fn colour_class(n: usize) -> String {
+    format!("g{}", (n - 1) % GROUP_COLOURS + 1)
+}
+
+/// `(full, FLASHINFER, fp8)`: what tells a group apart at a glance.
+fn group_brief(g: &GroupReport) -> String {
+    let attention = match g.sliding_window {
+        Some(w) if g.attention == "sliding_window" => format!("sliding_window {w}"),
+        _ => g.attention.clone(),
+    };
+    format!("{attention}, {}, {}", g.backend, g.cache_dtype)
+}
+
+fn attention_words(g: &GroupReport) -> String {
+    match (g.attention.as_str(), g.sliding_window) {
+        ("full", _) => "full attention".to_string(),
+        ("sliding_window", Some(w)) => format!("sliding-window attention ({w} tokens)"),
+        (other, Some(w)) => format!("{other} attention (window {w})"),
+        (other, None) => format!("{other} attention"),
+    }
+}
+
+/// A `file:line` as a link when its URL is known.
+fn source_link(source: &str, url: Option<&str>) -> Html {
+    match url {
+        Some(url) => html! {
+            <a class="source" href={url.to_string()} target="_blank" rel="noopener noreferrer"><code>{ source }</code></a>
+        },
+        None => html! { <code class="source">{ source }</code> },
+    }
+}
+
+#[function_component(Results)]
+pub fn results(props: &ResultsProps) -> Html {
+    let r = &*props.report;
+    html! {
+        <section class="results" aria-label="Results">
+            { stamp(r) }
+            if let Some(e) = &r.error {
+                { scenario_error(e) }
+            }
+            { notes(r) }
+            if r.error.is_none() {
+                if !r.logs.is_empty() {
+                    <div class="engine-log-block">
+                        <h3>{ "Backend selection log" }</h3>
+                        <pre class="engine-logs">{ r.logs.join("\n") }</pre>
+                    </div>
+                }
+                { layer_strip(r) }
+                <div class="groups">
+                    { for r.groups.iter().enumerate().map(|(i, g)| html! { <GroupCard key={i} n={i + 1} group={g.clone()} /> }) }
+                </div>
+            }
+        </section>
+    }
+}
+
+fn stamp(r: &Report) -> Html {
+    // A raw capability's name is already "compute capability X.Y".
+    let gpu = if r.gpu.id.is_some() {
+        format!("{} · compute capability {}", r.gpu.name, r.gpu.compute_capability)
+    } else {
+        r.gpu.name.clone()
+    };
+    let cubins = if r.trtllm_cubins {
+        "TRTLLM cubins available"
+    } else {
+        "TRTLLM cubins not available"
+    };
+    html! {
+        <>
+            <p id="result-stamp" class="stamp">
+                <span class="stamp-release">{ format!("as of vLLM {} / FlashInfer {}", r.vllm, r.flashinfer) }</span>
+                <span class="sep" aria-hidden="true">{ " · " }</span>
+                <span class="stamp-gpu">{ gpu }</span>
+                <span class="sep" aria-hidden="true">{ " · " }</span>
+                <span class="stamp-cuda">{ format!("CUDA {}", r.cuda) }</span>
+                <span class="sep" aria-hidden="true">{ " · " }</span>
+                <span class="stamp-cubins">{ cubins }</span>
+            </p>
+            if let Some(m) = &r.model {
+                <p id="result-model" class="model-line">
+                    <code>{ m.id.clone() }</code>
+                    { format!(": {} layers, model dtype {}{}", m.num_layers, m.dtype,
+                        if m.preset { "" } else { " (described by --hf-overrides, not a preset)" }) }
+                </p>
+            }
+        </>
+    }
+}
+
+fn scenario_error(e: &ScenarioError) -> Html {
+    html! {
+        <div class="scenario-error" role="alert">
+            <p class="error-head">
+                <span class="error-label">{ "vLLM rejects this scenario: " }</span>
+                <span class="error-type">{ e.kind.clone() }</span>
+            </p>
+            <pre class="error-message"><code>{ e.message.clone() }</code></pre>
+            if let Some(s) = &e.source {
+                <p class="error-source">{ "raised at " }<code class="source">{ s.clone() }</code></p>
+            }
+        </div>
+    }
+}
+
+fn notes(r: &Report) -> Html {
+    html! {
+        <>
+            if !r.notes.is_empty() {
+                <div class="notes-block">
+                    <h3>{ "Noticed" }</h3>
+                    <ul class="notes">
+                        { for r.notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }
+                    </ul>
+                </div>
+            }
+            if !r.unused_flags.is_empty() {
+                <div class="unused-block">
+                    <h3>{ "Flags that do not affect this decision" }</h3>
+                    <ul class="unused-flags">
+                        { for r.unused_flags.iter().map(|f| html! { <li><code>{ f.clone() }</code></li> }) }
+                    </ul>
+                </div>
+            }
+        </>
+    }
+}
+
+fn layer_strip(r: &Report) -> Html {
+    if r.groups.is_empty() {
+        return html! {};
+    }
+    let max = r
+        .groups
+        .iter()
+        .flat_map(|g| g.layers.iter().copied())
+        .max()
+        .map_or(0, |m| m + 1);
+    let count = r.model.as_ref().map_or(max, |m| m.num_layers.max(max));
+    let mut owner: Vec<Option<usize>> = vec![None; count as usize];
+    for (i, g) in r.groups.iter().enumerate() {
+        for &l in &g.layers {
+            owner[l as usize] = Some(i + 1);
+        }
+    }
+    let summary: Vec<String> = r
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| format!("group {} ({}): layers {}", i + 1, group_brief(g), short_list(&g.layers)))
+        .collect();
+    let label = format!(
+        "{count} layers in {} group{}: {}",
+        r.groups.len(),
+        if r.groups.len() == 1 { "" } else { "s" },
+        summary.join("; ")
+    );
+    let cells = owner.iter().enumerate().map(|(layer, n)| match n {
+        Some(n) => {
+            let g = &r.groups[n - 1];
+            let title = format!("layer {layer}: group {n} ({})", group_brief(g));
+            html! {
+                <span key={layer} class={classes!("layer", colour_class(*n), g.error.is_some().then_some("failing"))}
+                    data-layer={layer.to_string()} data-group={n.to_string()} {title}>{ n.to_string() }</span>
+            }
+        }
+        None => html! {
+            <span key={layer} class="layer none" data-layer={layer.to_string()} data-group=""
+                title={format!("layer {layer}: in no attention group")}>{ "·" }</span>
+        },
+    });
+    html! {
+        <figure class="layers">
+            <div class="layer-strip" role="img" aria-label={label}>{ for cells }</div>
+            <figcaption>
+                <ul class="legend">
+                    { for r.groups.iter().enumerate().map(|(i, g)| html! {
+                        <li data-group={(i + 1).to_string()}>
+                            <span class={classes!("swatch", colour_class(i + 1))} aria-hidden="true">{ (i + 1).to_string() }</span>
+                            { format!("group {} ({}): {} layer{}", i + 1, group_brief(g), g.layers.len(),
+                                if g.layers.len() == 1 { "" } else { "s" }) }
+                            if g.error.is_some() { <span class="badge error-badge">{ "raises" }</span> }
+                        </li>
+                    }) }
+                </ul>
+                <p class="layer-caption">{ LAYER_CAPTION }</p>
+            </figcaption>
+        </figure>
+    }
+}
+
+#[derive(PartialEq, Properties)]
+struct GroupCardProps {
+    /// The group's number, from 1.
+    n: usize,
+    group: GroupReport,
+}
+
+#[function_component(GroupCard)]
+fn group_card(props: &GroupCardProps) -> Html {
+    let g = &props.group;
+    let n = props.n;
+    let flashinfer = g.backend == FLASHINFER;
+    let raised = g.error.is_some();
+    let fp8_query = [g.q_dtype.prefill, g.q_dtype.decode].iter().flatten().any(|d| d.is_fp8());
+    html! {
+        <article class={classes!("group", colour_class(n), (!flashinfer).then_some("other-backend"), raised.then_some("raises"))}
+            data-group={n.to_string()} aria-labelledby={format!("group-{n}-title")}>
+            <h3 id={format!("group-{n}-title")}>
+                <span class={classes!("swatch", colour_class(n))} aria-hidden="true">{ n.to_string() }</span>
+                <span class="group-title">{ format!("Group {n}: layers {}", short_list(&g.layers)) }</span>
+                if fp8_query { <span class="badge fp8-badge">{ "FP8 query" }</span> }
+            </h3>
+            <p class="shape">
+                <span class="attention">{ attention_words(g) }</span>
+                <span class="sep" aria-hidden="true">{ " · " }</span>
+                <span class="heads">{ format!("heads {}/{} (q/kv)", g.num_q_heads, g.num_kv_heads) }</span>
+                <span class="sep" aria-hidden="true">{ " · " }</span>
+                <span class="head-dim">{ format!("head_dim {}", g.head_dim) }</span>
+                <span class="sep" aria-hidden="true">{ " · " }</span>
+                <span class="sinks">{ if g.has_sinks { "attention sinks" } else { "no sinks" } }</span>
+            </p>
+            <dl class="decision">
+                <dt>{ "Backend" }</dt>
+                <dd class="backend">{ g.backend.clone() }</dd>
+                <dt>{ "Cache dtype" }</dt>
+                <dd class="cache-dtype">{ cache_dtype_words(&g.cache_dtype) }</dd>
+                if flashinfer {
+                    <dt>{ "Q dtype, prefill" }</dt>
+                    <dd>{ dtype_value("q-prefill", g.q_dtype.prefill, raised) }</dd>
+                    <dt>{ "Q dtype, decode" }</dt>
+                    <dd>{ dtype_value("q-decode", g.q_dtype.decode, raised) }</dd>
+                    <dt>{ "Kernel, prefill" }</dt>
+                    <dd>{ kernel_value("kernel-prefill", g.kernel.prefill, raised) }</dd>
+                    <dt>{ "Kernel, decode" }</dt>
+                    <dd>{ kernel_value("kernel-decode", g.kernel.decode, raised) }</dd>
+                }
+            </dl>
+            if !flashinfer {
+                <p class="not-flashinfer">{ format!("FlashInfer does not run these layers: {} does.", g.backend) }</p>
+            }
+            if let Some(e) = &g.error {
+                { group_error(e, &g.trace) }
+            }
+            if !g.warnings.is_empty() {
+                <div class="warnings-block">
+                    <h4>{ "Warnings" }</h4>
+                    <ul class="warnings">
+                        { for g.warnings.iter().map(|w| html! {
+                            <li><span class="warn-label">{ "Warning: " }</span>{ w.clone() }</li>
+                        }) }
+                    </ul>
+                </div>
+            }
+            if !g.logs.is_empty() {
+                <div class="logs-block">
+                    <h4>{ "What vLLM logs" }</h4>
+                    <pre class="logs">{ g.logs.join("\n") }</pre>
+                </div>
+            }
+            <div class="trace-block">
+                <h4>{ if flashinfer { "Why" } else { "Why this backend" } }</h4>
+                <ol class="trace">{ for g.trace.iter().map(trace_step) }</ol>
+            </div>
+        </article>
+    }
+}
+
+/// An absent value: the code raised before computing it (or, without an error, never got to it).
+fn missing(class: &'static str, raised: bool) -> Html {
+    let title = if raised { NOT_REACHED } else { "not determined" };
+    html! { <span class={classes!(class, "missing")} {title}>{ "—" }</span> }
+}
+
+fn dtype_value(class: &'static str, d: Option<TorchDtype>, raised: bool) -> Html {
+    match d {
+        None => missing(class, raised),
+        Some(d) => html! {
+            <>
+                <code class={class}>{ d.name() }</code>
+                if d.is_fp8() { { " " }<span class="badge fp8-badge">{ "FP8" }</span> }
+            </>
+        },
+    }
+}
+
+fn kernel_value(class: &'static str, k: Option<Kernel>, raised: bool) -> Html {
+    match k {
+        None => missing(class, raised),
+        Some(k) => html! {
+            <>
+                <code class={class}>{ k.name() }</code>
+                <span class="hint">{ format!(" {}", kernel_hint(k)) }</span>
+            </>
+        },
+    }
+}
+
+fn group_error(e: &GroupError, trace: &[TraceStep]) -> Html {
+    // The raise's own line has no URL in the DTO; a trace step citing the same line has it.
+    let url = e.source.as_ref().and_then(|s| {
+        trace
+            .iter()
+            .find(|t| t.source.as_ref() == Some(s))
+            .and_then(|t| t.url.clone())
+    });
+    html! {
+        <div class="group-error" role="alert">
+            <p class="error-head">
+                <span class="error-label">{ "Raises " }</span>
+                <span class="error-type">{ e.kind.clone() }</span>
+                <span class="error-stage">{ format!(" {}", stage_words(e.stage)) }</span>
+            </p>
+            <pre class="error-message"><code>{ e.message.clone() }</code></pre>
+            if let Some(s) = &e.source {
+                <p class="error-source">{ "raised at " }{ source_link(s, url.as_deref()) }</p>
+            }
+        </div>
+    }
+}
+
+fn trace_step(t: &TraceStep) -> Html {
+    let unverified = t.rule == UNVERIFIED;
+    html! {
+        <li class={classes!("step", unverified.then_some("unverified"))}>
+            if unverified {
+                <strong class="rule badge unverified-badge">{ "unverified prediction" }</strong>
+            } else {
+                <strong class="rule">{ t.rule.clone() }</strong>
+            }
+            { " " }
+            <span class="outcome">{ t.outcome.clone() }</span>
+            if let Some(s) = &t.source {
+                { " " }
+                { source_link(s, t.url.as_deref()) }
+            }
+        </li>
+    }
+}

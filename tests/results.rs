@@ -1,0 +1,252 @@
+//! Browser tests of the results view: each test resolves a real scenario with the core, mounts `Results` with that
+//! report into its own container, lets Yew render, and reads the DOM. Natively this file compiles to nothing.
+#![cfg(target_arch = "wasm32")]
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use qpath_core::release::Release;
+use qpath_core::report::Report;
+use qpath_core::resolve::{resolve, Hardware, Scenario};
+use qpath_web::components::results::{Results, ResultsProps};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::Element;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
+
+fn report(gpu: &str, release: Release, flags: &str) -> Report {
+    resolve(&Scenario::new(
+        Hardware::parse(gpu).unwrap(),
+        release,
+        format!("{LLAMA} {flags}"),
+    ))
+}
+
+/// Mounts `Results` for `report` into a fresh container and lets Yew render it.
+async fn mount(report: Report) -> Element {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<Results>::with_root_and_props(root.clone(), ResultsProps { report: Rc::new(report) }).render();
+    yew::platform::time::sleep(Duration::from_millis(20)).await;
+    root
+}
+
+fn q(root: &Element, selector: &str) -> Element {
+    root.query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no element matches {selector}"))
+}
+
+fn all(root: &Element, selector: &str) -> Vec<Element> {
+    let list = root.query_selector_all(selector).unwrap();
+    (0..list.length()).map(|i| list.item(i).unwrap().unchecked_into()).collect()
+}
+
+fn text(root: &Element, selector: &str) -> String {
+    q(root, selector).text_content().unwrap_or_default()
+}
+
+fn attr(e: &Element, name: &str) -> String {
+    e.get_attribute(name)
+        .unwrap_or_else(|| panic!("no {name} on {}", e.outer_html()))
+}
+
+/// The group card whose backend cell reads `backend`.
+fn card_of_backend(root: &Element, backend: &str) -> Element {
+    all(root, "article.group")
+        .into_iter()
+        .find(|c| text(c, ".backend") == backend)
+        .unwrap_or_else(|| panic!("no group card on {backend}"))
+}
+
+#[wasm_bindgen_test]
+async fn l4_fp8_cache_keeps_a_bf16_query_on_fa2() {
+    let root = mount(report("l4", Release::V0_25_0, "--kv-cache-dtype fp8")).await;
+    let section = q(&root, "section.results");
+    assert_eq!(attr(&section, "aria-label"), "Results");
+
+    let stamp = text(&root, "#result-stamp");
+    assert!(stamp.starts_with("as of vLLM 0.25.0 / FlashInfer 0."), "{stamp}");
+    assert!(stamp.contains("NVIDIA L4 · compute capability 8.9"), "{stamp}");
+    assert!(
+        stamp.contains("CUDA 12.9") && stamp.contains("TRTLLM cubins available"),
+        "{stamp}"
+    );
+
+    let cards = all(&root, "article.group");
+    assert_eq!(cards.len(), 1);
+    let card = &cards[0];
+    assert_eq!(attr(card, "data-group"), "1");
+    assert_eq!(text(card, "h3 .group-title"), "Group 1: layers 0-31");
+    assert_eq!(text(card, ".backend"), "FLASHINFER");
+    assert_eq!(text(card, ".cache-dtype"), "fp8");
+    assert_eq!(text(card, ".q-prefill"), "bfloat16");
+    assert_eq!(text(card, ".q-decode"), "bfloat16");
+    assert_eq!(text(card, ".kernel-prefill"), "fa2");
+    assert_eq!(text(card, ".kernel-decode"), "fa2");
+    assert!(card.query_selector(".group-error").unwrap().is_none());
+    assert!(
+        card.query_selector(".fp8-badge").unwrap().is_none(),
+        "a bf16 query has no FP8 badge"
+    );
+    let logs = text(card, ".logs");
+    assert!(
+        logs.contains("FlashInfer resolved query dtypes: prefill=torch.bfloat16"),
+        "{logs}"
+    );
+    let engine = text(&root, ".engine-logs");
+    assert!(engine.contains("Using FLASHINFER attention backend"), "{engine}");
+    assert!(all(card, "ol.trace > li").len() >= 5);
+}
+
+#[wasm_bindgen_test]
+async fn prefix_release_raises_the_fa2_fp8_assertion_on_the_first_prefill() {
+    let root = mount(report("l4", Release::V0_25_0Prefix, "--kv-cache-dtype fp8")).await;
+    let card = q(&root, "article.group");
+    let err = q(&card, ".group-error");
+    assert_eq!(attr(&err, "role"), "alert");
+    let msg = err.text_content().unwrap();
+    assert!(msg.contains("AssertionError"), "{msg}");
+    assert!(msg.contains("fp8 tensor core is not supported in fa2 backend"), "{msg}");
+    assert!(msg.contains("on the first prefill (FlashInfer plan)"), "{msg}");
+    assert!(msg.contains("flashinfer/jit/attention/modules.py:"), "{msg}");
+    assert_eq!(
+        text(&err, ".error-message"),
+        "fp8 tensor core is not supported in fa2 backend"
+    );
+
+    // The query is quantized (badge), prefill got as far as choosing fa2, decode was never reached.
+    assert_eq!(text(&card, ".q-prefill"), "float8_e4m3fn");
+    assert!(text(&card, "h3").contains("FP8 query"));
+    assert_eq!(text(&card, ".kernel-prefill"), "fa2");
+    let decode = q(&card, ".kernel-decode");
+    assert_eq!(decode.text_content().unwrap(), "—");
+    assert_eq!(attr(&decode, "title"), "not reached: the code raised first");
+    // The strip marks the failing group's cells.
+    assert_eq!(all(&root, ".layer-strip .layer.failing").len(), 32);
+}
+
+#[wasm_bindgen_test]
+async fn skip_layers_put_layers_0_and_2_in_their_own_group_on_the_strip() {
+    let root = mount(report(
+        "l4",
+        Release::V0_25_0,
+        "--kv-cache-dtype fp8 --kv-cache-dtype-skip-layers 0 2",
+    ))
+    .await;
+    let cards = all(&root, "article.group");
+    assert_eq!(cards.len(), 2);
+    let fa = card_of_backend(&root, "FLASH_ATTN");
+    let fi = card_of_backend(&root, "FLASHINFER");
+    let (fa_group, fi_group) = (attr(&fa, "data-group"), attr(&fi, "data-group"));
+    assert_ne!(fa_group, fi_group);
+    assert_eq!(text(&fa, ".group-title"), format!("Group {fa_group}: layers 0, 2"));
+    assert_eq!(text(&fa, ".cache-dtype"), "auto (16-bit, unquantized)");
+    assert!(text(&fa, ".not-flashinfer").contains("FlashInfer does not run these layers"));
+    assert!(fa.query_selector(".q-prefill").unwrap().is_none(), "no Q rows off FlashInfer");
+    assert!(
+        fa.query_selector(".kernel-decode").unwrap().is_none(),
+        "no kernel rows off FlashInfer"
+    );
+    assert!(!all(&fa, "ol.trace > li").is_empty(), "the selection trace is shown");
+    assert_eq!(text(&fi, ".group-title"), format!("Group {fi_group}: layers 1, 3-31"));
+
+    let strip = q(&root, ".layer-strip");
+    assert_eq!(attr(&strip, "role"), "img");
+    let label = attr(&strip, "aria-label");
+    assert!(label.starts_with("32 layers in 2 groups"), "{label}");
+    let cells = all(&strip, ".layer");
+    assert_eq!(cells.len(), 32);
+    for (i, cell) in cells.iter().enumerate() {
+        assert_eq!(attr(cell, "data-layer"), i.to_string(), "cells are in index order");
+        let expected = if i == 0 || i == 2 { &fa_group } else { &fi_group };
+        assert_eq!(&attr(cell, "data-group"), expected, "layer {i}");
+    }
+    assert_eq!(
+        attr(&cells[2], "title"),
+        format!("layer 2: group {fa_group} (full, FLASH_ATTN, auto)")
+    );
+    assert_eq!(
+        attr(&cells[5], "title"),
+        format!("layer 5: group {fi_group} (full, FLASHINFER, fp8)")
+    );
+    assert!(text(&root, "figure.layers figcaption").contains("Layers are numbered from 0"));
+    assert_eq!(all(&root, ".legend li").len(), 2);
+}
+
+#[wasm_bindgen_test]
+async fn trace_steps_link_to_the_release_source() {
+    let root = mount(report("l4", Release::V0_25_0, "--kv-cache-dtype fp8")).await;
+    let prefix = "https://github.com/vllm-project/vllm/blob/v0.25.0/vllm/v1/attention/backends/flashinfer.py#L";
+    let links = all(&root, &format!("ol.trace a[href^='{prefix}']"));
+    assert!(!links.is_empty(), "no trace link into flashinfer.py");
+    for a in &links {
+        let href = attr(a, "href");
+        let line = href.strip_prefix(prefix).unwrap();
+        assert!(!line.is_empty() && line.chars().all(|c| c.is_ascii_digit()), "{href}");
+        assert_eq!(
+            a.text_content().unwrap(),
+            format!("vllm/v1/attention/backends/flashinfer.py:{line}")
+        );
+        assert_eq!(attr(a, "target"), "_blank");
+        assert!(attr(a, "rel").contains("noopener"));
+        // Each link sits in a step beside its rule and outcome.
+        let step = a.closest("li").unwrap().unwrap();
+        assert!(!text(&step, "strong.rule").is_empty() && !text(&step, ".outcome").is_empty());
+    }
+}
+
+#[wasm_bindgen_test]
+async fn an_unknown_flag_is_a_scenario_error_without_groups() {
+    let root = mount(report("l4", Release::V0_25_0, "--no-such-flag")).await;
+    let err = q(&root, ".scenario-error");
+    assert_eq!(attr(&err, "role"), "alert");
+    let msg = err.text_content().unwrap();
+    assert!(msg.contains("ArgumentError"), "{msg}");
+    assert!(text(&err, ".error-message").contains("--no-such-flag"), "{msg}");
+    assert!(all(&root, "article.group").is_empty());
+    assert!(root.query_selector(".layer-strip").unwrap().is_none());
+    // The stamp still says what was asked.
+    assert!(text(&root, "#result-stamp").contains("NVIDIA L4"));
+}
+
+#[wasm_bindgen_test]
+async fn notes_and_unused_flags_are_listed() {
+    let root = mount(report(
+        "l4",
+        Release::V0_25_0,
+        "--kv-cache-dtype fp8 --kv-cache-dtype-skip-layers 99 --seed 3",
+    ))
+    .await;
+    let notes = text(&root, "ul.notes");
+    assert!(notes.contains("`99` matches no layer"), "{notes}");
+    let unused = text(&root, "ul.unused-flags");
+    assert!(unused.contains("--seed 3"), "{unused}");
+    // Layer 99 does not exist: still one group over the 32 layers.
+    assert_eq!(all(&root, ".layer-strip .layer").len(), 32);
+}
+
+#[wasm_bindgen_test]
+async fn derived_predictions_are_marked_unverified() {
+    // Jetson Thor reports 10.1 under CUDA 12.9: vLLM's SM100 gates pass, FlashInfer's trtllm-gen cubins do not load.
+    let root = mount(report("jetson-agx-thor", Release::V0_25_0, "--kv-cache-dtype fp8")).await;
+    assert!(text(&root, "#result-stamp").contains("compute capability 10.1"));
+    let steps = all(&root, "ol.trace > li.unverified");
+    assert!(!steps.is_empty());
+    for s in &steps {
+        let t = s.text_content().unwrap();
+        assert!(t.contains("unverified prediction") && t.contains("sm_100a"), "{t}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_raw_capability_is_named_once() {
+    let root = mount(report("8.9", Release::V0_25_0, "--kv-cache-dtype fp8")).await;
+    let stamp = text(&root, "#result-stamp");
+    assert_eq!(stamp.matches("compute capability 8.9").count(), 1, "{stamp}");
+    assert_eq!(text(&root, ".q-prefill"), "bfloat16");
+}

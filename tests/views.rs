@@ -1,0 +1,256 @@
+//! Browser tests of the Compare and MatrixView components: each test mounts one component with real reports or a
+//! real scenario from qpath-core into its own container, lets Yew render, and reads the DOM. Natively this file
+//! compiles to nothing.
+#![cfg(target_arch = "wasm32")]
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use qpath_core::gpu::{self, Gpu};
+use qpath_core::release::Release;
+use qpath_core::resolve::{resolve, Hardware, Scenario};
+use qpath_web::components::compare::{Compare, CompareProps};
+use qpath_web::components::matrix_view::{MatrixView, MatrixViewProps};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlElement};
+use yew::Callback;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Lets Yew run its scheduled renders.
+async fn tick() {
+    yew::platform::time::sleep(Duration::from_millis(30)).await;
+}
+
+/// Waits (up to two seconds) for a condition; returns whether it came true.
+async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
+    for _ in 0..100 {
+        if cond() {
+            return true;
+        }
+        yew::platform::time::sleep(Duration::from_millis(20)).await;
+    }
+    cond()
+}
+
+const SEED: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8";
+
+fn container() -> Element {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    root
+}
+
+fn scenario(gpu_id: &str, release: Release, line: &str) -> Scenario {
+    Scenario::new(Hardware::Gpu(gpu::find(gpu_id).unwrap()), release, line)
+}
+
+async fn mount_compare(left: &Scenario, right: &Scenario) -> Element {
+    let root = container();
+    let props = CompareProps {
+        left: Rc::new(resolve(left)),
+        right: Rc::new(resolve(right)),
+    };
+    yew::Renderer::<Compare>::with_root_and_props(root.clone(), props).render();
+    tick().await;
+    assert!(
+        eventually(|| exists(&root, "#compare-table")).await,
+        "the compare table never rendered"
+    );
+    root
+}
+
+fn q(root: &Element, selector: &str) -> Element {
+    root.query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no element matches {selector}"))
+}
+
+fn text(root: &Element, selector: &str) -> String {
+    q(root, selector).text_content().unwrap_or_default().trim().to_string()
+}
+
+fn exists(root: &Element, selector: &str) -> bool {
+    root.query_selector(selector).unwrap().is_some()
+}
+
+fn has_class(el: &Element, class: &str) -> bool {
+    el.class_name().split_whitespace().any(|c| c == class)
+}
+
+fn count(root: &Element, selector: &str) -> u32 {
+    root.query_selector_all(selector).unwrap().length()
+}
+
+#[wasm_bindgen_test]
+async fn compare_seed_story_shows_the_fa2_assertion_against_the_fix() {
+    let root = mount_compare(
+        &scenario("l4", Release::V0_25_0Prefix, SEED),
+        &scenario("l4", Release::V0_25_0, SEED),
+    )
+    .await;
+    assert_eq!(text(&root, "#compare-summary"), "1 of 1 group differs");
+    assert_eq!(count(&root, "#compare-table tbody tr"), 1);
+    assert_eq!(text(&root, "#compare-table tbody th.layers"), "0-31");
+    // The outcome differs, and says so on both sides.
+    assert!(exists(&root, ".left-outcome.diff"));
+    assert!(exists(&root, ".right-outcome.diff"));
+    assert!(
+        exists(&root, ".left-outcome .diff-mark"),
+        "a differing cell carries a visible marker"
+    );
+    let left = text(&root, ".left-outcome .value");
+    assert!(left.contains("AssertionError"), "{left}");
+    assert!(left.contains("fp8 tensor core is not supported in fa2 backend"), "{left}");
+    assert_eq!(text(&root, ".right-outcome .value"), "works");
+    // The query dtypes differ: FP8 queries before the fix, bfloat16 after.
+    assert_eq!(text(&root, ".left-q-prefill .value"), "float8_e4m3fn");
+    assert_eq!(text(&root, ".right-q-prefill .value"), "bfloat16");
+    assert!(exists(&root, ".left-q-prefill.diff") && exists(&root, ".right-q-prefill.diff"));
+    // Both run fa2 for the prefill and the same backend and cache dtype: no marker there.
+    assert_eq!(text(&root, ".left-kernel-prefill .value"), "fa2");
+    assert!(!exists(&root, ".left-kernel-prefill.diff"));
+    assert!(!exists(&root, ".left-backend.diff"));
+    assert!(!exists(&root, ".right-cache-dtype.diff"));
+    assert_eq!(text(&root, ".right-kernel-decode .value"), "fa2");
+    assert!(
+        exists(&root, ".right-kernel-decode.diff"),
+        "the prefix release never reaches a decode kernel"
+    );
+    // The header names both sides.
+    let left_head = text(&root, "#compare-left");
+    assert!(left_head.contains("vLLM 0.25.0-prefix / FlashInfer"), "{left_head}");
+    assert!(left_head.contains("NVIDIA L4") && left_head.contains("8.9"), "{left_head}");
+    assert!(left_head.contains("cubins: yes"), "{left_head}");
+    assert!(text(&root, "#compare-right").contains("vLLM 0.25.0 / FlashInfer"));
+}
+
+#[wasm_bindgen_test]
+async fn compare_with_itself_shows_no_difference() {
+    // Gemma 3: a sliding-window group and a full-attention group, both on FlashInfer.
+    let s = scenario(
+        "l4",
+        Release::V0_33_0,
+        "vllm serve google/gemma-3-27b-it --kv-cache-dtype fp8",
+    );
+    let root = mount_compare(&s, &s).await;
+    assert_eq!(
+        text(&root, "#compare-summary"),
+        "Both releases decide the same for every group"
+    );
+    assert!(!exists(&root, ".diff"));
+    assert!(!exists(&root, ".diff-mark"));
+    assert_eq!(count(&root, "#compare-table tbody tr"), 2);
+    assert_eq!(count(&root, ".left-outcome"), 2);
+    assert_eq!(text(&root, ".right-q-decode .value"), "bfloat16");
+}
+
+#[wasm_bindgen_test]
+async fn compare_spans_a_scenario_error_across_its_side() {
+    // nvfp4_4over6 exists from 0.28.0: 0.25.0's argparse rejects it.
+    let line = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype nvfp4_4over6";
+    let mut left = scenario("b200", Release::V0_33_0, line);
+    left.trtllm_cubins = Some(true);
+    let root = mount_compare(&left, &scenario("b200", Release::V0_25_0, line)).await;
+    assert_eq!(text(&root, "#compare-summary"), "1 of 1 group differs");
+    let right = q(&root, ".right-outcome.scenario-error");
+    assert_eq!(right.get_attribute("colspan").as_deref(), Some("7"));
+    assert!(has_class(&right, "diff"));
+    assert!(right.text_content().unwrap().contains("ArgumentError"));
+    assert!(!exists(&root, ".right-q-prefill"));
+    assert_eq!(text(&root, ".left-outcome .value"), "works");
+}
+
+#[wasm_bindgen_test]
+async fn matrix_has_every_gpu_and_cache_dtype_and_reports_picks() {
+    let mut base = scenario("l4", Release::V0_33_0, SEED);
+    base.trtllm_cubins = Some(true);
+    let picked: Rc<RefCell<Option<(&'static Gpu, String)>>> = Rc::new(RefCell::new(None));
+    let onpick = {
+        let picked = picked.clone();
+        Callback::from(move |p: (&'static Gpu, String)| *picked.borrow_mut() = Some(p))
+    };
+    let root = container();
+    yew::Renderer::<MatrixView>::with_root_and_props(
+        root.clone(),
+        MatrixViewProps {
+            base: base.clone(),
+            onpick,
+        },
+    )
+    .render();
+    tick().await;
+    assert!(
+        eventually(|| exists(&root, "#matrix-table")).await,
+        "the matrix never rendered"
+    );
+
+    let rows = root.query_selector_all("#matrix-table tbody tr.gpu-row").unwrap();
+    assert_eq!(rows.length(), 30);
+    for i in 0..rows.length() {
+        let row: Element = rows.item(i).unwrap().unchecked_into();
+        assert_eq!(row.query_selector_all("button.cell").unwrap().length(), 8, "row {i}");
+    }
+    assert_eq!(count(&root, "#matrix-table thead th.kv-col"), 8);
+    assert_eq!(count(&root, "#matrix-table button.cell"), 240);
+    assert!(text(&root, "#matrix-table caption").contains("vLLM 0.33.0"));
+    assert!(text(&root, "#matrix-caption").contains("Rows: GPUs grouped by architecture"));
+
+    // The l4/fp8 cell is the core's summary of that scenario (the base one).
+    let expected = qpath_core::matrix::summarize(&resolve(&base)).1;
+    let l4 = q(&root, r#"button[data-gpu="l4"][data-kv="fp8"]"#);
+    assert_eq!(text(&l4, ".summary"), expected);
+    assert_eq!(l4.text_content().unwrap().trim(), expected);
+    assert_eq!(l4.get_attribute("aria-label").unwrap(), format!("NVIDIA L4, fp8: {expected}"));
+    assert!(has_class(&l4, "ok"));
+    assert_eq!(
+        l4.get_attribute("aria-current").as_deref(),
+        Some("true"),
+        "the base cell is marked"
+    );
+
+    // Errors stand out: class, a text label and bold.
+    let err = q(&root, "button.cell.error");
+    assert!(err.text_content().unwrap().starts_with("error:"));
+    assert!(err.query_selector("strong").unwrap().is_some());
+    let l4_nv46 = q(&root, r#"button[data-gpu="l4"][data-kv="nvfp4_4over6"]"#);
+    assert!(has_class(&l4_nv46, "error"), "{}", l4_nv46.class_name());
+
+    // Clicking a cell reports its GPU and cache dtype.
+    q(&root, r#"button[data-gpu="b200"][data-kv="nvfp4"]"#)
+        .unchecked_into::<HtmlElement>()
+        .click();
+    tick().await;
+    let got = picked.borrow().clone().expect("onpick was not called");
+    assert_eq!(got.0.id, "b200");
+    assert_eq!(got.1, "nvfp4");
+}
+
+#[wasm_bindgen_test]
+async fn matrix_shows_a_command_line_that_does_not_parse() {
+    let base = scenario(
+        "l4",
+        Release::V0_33_0,
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --no-such-flag",
+    );
+    let root = container();
+    yew::Renderer::<MatrixView>::with_root_and_props(
+        root.clone(),
+        MatrixViewProps {
+            base,
+            onpick: Callback::noop(),
+        },
+    )
+    .render();
+    tick().await;
+    assert!(eventually(|| exists(&root, ".matrix-error")).await);
+    assert!(!exists(&root, "#matrix-table"));
+    assert!(
+        text(&root, ".matrix-error").contains("--no-such-flag"),
+        "{}",
+        text(&root, ".matrix-error")
+    );
+}
