@@ -439,3 +439,23 @@ async fn the_theme_toggle_is_remembered() {
     );
     LocalStorage::clear();
 }
+
+#[wasm_bindgen_test]
+async fn back_and_forward_walk_the_choices() {
+    let root =
+        mount_with_hash("#gpu=l4&vllm=0.25.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8").await;
+    choose(&root, "#release", "0.25.0-prefix").await;
+    assert!(eventually(|| location_hash().contains("vllm=0.25.0-prefix&")).await);
+    assert!(exists(&root, ".group-error"));
+    web_sys::window().unwrap().history().unwrap().back().unwrap();
+    assert!(
+        eventually(|| select_value(&root, "#release") == "0.25.0").await,
+        "back restores 0.25.0"
+    );
+    assert!(eventually(|| !exists(&root, ".group-error")).await);
+    web_sys::window().unwrap().history().unwrap().forward().unwrap();
+    assert!(
+        eventually(|| select_value(&root, "#release") == "0.25.0-prefix").await,
+        "forward restores the prefix"
+    );
+}

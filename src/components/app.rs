@@ -18,6 +18,9 @@ use crate::components::results::Results;
 use crate::state::{Action, History, Page, View};
 use crate::theme::Theme;
 
+/// `repository` of Cargo.toml, set at build time.
+const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+
 fn current_hash() -> String {
     web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
 }
@@ -190,7 +193,11 @@ pub fn app() -> Html {
                 </div>
             </main>
             <footer class="site-footer">
-                { format!("{} GPUs, vLLM 0.24.0 to 0.33.0. Everything runs in your browser; nothing is sent anywhere.", GPUS.len()) }
+                { format!("{} GPUs, vLLM 0.24.0 to 0.33.0. Everything runs in your browser; nothing is sent anywhere. ", GPUS.len()) }
+                // The repository link comes from Cargo.toml's `repository` (empty until the project has a public address).
+                if !REPOSITORY.is_empty() {
+                    <a id="repository-link" href={REPOSITORY} rel="noopener noreferrer">{ "Source and issues" }</a>
+                }
             </footer>
         </div>
     }
