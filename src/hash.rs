@@ -15,6 +15,8 @@ pub struct Link {
     pub cuda: Option<CudaVersion>,
     pub cubins: Option<bool>,
     pub cmd: Option<String>,
+    /// `embed=1`: the page is shown inside another page's `<iframe>` (no chrome; see `crate::embed`).
+    pub embed: bool,
     /// Messages about parts of the hash that could not be used, each naming the input.
     pub problems: Vec<String>,
 }
@@ -97,7 +99,8 @@ pub fn parse(hash: &str) -> Link {
                 )),
             },
             "cmd" => link.cmd = Some(value),
-            "embed" | "theme" => {}
+            "embed" => link.embed = matches!(value.as_str(), "1" | "true" | "yes"),
+            "theme" => {}
             other => link.problems.push(format!(
                 "The link's key `{}` is not one qpath reads (gpu, vllm, cuda, cubins, cmd); it was ignored.",
                 form_decode(other)
@@ -138,6 +141,9 @@ mod tests {
         );
         assert_eq!((l.cuda, l.cubins), (None, None));
         assert!(l.problems.is_empty());
+        assert!(!l.embed);
+        assert!(parse("#embed=1&gpu=l4").embed);
+        assert!(!parse("#embed=0&gpu=l4").embed);
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //!
 //! `src/main.rs` renders [`App`] into `<body>`; the browser tests in `tests/web.rs` mount it into their own containers.
 
+pub mod api;
+pub mod embed;
 pub mod hash;
 pub mod state;
 pub mod theme;

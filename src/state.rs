@@ -50,6 +50,8 @@ pub struct Page {
     /// Messages about input the page could not use (a malformed link, …).
     pub notices: Vec<String>,
     pub history: History,
+    /// Shown in another page's `<iframe>` (`embed=1` in the hash): no chrome, size and state posted to the parent.
+    pub embed: bool,
 }
 
 /// One change a control makes to the flags; applied to [`Page::last_valid`] and formatted back into the command line.
@@ -108,6 +110,7 @@ impl Default for Page {
             last_valid: serve::parse(release, DEFAULT_COMMAND).unwrap_or_default(),
             notices: vec![],
             history: History::Replace,
+            embed: false,
         }
     }
 }
@@ -115,8 +118,13 @@ impl Default for Page {
 impl Page {
     /// The page a hash describes: defaults, overridden by each usable key; problems become notices.
     pub fn from_hash(h: &str) -> Page {
+        Page::from_link(hash::parse(h))
+    }
+
+    /// The page a [`hash::Link`] describes (a hash, or the attributes of a `<qpath-explainer>` element).
+    pub fn from_link(link: hash::Link) -> Page {
         let mut page = Page::default();
-        page.apply_link(hash::parse(h));
+        page.apply_link(link);
         page
     }
 
@@ -131,6 +139,7 @@ impl Page {
             self.cuda = c;
         }
         self.cubins = link.cubins;
+        self.embed = link.embed;
         if let Some(cmd) = link.cmd {
             self.set_command(cmd);
         } else {
@@ -158,9 +167,14 @@ impl Page {
         }
     }
 
-    /// The hash of this state.
+    /// The hash of this state; in embed mode it keeps `embed=1` first, so a reload stays embedded.
     pub fn hash(&self) -> String {
-        hash::format(self.gpu, self.release, self.cuda, self.cubins, &self.command)
+        let h = hash::format(self.gpu, self.release, self.cuda, self.cubins, &self.command);
+        if self.embed {
+            format!("#embed=1&{}", &h[1..])
+        } else {
+            h
+        }
     }
 
     /// The command line's parse error, if it does not parse at this release.
@@ -321,6 +335,15 @@ mod tests {
             (p.gpu.id, p.release, p.cuda, p.cubins, &p.command)
         );
         assert_eq!(q.last_valid, p.last_valid);
+        assert!(!p.hash().contains("embed"));
+    }
+
+    #[test]
+    fn embed_mode_stays_in_the_hash() {
+        let p = Page::from_hash("#embed=1&gpu=l4&vllm=0.25.0");
+        assert!(p.embed && p.notices.is_empty(), "{:?}", p.notices);
+        assert!(p.hash().starts_with("#embed=1&gpu=l4&vllm=0.25.0&"), "{}", p.hash());
+        assert!(Page::from_hash(&p.hash()).embed);
     }
 
     #[test]

@@ -1,3 +1,4 @@
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::events::EventListener;
@@ -15,6 +16,7 @@ use crate::components::gpu_list::GpuList;
 use crate::components::inputs::Inputs;
 use crate::components::matrix_view::MatrixView;
 use crate::components::results::Results;
+use crate::embed::{self, Outbox, SizeWatch};
 use crate::state::{Action, History, Page, View};
 use crate::theme::Theme;
 
@@ -50,11 +52,38 @@ fn copy_to_clipboard(text: &str) {
 pub fn app() -> Html {
     let state = use_reducer(|| Page::from_hash(&current_hash()));
 
-    // Effect: the state goes into the URL hash, so the link reopens the same scenario.
+    // In an iframe (`embed=1`): what the parent has been told (see crate::embed).
+    let outbox = use_mut_ref(Outbox::default);
+    let root = use_node_ref();
+
+    // Effect: the state goes into the URL hash, so the link reopens the same scenario; an embedded page tells its parent.
     {
         let hash = state.hash();
         let mode = state.history;
-        use_effect_with(hash, move |h| write_hash(h, mode));
+        let embedded = state.embed;
+        let outbox = outbox.clone();
+        use_effect_with(hash, move |h| {
+            write_hash(h, mode);
+            if embedded {
+                let message = outbox.borrow_mut().state(h);
+                if let Some(m) = message {
+                    embed::post(&m);
+                }
+            }
+        });
+    }
+    // Effect: an embedded page posts its height to the parent on every change of it.
+    {
+        let root = root.clone();
+        let outbox: Rc<RefCell<Outbox>> = outbox.clone();
+        use_effect_with(state.embed, move |embedded| {
+            let watch = if *embedded {
+                root.cast::<web_sys::Element>().and_then(|e| SizeWatch::new(&e, outbox))
+            } else {
+                None
+            };
+            move || drop(watch)
+        });
     }
     // Effect: back/forward (popstate) and a hash edited in the address bar (hashchange) load the hash they land on.
     {
@@ -136,20 +165,23 @@ pub fn app() -> Html {
         .map(|c| c.unused)
         .unwrap_or_default();
 
+    let embedded = state.embed;
     html! {
-        <div class="qpath">
-            <header class="site-header">
-                <div class="title-row">
-                    <h1>{ "qpath" }</h1>
-                    <button type="button" id="theme-toggle" onclick={ontheme} aria-label={format!("theme: {}; change", theme.name())}>
-                        { format!("Theme: {}", theme.name()) }
-                    </button>
-                </div>
-                <p class="tagline">
-                    { "Which query dtype and attention kernel vLLM's FlashInfer backend picks for each group of layers on your GPU, \
-                       release and flags, whether it crashes, and why: restated from each release's source, computed in your browser." }
-                </p>
-            </header>
+        <div class={classes!("qpath", embedded.then_some("embed"))} ref={root}>
+            if !embedded {
+                <header class="site-header">
+                    <div class="title-row">
+                        <h1>{ "qpath" }</h1>
+                        <button type="button" id="theme-toggle" onclick={ontheme} aria-label={format!("theme: {}; change", theme.name())}>
+                            { format!("Theme: {}", theme.name()) }
+                        </button>
+                    </div>
+                    <p class="tagline">
+                        { "Which query dtype and attention kernel vLLM's FlashInfer backend picks for each group of layers on your GPU, \
+                           release and flags, whether it crashes, and why: restated from each release's source, computed in your browser." }
+                    </p>
+                </header>
+            }
             if !state.notices.is_empty() {
                 <div class="notices" role="status" id="notices">
                     <ul>{ for state.notices.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
@@ -182,23 +214,27 @@ pub fn app() -> Html {
                         { tab(View::Matrix, "tab-matrix", "All GPUs × cache dtypes") }
                     </div>
                     { results }
-                    <section class="share" aria-label="Share">
-                        <button type="button" id="copy-link" onclick={oncopy_link}>{ "Copy link" }</button>
-                        <button type="button" id="copy-markdown" onclick={oncopy_markdown}>{ "Copy as Markdown" }</button>
-                        <details>
-                            <summary>{ "Markdown for a GitHub issue" }</summary>
-                            <pre id="markdown-preview">{ markdown }</pre>
-                        </details>
-                    </section>
+                    if !embedded {
+                        <section class="share" aria-label="Share">
+                            <button type="button" id="copy-link" onclick={oncopy_link}>{ "Copy link" }</button>
+                            <button type="button" id="copy-markdown" onclick={oncopy_markdown}>{ "Copy as Markdown" }</button>
+                            <details>
+                                <summary>{ "Markdown for a GitHub issue" }</summary>
+                                <pre id="markdown-preview">{ markdown }</pre>
+                            </details>
+                        </section>
+                    }
                 </div>
             </main>
-            <footer class="site-footer">
-                { format!("{} GPUs, vLLM 0.24.0 to 0.33.0. Everything runs in your browser; nothing is sent anywhere. ", GPUS.len()) }
-                // The repository link comes from Cargo.toml's `repository` (empty until the project has a public address).
-                if !REPOSITORY.is_empty() {
-                    <a id="repository-link" href={REPOSITORY} rel="noopener noreferrer">{ "Source and issues" }</a>
-                }
-            </footer>
+            if !embedded {
+                <footer class="site-footer">
+                    { format!("{} GPUs, vLLM 0.24.0 to 0.33.0. Everything runs in your browser; nothing is sent anywhere. ", GPUS.len()) }
+                    // The repository link comes from Cargo.toml's `repository` (empty until the project has a public address).
+                    if !REPOSITORY.is_empty() {
+                        <a id="repository-link" href={REPOSITORY} rel="noopener noreferrer">{ "Source and issues" }</a>
+                    }
+                </footer>
+            }
         </div>
     }
 }

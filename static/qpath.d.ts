@@ -1,0 +1,219 @@
+// qpath's JavaScript API: what vLLM's FlashInfer attention backend decides for a GPU, a vLLM release and a
+// `vllm serve` command line. The functions are exported by wasm-bindgen from the page's crate (`qpath-web`,
+// `src/api.rs`); on the trunk-built page they are on `window.wasmBindings`:
+//
+//     const { resolve } = window.wasmBindings as unknown as QpathApi;
+//     const report = resolve("vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8", { gpu: "l4" });
+//
+// This file is hand-written; `src/api.rs` embeds it as a `typescript_custom_section`, so the .d.ts wasm-bindgen
+// generates carries the same declarations. The Report shape is `crates/qpath-core/src/report.rs`; `resolve()` returns
+// exactly the JSON of `qpath --format json` for the same scenario (same keys, same nulls).
+
+/** A torch dtype as vLLM and FlashInfer name it, without the `torch.` prefix. `uint8` is the storage dtype of fp8 and
+ *  nvfp4 KV caches. */
+export type Dtype = "float16" | "bfloat16" | "float32" | "float8_e4m3fn" | "float8_e5m2" | "uint8";
+
+/** The attention kernel a phase runs: TRTLLM-gen (SM100 family), XQA, FlashAttention-3 (SM90) or FlashAttention-2. */
+export type Kernel = "trtllm-gen" | "xqa" | "fa3" | "fa2";
+
+/** Where in the engine's life a group error fires: `init` = `FlashInferMetadataBuilder.__init__` (engine start-up),
+ *  `build` = `build()` (the first batch), `prefill_plan` / `decode_plan` = the wrappers' `plan()` or the first
+ *  XQA / trtllm-gen call (the first batch with a prefill / a decode). */
+export type Stage = "init" | "build" | "prefill_plan" | "decode_plan";
+
+/** The attention backends vLLM selects among (other names may appear for backends qpath does not model). */
+export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENTION" | "TURBOQUANT" | (string & {});
+
+/** The two phases of a mixed batch of prefills and single-token decodes. */
+export interface Phases<T> {
+  prefill: T;
+  decode: T;
+}
+
+/** The hardware of the scenario. */
+export interface GpuRef {
+  /** The GPU table id, or `null` for a raw compute capability. */
+  id: string | null;
+  name: string;
+  /** As reported under the scenario's CUDA version (Jetson Thor: 10.1 before CUDA 13), e.g. `"8.9"`. */
+  compute_capability: string;
+}
+
+/** A scenario vLLM rejects as a whole (bad flag, no valid backend, …). */
+export interface ScenarioError {
+  /** `ValueError`, `AssertionError`, `ArgumentError` (argparse), …; `InputError` for input qpath cannot read. */
+  type: string;
+  message: string;
+  /** Where vLLM raises it (`file:line` of that release), when it is vLLM's own error. */
+  source: string | null;
+}
+
+/** The model as resolved (preset and/or `--hf-overrides`, `--dtype`). */
+export interface ModelSummary {
+  id: string;
+  /** The model dtype vLLM runs with (`--dtype`, or the config's). */
+  dtype: Dtype;
+  num_layers: number;
+  /** False when the model is not a preset and was built from `--hf-overrides` only. */
+  preset: boolean;
+}
+
+/** An error one attention group raises. */
+export interface GroupError {
+  /** The Python exception: `ValueError`, `AssertionError`, `NotImplementedError`, `RuntimeError`, … */
+  type: string;
+  message: string;
+  stage: Stage;
+  /** `file:line` of the raise in that release (vLLM or the pinned FlashInfer). */
+  source: string | null;
+}
+
+/** One decision step: what the code looked at, what it decided, and the line it restates. */
+export interface TraceStep {
+  rule: string;
+  outcome: string;
+  /** `file:line` in this release; `null` for qpath's own bookkeeping (grouping, inputs). */
+  source: string | null;
+  /** The source line on GitHub at the release tag. */
+  url: string | null;
+}
+
+/** One attention group: layers that share a backend and a KV-cache spec (one metadata builder in vLLM). */
+export interface GroupReport {
+  layers: number[];
+  attention: "full" | "sliding_window";
+  sliding_window: number | null;
+  head_dim: number;
+  num_q_heads: number;
+  num_kv_heads: number;
+  has_sinks: boolean;
+  backend: Backend;
+  /** The builder's `cache_dtype`: the global `--kv-cache-dtype` string for quantized groups, `auto` otherwise. */
+  cache_dtype: string;
+  /** The query dtype per phase; `null` where the code raised before computing it, and for groups on another backend. */
+  q_dtype: Phases<Dtype | null>;
+  kernel: Phases<Kernel | null>;
+  error: GroupError | null;
+  warnings: string[];
+  logs: string[];
+  trace: TraceStep[];
+}
+
+/** The answer for one scenario: the JSON of `qpath --format json`. */
+export interface Report {
+  /** The vLLM release, e.g. `"0.25.0"` or `"0.25.0-prefix"`. */
+  vllm: string;
+  /** The FlashInfer release it pins. */
+  flashinfer: string;
+  gpu: GpuRef;
+  /** The torch CUDA version, e.g. `"12.9"`. */
+  cuda: string;
+  /** Whether TRTLLM cubins are available (the option, the release default, or `VLLM_HAS_FLASHINFER_CUBIN=1`). */
+  trtllm_cubins: boolean;
+  /** Set when vLLM rejects the scenario as a whole; `model` and `groups` are then empty or partial. */
+  error: ScenarioError | null;
+  model: ModelSummary | null;
+  groups: GroupReport[];
+  /** Log lines vLLM prints once for the whole engine (backend selection), in order. */
+  logs: string[];
+  /** Things qpath noticed about the input that vLLM accepts silently. */
+  notes: string[];
+  /** Flags vLLM accepts that do not affect this decision. */
+  unused_flags: string[];
+}
+
+/** The options of {@link resolve}. Every key is optional (`undefined` or `null` = not given); any other key throws. */
+export interface ResolveOptions {
+  /** A GPU id of {@link gpus} (default `"h100-sxm"`). Excludes `computeCapability`. */
+  gpu?: string | null;
+  /** A raw compute capability `"X.Y"` instead of a GPU of the table. Excludes `gpu`. */
+  computeCapability?: string | null;
+  /** A vLLM release of {@link releases}, e.g. `"0.25.0-prefix"` (default: the newest). A leading `v` is accepted. */
+  vllm?: string | null;
+  /** The torch CUDA version `"X.Y"` (default `"12.9"`). */
+  cuda?: string | null;
+  /** Whether TRTLLM cubins are available (default: the release's `cubinsByDefault`). */
+  trtllmCubins?: boolean | null;
+}
+
+/** One GPU of qpath's table. */
+export interface GpuInfo {
+  /** The id {@link ResolveOptions.gpu} takes, e.g. `"l4"`. */
+  id: string;
+  name: string;
+  /** The architecture, e.g. `"Ada Lovelace"`. */
+  arch: string;
+  /** The capability under current CUDA, e.g. `"8.9"`. */
+  compute_capability: string;
+  /** The `sm_XY` target. */
+  sm: string;
+  memory_gb: number;
+  fp8: boolean;
+  fp4: boolean;
+  /** `datacenter`, `workstation`, `consumer` or `edge`. */
+  segment: string;
+  year: number;
+}
+
+/** One vLLM release qpath knows, oldest first. */
+export interface ReleaseInfo {
+  /** The name {@link ResolveOptions.vllm} takes, e.g. `"0.25.0"`. */
+  vllm: string;
+  /** The flashinfer-python release it pins. */
+  flashinfer: string;
+  /** Whether TRTLLM cubins come with the release (it requires `flashinfer-cubin`: up to 0.25.1). */
+  cubinsByDefault: boolean;
+}
+
+/** One model preset (a model id `vllm serve` can name without `--hf-overrides`), as the newest release lays it out. */
+export interface PresetInfo {
+  /** The Hugging Face id, e.g. `"openai/gpt-oss-20b"`. */
+  id: string;
+  /** The transformers architecture, e.g. `"LlamaForCausalLM"`. */
+  architecture: string;
+  /** The config's dtype (`--dtype auto` starts from it). */
+  dtype: Dtype;
+  layers: number;
+  /** How many of the layers use sliding-window attention. */
+  sliding_window_layers: number;
+  /** The window of those layers in tokens, `null` when there are none. */
+  sliding_window: number | null;
+  /** Query heads, KV heads and head dim of the first layer (before tensor parallelism). */
+  num_q_heads: number;
+  num_kv_heads: number;
+  head_dim: number;
+  /** Whether the attention has sinks (gpt-oss). */
+  has_sinks: boolean;
+}
+
+/**
+ * Resolves one scenario like `qpath --format json`: parses `commandLine` (`[ENV=VAL ...] vllm serve MODEL [FLAGS]`)
+ * like the release's argparse, selects each layer's attention backend and runs FlashInfer's decisions.
+ *
+ * A scenario vLLM rejects is not a throw: the report comes back with `error` (or a group's `error`) set.
+ * @throws Error for a bad option (unknown GPU id, unknown release, malformed CUDA or capability, a value of the wrong
+ *   type, both `gpu` and `computeCapability`, an unknown key) or a `commandLine` that is not a string; the message
+ *   names the option and the value.
+ */
+export function resolve(commandLine: string, options?: ResolveOptions | null): Report;
+
+/** The GPU table, in its order (30 GPUs). */
+export function gpus(): GpuInfo[];
+
+/** The vLLM releases qpath knows and the FlashInfer each pins, oldest first (including the unreleased `0.25.0-prefix`). */
+export function releases(): ReleaseInfo[];
+
+/** The model presets. */
+export function presets(): PresetInfo[];
+
+/** The version of qpath's page crate, e.g. `"0.1.0"`. */
+export function version(): string;
+
+/** The functions above, as `window.wasmBindings` carries them on the trunk-built page. */
+export interface QpathApi {
+  resolve: typeof resolve;
+  gpus: typeof gpus;
+  releases: typeof releases;
+  presets: typeof presets;
+  version: typeof version;
+}
