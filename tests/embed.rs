@@ -12,25 +12,13 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Element, MessageEvent};
 
+mod common;
+use common::*;
+
 wasm_bindgen_test_configure!(run_in_browser);
 
 const L4_FP8: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8";
 const FA2_ASSERT: &str = "fp8 tensor core is not supported in fa2 backend";
-
-async fn tick() {
-    yew::platform::time::sleep(Duration::from_millis(30)).await;
-}
-
-/// Waits (up to two seconds) for a condition that a render or an effect brings about.
-async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
-    for _ in 0..100 {
-        if cond() {
-            return true;
-        }
-        yew::platform::time::sleep(Duration::from_millis(20)).await;
-    }
-    cond()
-}
 
 fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
@@ -51,10 +39,6 @@ fn text_of(root: &Element, selector: &str) -> Option<String> {
     root.query_selector(selector)
         .unwrap()
         .map(|e| e.text_content().unwrap_or_default())
-}
-
-fn exists(root: &Element, selector: &str) -> bool {
-    root.query_selector(selector).unwrap().is_some()
 }
 
 /// The first value of a results field (`q-prefill`, `kernel-decode`, …) in the element.

@@ -13,6 +13,9 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::Element;
 
+mod common;
+use common::*;
+
 wasm_bindgen_test_configure!(run_in_browser);
 
 const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
@@ -33,12 +36,6 @@ async fn mount(report: Report) -> Element {
     yew::Renderer::<Results>::with_root_and_props(root.clone(), ResultsProps { report: Rc::new(report) }).render();
     yew::platform::time::sleep(Duration::from_millis(20)).await;
     root
-}
-
-fn q(root: &Element, selector: &str) -> Element {
-    root.query_selector(selector)
-        .unwrap()
-        .unwrap_or_else(|| panic!("no element matches {selector}"))
 }
 
 fn all(root: &Element, selector: &str) -> Vec<Element> {

@@ -5,7 +5,6 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
 
 use qpath_core::gpu::{self, Gpu};
 use qpath_core::release::Release;
@@ -17,23 +16,10 @@ use wasm_bindgen_test::*;
 use web_sys::{Element, HtmlElement};
 use yew::Callback;
 
+mod common;
+use common::*;
+
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// Lets Yew run its scheduled renders.
-async fn tick() {
-    yew::platform::time::sleep(Duration::from_millis(30)).await;
-}
-
-/// Waits (up to two seconds) for a condition; returns whether it came true.
-async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
-    for _ in 0..100 {
-        if cond() {
-            return true;
-        }
-        yew::platform::time::sleep(Duration::from_millis(20)).await;
-    }
-    cond()
-}
 
 const SEED: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8";
 
@@ -63,18 +49,8 @@ async fn mount_compare(left: &Scenario, right: &Scenario) -> Element {
     root
 }
 
-fn q(root: &Element, selector: &str) -> Element {
-    root.query_selector(selector)
-        .unwrap()
-        .unwrap_or_else(|| panic!("no element matches {selector}"))
-}
-
 fn text(root: &Element, selector: &str) -> String {
     q(root, selector).text_content().unwrap_or_default().trim().to_string()
-}
-
-fn exists(root: &Element, selector: &str) -> bool {
-    root.query_selector(selector).unwrap().is_some()
 }
 
 fn has_class(el: &Element, class: &str) -> bool {

@@ -4,8 +4,6 @@
 //! nothing.
 #![cfg(target_arch = "wasm32")]
 
-use std::time::Duration;
-
 use qpath_core::gpu::{GpuFilter, GPUS};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -14,24 +12,10 @@ use web_sys::{
     KeyboardEventInit,
 };
 
+mod common;
+use common::*;
+
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// Lets Yew run its scheduled renders.
-async fn tick() {
-    yew::platform::time::sleep(Duration::from_millis(30)).await;
-}
-
-/// Waits (up to two seconds) for a condition that an effect brings about, such as the URL being written; returns
-/// whether it came true. Browsers differ in when effects run relative to a fixed tick.
-async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
-    for _ in 0..100 {
-        if cond() {
-            return true;
-        }
-        yew::platform::time::sleep(Duration::from_millis(20)).await;
-    }
-    cond()
-}
 
 thread_local! {
     /// The apps earlier tests mounted: unmounted before the next mounts, so their URL listeners stay out of its way.
@@ -70,18 +54,8 @@ async fn mount() -> Element {
     mount_with_hash("").await
 }
 
-fn q(root: &Element, selector: &str) -> Element {
-    root.query_selector(selector)
-        .unwrap()
-        .unwrap_or_else(|| panic!("no element matches {selector}"))
-}
-
 fn text(root: &Element, selector: &str) -> String {
     q(root, selector).text_content().unwrap_or_default()
-}
-
-fn exists(root: &Element, selector: &str) -> bool {
-    root.query_selector(selector).unwrap().is_some()
 }
 
 fn bubbling(kind: &str) -> Event {
