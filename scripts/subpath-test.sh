@@ -27,9 +27,11 @@ check "the custom element rendered its results" grep -q 'class="results' "$WORK/
 check "no uncaught exception or console error" bash -c "! grep -E 'Uncaught|CONSOLE.*(Error|error)' '$WORK/console.log'"
 check "every request under the sub-path was found (no 404)" bash -c "! grep -E '\" 404 ' '$WORK/server.log'"
 check "the iframe page was requested under the sub-path" grep -q 'GET /tools/qpath/index.html' "$WORK/server.log"
+check "the iframe posted its state to the parent (qpath:state)" grep -q 'id="frame-state">#embed=1&amp;gpu=h100-sxm' "$WORK/dom.html"
+check "the iframe posted its height and the parent resized it (qpath:resize)" grep -qE 'id="qpath-frame"[^>]*style="height: [0-9]+px' "$WORK/dom.html"
 if [ "$failed" -gt 0 ]; then
   echo "--- console ---"; grep -E 'CONSOLE|Uncaught' "$WORK/console.log" | head -20 || true
   echo "--- server ---"; tail -20 "$WORK/server.log"
 fi
-echo "subpath: $((5 - failed)) passed, $failed failed"
+echo "subpath: $((7 - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
