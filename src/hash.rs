@@ -173,6 +173,50 @@ mod tests {
         }
     }
 
+    /// Generated hashes (`QPATH_FUZZ_CASES`, default 20,000): parsing never panics, and for generated states
+    /// format → parse gives the state back.
+    #[test]
+    fn generated_hashes() {
+        let n: u64 = std::env::var("QPATH_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20_000);
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let alphabet: Vec<char> = "#&=+%gpuvlmcdbsnyeo0123456789abcdefABCDEF.-_ 'é\u{1F600}".chars().collect();
+        let parts = [
+            "gpu=", "vllm=", "cuda=", "cubins=", "cmd=", "embed=1", "&", "%", "%4", "%zz", "%E2%82", "+", "l4", "0.25.0",
+        ];
+        for _ in 0..n {
+            let mut h = String::from("#");
+            for _ in 0..(next() % 12) {
+                if next() % 2 == 0 {
+                    h.push_str(parts[(next() % parts.len() as u64) as usize]);
+                } else {
+                    h.push(alphabet[(next() % alphabet.len() as u64) as usize]);
+                }
+            }
+            let _ = parse(&h);
+            let g = &gpu::GPUS[(next() % gpu::GPUS.len() as u64) as usize];
+            let r = Release::ALL[(next() % Release::ALL.len() as u64) as usize];
+            let cubins = [None, Some(true), Some(false)][(next() % 3) as usize];
+            let cmd: String = (0..(next() % 40))
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let l = parse(&format(g, r, CudaVersion::new(12, 9), cubins, &cmd));
+            assert_eq!(
+                (l.gpu.map(|g| g.id), l.release, l.cubins, l.cmd.as_deref()),
+                (Some(g.id), Some(r), cubins, Some(cmd.as_str())),
+                "{cmd:?}"
+            );
+        }
+    }
+
     #[test]
     fn garbage_never_panics() {
         for h in [

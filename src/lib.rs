@@ -6,6 +6,7 @@
 pub mod api;
 pub mod embed;
 pub mod hash;
+pub mod panic;
 pub mod state;
 pub mod theme;
 

@@ -261,3 +261,29 @@ async fn grow(root: &Element) {
     root.first_element_child().unwrap().append_child(&pad).unwrap();
     tick().await;
 }
+
+/// A panic never leaves a blank page: the hook shows a visible, reportable error box.
+#[wasm_bindgen_test]
+async fn a_panic_shows_a_visible_error() {
+    qpath_web::panic::show("qpath 0.1.0 crashed at src/x.rs:1: test panic\nPage: http://example/");
+    let doc = document();
+    let boxed = doc.get_element_by_id(qpath_web::panic::PANIC_BOX_ID).expect("the error box");
+    let text = boxed.text_content().unwrap_or_default();
+    assert!(
+        text.contains("Something went wrong inside qpath") && text.contains("test panic") && text.contains("report"),
+        "{text}"
+    );
+    assert_eq!(boxed.get_attribute("role").as_deref(), Some("alert"));
+    // A second panic replaces the box.
+    qpath_web::panic::show("second");
+    assert_eq!(
+        doc.query_selector_all(&format!("#{}", qpath_web::panic::PANIC_BOX_ID))
+            .unwrap()
+            .length(),
+        1
+    );
+    boxed.remove();
+    if let Some(b) = doc.get_element_by_id(qpath_web::panic::PANIC_BOX_ID) {
+        b.remove();
+    }
+}
