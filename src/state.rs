@@ -177,11 +177,6 @@ impl Page {
         }
     }
 
-    /// The command line's parse error, if it does not parse at this release.
-    pub fn command_error(&self) -> Option<String> {
-        serve::parse(self.release, &self.command).err().map(|e| e.to_string())
-    }
-
     fn set_command(&mut self, text: String) {
         self.command = text;
         self.reparse();
@@ -318,7 +313,10 @@ mod tests {
     #[test]
     fn an_invalid_command_line_keeps_the_controls() {
         let p = Rc::new(Page::default()).reduce(Action::SetCommand("vllm serve x --no-such-flag".into()));
-        assert!(p.command_error().unwrap().contains("--no-such-flag"));
+        assert!(serve::parse(p.release, &p.command)
+            .unwrap_err()
+            .to_string()
+            .contains("--no-such-flag"));
         assert_eq!(p.last_valid.kv_cache_dtype, "fp8", "the last valid flags stay");
     }
 

@@ -160,10 +160,11 @@ pub fn app() -> Html {
         }
         View::Matrix => html! { <MatrixView base={state.scenario()} {onpick} /> },
     };
-    let command_error = state.command_error().map(AttrValue::from);
-    let unused = serve::parse(state.release, &state.command)
-        .map(|c| c.unused)
-        .unwrap_or_default();
+    // One parse of the command line serves the error line and the unused-flags line.
+    let (command_error, unused) = match serve::parse(state.release, &state.command) {
+        Ok(cmd) => (None, cmd.unused),
+        Err(e) => (Some(AttrValue::from(e.to_string())), Vec::new()),
+    };
 
     let embedded = state.embed;
     html! {
