@@ -130,9 +130,12 @@ pub struct GpuFilter {
 }
 
 impl GpuFilter {
+    /// Case-insensitive over ASCII (the table is ASCII; no Unicode case tables in the page).
     pub fn matches(&self, g: &Gpu) -> bool {
-        let haystack = format!("{} {} {} {} {}", g.name, g.id, g.arch, g.sm, g.capability).to_lowercase();
-        self.text.split_whitespace().all(|w| haystack.contains(&w.to_lowercase()))
+        let haystack = format!("{} {} {} {} {}", g.name, g.id, g.arch, g.sm, g.capability).to_ascii_lowercase();
+        self.text
+            .split_whitespace()
+            .all(|w| haystack.contains(&w.to_ascii_lowercase()))
             && self.arch.as_deref().is_none_or(|a| a == g.arch)
             && self.capability.is_none_or(|c| c == g.capability)
             && self.fp8.is_none_or(|v| v == g.fp8)

@@ -1586,7 +1586,7 @@ fn convert(release: Release, ty: &Ty, raw: &str) -> Result<Conv, String> {
         Ty::Any => Conv::Str(raw.to_string()),
         Ty::StrOpt if none_like => Conv::None,
         Ty::StrOpt => Conv::Str(raw.to_string()),
-        Ty::LowerDash => Conv::Str(raw.to_lowercase().replace('-', "_")),
+        Ty::LowerDash => Conv::Str(py_lower(raw).replace('-', "_")),
         Ty::Int => match py_int(raw) {
             Ok(v) => Conv::Int(v),
             Err(()) => return Err(format!("invalid int value: {}", py_str_repr(raw))),
@@ -1622,7 +1622,7 @@ fn convert(release: Release, ty: &Ty, raw: &str) -> Result<Conv, String> {
         },
         Ty::HrintOrAuto => {
             let t = py_strip(raw);
-            if t == "-1" || t.to_lowercase() == "auto" {
+            if t == "-1" || py_lower(t) == "auto" {
                 Conv::Int(Some(-1))
             } else {
                 match human_readable_int(raw) {
@@ -1772,7 +1772,7 @@ fn pyd_bool(loc: &str, v: &Value, optional: bool) -> Result<Option<bool>, PydErr
             Some(1.0) => Ok(Some(true)),
             _ => Err(typ()),
         },
-        Value::String(s) => match s.to_lowercase().as_str() {
+        Value::String(s) => match py_lower(s).as_str() {
             "0" | "off" | "f" | "false" | "n" | "no" => Ok(Some(false)),
             "1" | "on" | "t" | "true" | "y" | "yes" => Ok(Some(true)),
             _ => Err(parsing()),
@@ -1783,7 +1783,7 @@ fn pyd_bool(loc: &str, v: &Value, optional: bool) -> Result<Option<bool>, PydErr
 
 /// `AttentionBackendEnum[value.upper()]` (`_AttentionBackendEnumMeta.__getitem__`, v1/attention/backends/registry.py).
 fn backend_member(release: Release, name: &str) -> Result<String, String> {
-    let up = name.to_uppercase();
+    let up = py_upper(name);
     let members = names_in(BACKENDS, release);
     if members.contains(&up.as_str()) {
         Ok(up)
@@ -1908,7 +1908,7 @@ fn validate_attention(release: Release, raw: &str) -> Result<AttentionConfig, St
         match f {
             "backend" => match v {
                 Value::Null => {}
-                Value::String(s) if s.to_lowercase() == "auto" => {}
+                Value::String(s) if py_lower(s) == "auto" => {}
                 Value::String(s) => match backend_member(release, s) {
                     Ok(m) => cfg.backend = Some(m),
                     Err(msg) => errs.push(pyd(f, format!("Value error, {msg}"), "value_error", v.clone())),
@@ -2199,7 +2199,7 @@ fn build(release: Release, rows: &[FlagRow], env: Vec<(String, String)>, ns: Ns)
                 tok(Role::AttentionBackend),
             ));
         }
-        if name.to_lowercase() != "auto" {
+        if py_lower(name) != "auto" {
             if let Err(msg) = backend_member(release, name) {
                 return Err(err(format!("ValueError: {msg}"), tok(Role::AttentionBackend)));
             }
@@ -2402,6 +2402,40 @@ fn py_int(s: &str) -> Result<Option<i128>, ()> {
     py_int_text(s).map(|t| t.parse::<i128>().ok()).ok_or(())
 }
 
+/// `str.lower()` restricted to what can change a comparison with vLLM's ASCII names and choices: ASCII letters, and the
+/// one non-ASCII letter Python lowers to ASCII (U+212A KELVIN SIGN → `k`). Other non-ASCII letters are kept as typed,
+/// so an error message echoes `Ä` where Python would echo `ä`; the verdict (valid or not) is the same. This keeps
+/// Unicode's case tables (about 10 KB compressed) out of the page.
+fn py_lower(s: &str) -> String {
+    s.chars()
+        .map(|c| if c == '\u{212A}' { 'k' } else { c.to_ascii_lowercase() })
+        .collect()
+}
+
+/// `str.upper()` restricted like [`py_lower`]: ASCII letters, and the non-ASCII letters Python raises to ASCII (dotless
+/// ı → I, long ſ → S, ß → SS, and the Latin ligatures ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ).
+fn py_upper(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        out.push_str(match c {
+            '\u{131}' => "I",
+            '\u{17F}' => "S",
+            '\u{DF}' => "SS",
+            '\u{FB00}' => "FF",
+            '\u{FB01}' => "FI",
+            '\u{FB02}' => "FL",
+            '\u{FB03}' => "FFI",
+            '\u{FB04}' => "FFL",
+            '\u{FB05}' | '\u{FB06}' => "ST",
+            _ => {
+                out.push(c.to_ascii_uppercase());
+                continue;
+            }
+        });
+    }
+    out
+}
+
 /// `float(s)`.
 fn py_float(s: &str) -> Option<f64> {
     let t = py_strip(s);
@@ -2434,13 +2468,71 @@ fn py_float(s: &str) -> Option<f64> {
             f64::INFINITY
         });
     }
-    if !body
-        .chars()
-        .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
-    {
+    // Python's decimal grammar: digits with at most one point, at least one digit, then an optional exponent
+    // `e`/`E`, an optional sign and at least one digit.
+    let (mantissa, exponent) = match body.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e.strip_prefix(['+', '-']).unwrap_or(e))),
+        None => (body, None),
+    };
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mantissa_ok = digits(int) && digits(frac) && !(int.is_empty() && frac.is_empty());
+    if !mantissa_ok || exponent.is_some_and(|e| e.is_empty() || !digits(e)) {
         return None;
     }
-    clean.parse::<f64>().ok()
+    Some(decimal_to_f64(&clean))
+}
+
+/// The `f64` nearest a decimal literal that [`py_float`] has checked (`[+-]digits[.digits][e[+-]digits]`, either digit
+/// run may be empty but not both, no `_`), ±inf beyond `f64`'s range as Python's `float()` gives. It goes through
+/// serde_json's number parser (already in the page for `--hf-overrides`) rather than core's `str::parse`, whose
+/// correctly-rounded algorithm carries a 10 KB table that does not compress. serde_json is exact when the literal has at
+/// most 15 significant digits and a decimal exponent within ±22 (every value vLLM's float options take in practice);
+/// beyond that it may differ from Python by one unit in the last place.
+fn decimal_to_f64(literal: &str) -> f64 {
+    let negative = literal.starts_with('-');
+    let body = literal.trim_start_matches(['+', '-']);
+    let (mantissa, exponent) = body.split_once(['e', 'E']).unwrap_or((body, "0"));
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let int = int.trim_start_matches('0');
+    let frac = frac.trim_end_matches('0');
+    if int.is_empty() && frac.is_empty() {
+        return if negative { -0.0 } else { 0.0 };
+    }
+    let exp_negative = exponent.starts_with('-');
+    let exp_digits = exponent.trim_start_matches(['+', '-']).trim_start_matches('0');
+    // Beyond ±99999 the result is 0 or ±inf for any mantissa a command line can hold.
+    let exp: i64 = if exp_digits.len() > 5 {
+        99_999
+    } else {
+        exp_digits.parse().unwrap_or(0)
+    };
+    let exp = if exp_negative { -exp } else { exp };
+    let json = format!(
+        "{}{}{}{}e{exp}",
+        if negative { "-" } else { "" },
+        if int.is_empty() { "0" } else { int },
+        if frac.is_empty() { "" } else { "." },
+        frac
+    );
+    match serde_json::from_str::<f64>(&json) {
+        Ok(f) => f,
+        // serde_json refuses a finite literal only when it overflows f64.
+        Err(_) if exp > 0 => {
+            if negative {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }
+        }
+        Err(_) => {
+            if negative {
+                -0.0
+            } else {
+                0.0
+            }
+        }
+    }
 }
 
 enum HrErr {
@@ -2498,11 +2590,11 @@ fn human_readable_int_text(value: &str) -> Result<String, HrErr> {
             _ => None,
         };
         if let Some(mult) = decimal {
-            let f = number.parse::<f64>().unwrap_or(f64::INFINITY) * mult;
+            let f = decimal_to_f64(number) * mult;
             if !f.is_finite() {
                 return Err(HrErr::Invalid);
             }
-            return Ok(format!("{:.0}", f.trunc()));
+            return Ok(integer_text(f));
         }
         if let Some(mult) = binary {
             if number.contains('.') {
@@ -2560,12 +2652,8 @@ fn py_float_repr(f: f64) -> String {
     if f.is_infinite() {
         return if f > 0.0 { "inf".into() } else { "-inf".into() };
     }
-    let sci = format!("{f:e}");
-    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let neg = mant.starts_with('-');
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let sign = if neg { "-" } else { "" };
+    let (digits, exp) = shortest_digits(f);
+    let sign = if f.is_sign_negative() { "-" } else { "" };
     if (-4..16).contains(&exp) {
         if exp >= 0 {
             let e = exp as usize;
@@ -2584,6 +2672,106 @@ fn py_float_repr(f: f64) -> String {
         let frac = if rest.is_empty() { String::new() } else { format!(".{rest}") };
         format!("{sign}{first}{frac}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
     }
+}
+
+/// The shortest digits that round-trip a finite `f` (no sign, no leading or trailing zeros; `"0"` for zero) and the
+/// decimal exponent of the first one: what `repr` prints (David Gay's shortest mode: the fewest digits that read back as
+/// `f`, and of those the nearest to `f`). Computed exactly in decimal: `f`, and the two midpoints to its neighbours, are
+/// integers times a power of ten; the answer is the first precision whose correctly rounded `f` lies between the
+/// midpoints (on one too when `f`'s mantissa is even, as reading rounds ties to even). This replaces core's `{:e}`, whose
+/// float-formatting code and tables would add about 7 KB compressed to the page.
+fn shortest_digits(f: f64) -> (String, i32) {
+    let bits = f.abs().to_bits();
+    let (biased, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
+    if biased == 0 && fraction == 0 {
+        return ("0".into(), 0);
+    }
+    let (m, e2) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), biased - 1075)
+    };
+    // f = 4m * 2^(e2-2); the midpoints are (4m + 2) and (4m - 2) times the same, or 4m - 1 below a power of two
+    // (the gap to the next smaller double is half as wide there).
+    let lower_gap = if fraction == 0 && biased > 1 { 1 } else { 2 };
+    let e = e2 - 2;
+    let (scale, q) = if e >= 0 {
+        (pow_decimal(2, e as u32), 0)
+    } else {
+        (pow_decimal(5, (-e) as u32), e)
+    };
+    let value = mul_decimal(&scale, 4 * m);
+    let high = mul_decimal(&scale, 4 * m + 2);
+    let low = mul_decimal(&scale, 4 * m - lower_gap);
+    let inclusive = m % 2 == 0;
+    let cmp = |a: &str, b: &str| a.len().cmp(&b.len()).then_with(|| a.cmp(b));
+    for p in 1..=value.len() {
+        let (head, rest) = value.split_at(p);
+        let half = format!("5{}", "0".repeat(rest.len().saturating_sub(1)));
+        let up = match cmp(rest, &half) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Equal => head.bytes().last().is_some_and(|d| (d - b'0') % 2 == 1),
+            std::cmp::Ordering::Less => false,
+        };
+        let rounded = if up { add_one(head) } else { head.to_string() };
+        let candidate = format!("{rounded}{}", "0".repeat(rest.len()));
+        let above_low = match cmp(&candidate, &low) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Equal => inclusive,
+            std::cmp::Ordering::Less => false,
+        };
+        let below_high = match cmp(&candidate, &high) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Equal => inclusive,
+            std::cmp::Ordering::Greater => false,
+        };
+        if above_low && below_high {
+            let exponent = candidate.len() as i32 - 1 + q;
+            return (candidate.trim_end_matches('0').to_string(), exponent);
+        }
+    }
+    (value.trim_end_matches('0').to_string(), value.len() as i32 - 1 + q)
+}
+
+/// `base^exp` in decimal digits, for the small bases [`shortest_digits`] and [`integer_text`] scale by.
+fn pow_decimal(base: u64, exp: u32) -> String {
+    let mut text = "1".to_string();
+    let mut left = exp;
+    while left > 0 {
+        let step = left.min(if base == 2 { 63 } else { 27 });
+        text = mul_decimal(&text, base.pow(step));
+        left -= step;
+    }
+    text
+}
+
+/// A decimal digit string plus one.
+fn add_one(digits: &str) -> String {
+    let mut out: Vec<u8> = digits.bytes().collect();
+    for d in out.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return String::from_utf8(out).unwrap_or_default();
+        }
+    }
+    format!("1{}", String::from_utf8(out).unwrap_or_default())
+}
+
+/// `str(int(f))` for a finite `f`: every digit of its integer part (a float beyond 2^64 is an exact integer, so its text
+/// is the mantissa times a power of two, multiplied out in decimal).
+fn integer_text(f: f64) -> String {
+    let t = f.trunc();
+    let sign = if t < 0.0 { "-" } else { "" };
+    let a = t.abs();
+    if a < 18_446_744_073_709_551_616.0 {
+        return format!("{sign}{}", a as u64);
+    }
+    let bits = a.to_bits();
+    let mantissa = (bits & ((1 << 52) - 1)) | (1 << 52);
+    let shift = ((bits >> 52) & 0x7ff) as u32 - 1075;
+    format!("{sign}{}", mul_decimal(&pow_decimal(2, shift), mantissa))
 }
 
 fn py_number(n: &serde_json::Number) -> String {
@@ -2870,10 +3058,10 @@ fn suggest(release: Release, rows: &[FlagRow], parser: &OptParser, token: &str) 
     if name.chars().count() > 80 {
         return None;
     }
-    let norm = name.replace('_', "-").to_lowercase();
+    let norm = py_lower(&name.replace('_', "-"));
     let mut best: Option<(usize, &str)> = None;
     for (s, _) in &parser.strings {
-        let d = if s.to_lowercase() == norm { 0 } else { levenshtein(&norm, s) };
+        let d = if py_lower(s) == norm { 0 } else { levenshtein(&norm, s) };
         if best.is_none_or(|(b, _)| d < b) {
             best = Some((d, s));
         }
@@ -3695,6 +3883,91 @@ mod tests {
             format(&c),
             "VLLM_BATCH_INVARIANT=1 vllm serve m --decode-context-parallel-size 2 --max-model-len 8192"
         );
+    }
+
+    /// The page's float helpers (serde_json's parser and formatter, no core float tables) agree with core's
+    /// correctly-rounded `str::parse`, `{:e}` and `{:.0}` on a spread of literals and values.
+    #[test]
+    fn float_helpers_agree_with_core() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..4_000 {
+            let int = (next() % 10_000_000).to_string();
+            let frac = (next() % 100_000_000).to_string();
+            let exp = (next() % 45) as i64 - 22;
+            let literal = match next() % 4 {
+                0 => format!("{int}.{frac}"),
+                1 => format!("-{int}e{exp}"),
+                2 => format!(".{frac}E+{}", exp.abs()),
+                _ => format!("+{int}."),
+            };
+            let want: f64 = literal.parse().unwrap_or(f64::NAN);
+            assert_eq!(decimal_to_f64(&literal).to_bits(), want.to_bits(), "{literal}");
+            let f = f64::from_bits(next() >> 1) * if next() % 2 == 0 { 1.0 } else { -1.0 };
+            if f.is_finite() {
+                let sci = format!("{:e}", f.abs());
+                let (m, e) = sci.split_once('e').unwrap_or((&sci, "0"));
+                let want_digits: String = m.chars().filter(char::is_ascii_digit).collect();
+                let want = (want_digits, e.parse::<i32>().unwrap_or(0));
+                let got = shortest_digits(f);
+                // Core's `{:e}` breaks an exact tie between two shortest candidates upwards; Python's repr (and
+                // ours) takes the even one. Otherwise they agree.
+                if got != want {
+                    let read = |(d, x): &(String, i32)| format!("{}.{}e{x}", &d[..1], &d[1..]).parse::<f64>().ok();
+                    assert!(
+                        got.0.len() == want.0.len() && got.1 == want.1 && read(&got) == Some(f.abs()),
+                        "{f:e}: {got:?}"
+                    );
+                    assert_eq!(got.0.bytes().last().map(|d| (d - b'0') % 2), Some(0), "{f:e}: {got:?}");
+                }
+                assert_eq!(
+                    integer_text(f),
+                    format!("{:.0}", f.trunc()).replace("-0", "0").trim_start_matches('+'),
+                    "{f:e}"
+                );
+            }
+        }
+        for (text, ok) in [
+            ("1e", false),
+            ("1.2.3", false),
+            ("e5", false),
+            (".", false),
+            ("1e+", false),
+            ("1e+-5", false),
+            ("--1", false),
+            ("1.", true),
+            (".5", true),
+            ("1E-0", true),
+            (" 7 ", true),
+            ("1_000.5", true),
+            ("١", false),
+        ] {
+            assert_eq!(py_float(text).is_some(), ok, "{text}");
+        }
+        assert_eq!(decimal_to_f64("1e400"), f64::INFINITY);
+        assert_eq!(decimal_to_f64("-1e400"), f64::NEG_INFINITY);
+        assert_eq!(decimal_to_f64("1e-400"), 0.0);
+        assert_eq!(decimal_to_f64("000.000e5"), 0.0);
+        assert_eq!(decimal_to_f64("1e99999999999"), f64::INFINITY);
+        assert_eq!(integer_text(1e300), format!("{:.0}", 1e300));
+        assert_eq!(py_float_repr(2.1992381023472203e15), "2199238102347220.2"); // Python's repr, a tie
+        assert_eq!(py_float_repr(-0.0), "-0.0");
+        assert_eq!(py_float_repr(0.0), "0.0");
+        assert_eq!(py_float_repr(5e-324), "5e-324");
+        assert_eq!(py_float_repr(f64::MAX), "1.7976931348623157e+308");
+    }
+
+    #[test]
+    fn python_case_mapping() {
+        assert_eq!(py_lower("FlashInfer-\u{212A}"), "flashinfer-k");
+        assert_eq!(py_upper("fla\u{17F}hinfer"), "FLASHINFER");
+        assert_eq!(py_upper("\u{DF}\u{FB03}x"), "SSFFIX");
+        assert_eq!(py_lower("ÄUTO"), "Äuto");
     }
 
     #[test]
