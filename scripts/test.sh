@@ -4,6 +4,7 @@
 #   2. clippy, native, -D warnings    6. wasm-bindgen-test in headless Firefox (geckodriver)
 #   3. clippy, wasm32, -D warnings    7. trunk build --release (the page as it ships, wasm-opt -Oz)
 #   4. native tests (core + page logic)     8. the built site under a sub-path: the embedding example in Chromium
+#                                            9. size budgets of the built page (scripts/budget.sh)
 # It ends with one summary line: "summary: N passed, N failed" over every cargo test run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,7 @@ failed=0
 
 count() { # add up cargo's "test result: ... N passed; M failed" lines of a log
   local sums
-  sums=$(awk '/^(test result|subpath): / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+  sums=$(awk '/^(test result|subpath|budget): / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
               END { print p + 0, f + 0 }' "$1")
   passed=$((passed + ${sums% *})); failed=$((failed + ${sums#* }))
 }
@@ -56,11 +57,7 @@ browser_tests firefox-tests env -u CHROMEDRIVER GECKODRIVER="$(command -v geckod
   cargo test --locked --target wasm32-unknown-unknown -p qpath-web
 step trunk-release trunk build --release --skip-version-check
 step subpath scripts/subpath-test.sh
+step budget scripts/budget.sh
 
-echo
-echo "release build (dist/):"
-for f in dist/*.wasm dist/*.js; do
-  printf '  %-45s %8d bytes raw, %7d bytes gzip -9\n' "$(basename "$f")" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"
-done
 echo "summary: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

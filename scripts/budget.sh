@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Size budgets of the built page, checked by scripts/test.sh after `trunk build --release`.
+#   scripts/budget.sh [DIST]      (default dist/)
+# The page's transfer is every file dist/index.html references (stylesheets, the JS module and its snippets, the
+# wasm) plus index.html itself, each compressed with gzip -9 as a static host would send it. Each file has a gzip
+# budget (and the wasm a raw one); a file over its budget, a referenced file with no budget, or a total over the total
+# budget fails the step, naming the file and its growth. Raise a budget only in the commit that explains the growth.
+#
+# Issue 6 asks for a total of at most 150 KB (153,600 B). The page does not meet that yet: the limits below are the
+# measured sizes plus about 2% so that growth is caught; BENCHMARKS.md ("Bundle size") has the breakdown and the gap.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIST="${1:-dist}"
+[ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
+
+TARGET_TOTAL_GZIP=153600   # issue 6's 150 KB: reported, not enforced yet
+TOTAL_GZIP_LIMIT=275000
+# file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
+BUDGETS='
+qpath-web_bg.wasm                 257000   655000
+qpath-web.js                        8500        -
+snippets/*/inline0.js                400        -
+index.html                          1500        -
+style.css                           2300        -
+results.css                         2300        -
+views.css                           2000        -
+embed.css                            800        -
+'
+
+referenced=$( (echo index.html; grep -oE '(href|src)="\./[^"]+"' "$DIST/index.html" | sed -E 's/^(href|src)="\.\///; s/"$//') | sort -u)
+failed=0
+passed=0
+total=0
+printf 'budget: %-44s %10s %10s %10s %10s\n' file raw raw-limit gzip gzip-limit
+for file in $referenced; do
+  path="$DIST/$file"
+  if [ ! -f "$path" ]; then
+    echo "budget: FAILED: index.html references $file, which is not in $DIST"; failed=$((failed + 1)); continue
+  fi
+  raw=$(stat -c %s "$path")
+  gz=$(gzip -9c "$path" | wc -c)
+  total=$((total + gz))
+  limit=""
+  while read -r pattern gz_limit raw_limit; do
+    [ -n "$pattern" ] || continue
+    # shellcheck disable=SC2053 # the pattern is a glob on purpose
+    if [[ "$file" == $pattern ]]; then limit="$gz_limit $raw_limit"; break; fi
+  done <<<"$BUDGETS"
+  if [ -z "$limit" ]; then
+    echo "budget: FAILED: $file ($gz B gzip) has no budget; add a line to scripts/budget.sh"; failed=$((failed + 1)); continue
+  fi
+  read -r gz_limit raw_limit <<<"$limit"
+  printf 'budget: %-44s %10d %10s %10d %10d\n' "$file" "$raw" "$raw_limit" "$gz" "$gz_limit"
+  if [ "$gz" -gt "$gz_limit" ]; then
+    echo "budget: FAILED: $file grew to $gz B gzip, over its budget of $gz_limit B by $((gz - gz_limit)) B"; failed=$((failed + 1))
+  elif [ "$raw_limit" != "-" ] && [ "$raw" -gt "$raw_limit" ]; then
+    echo "budget: FAILED: $file grew to $raw B raw, over its budget of $raw_limit B by $((raw - raw_limit)) B"; failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
+  fi
+done
+printf 'budget: %-44s %10s %10s %10d %10d\n' "total transfer (gzip -9)" "" "" "$total" "$TOTAL_GZIP_LIMIT"
+if [ "$total" -gt "$TOTAL_GZIP_LIMIT" ]; then
+  echo "budget: FAILED: the page's total transfer is $total B gzip, over its budget of $TOTAL_GZIP_LIMIT B"; failed=$((failed + 1))
+else
+  passed=$((passed + 1))
+fi
+if [ "$total" -gt "$TARGET_TOTAL_GZIP" ]; then
+  echo "budget: note: $total B is $((total - TARGET_TOTAL_GZIP)) B over issue 6's target of $TARGET_TOTAL_GZIP B (150 KB)"
+fi
+echo "budget: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
