@@ -122,7 +122,7 @@ fn rows(left: &Report, right: &Report) -> Vec<Row> {
             layer_sets.push(&g.layers);
         }
     }
-    layer_sets.sort_by_key(|l| (l.first().copied(), l.len()));
+    qpath_core::order::sort_by(&mut layer_sets, |a, b| (a.first(), a.len()).cmp(&(b.first(), b.len())));
     if layer_sets.is_empty() {
         // Neither side has groups (scenario errors, or a model without attention layers): one row for the scenario.
         return vec![Row {

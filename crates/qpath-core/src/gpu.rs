@@ -103,7 +103,7 @@ pub fn find(id: &str) -> Option<&'static Gpu> {
 /// The architectures of the table, each once, ordered by their lowest capability.
 pub fn architectures() -> Vec<&'static str> {
     let mut rows: Vec<&Gpu> = GPUS.iter().collect();
-    rows.sort_by_key(|g| (g.capability, g.year));
+    crate::order::sort_by(&mut rows, |a, b| (a.capability, a.year).cmp(&(b.capability, b.year)));
     let mut seen = HashSet::new();
     rows.into_iter().map(|g| g.arch).filter(|a| seen.insert(*a)).collect()
 }
@@ -111,8 +111,7 @@ pub fn architectures() -> Vec<&'static str> {
 /// The distinct current capabilities of the table, ascending.
 pub fn capabilities() -> Vec<ComputeCapability> {
     let mut caps: Vec<ComputeCapability> = GPUS.iter().map(|g| g.capability).collect();
-    caps.sort();
-    caps.dedup();
+    crate::order::sort_dedup(&mut caps);
     caps
 }
 

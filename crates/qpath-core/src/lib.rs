@@ -14,6 +14,7 @@ pub mod flashinfer;
 pub mod gpu;
 pub mod matrix;
 pub mod model;
+pub mod order;
 pub mod platform;
 pub mod release;
 pub mod render;

@@ -565,9 +565,19 @@ impl Value {
             Value::Number(n) => serde_json::Value::Number(n.clone()),
             Value::String(s) => serde_json::Value::String(s.clone()),
             Value::Array(a) => serde_json::Value::Array(a.iter().map(Value::to_serde).collect()),
-            Value::Object(m) => serde_json::Value::Object(m.iter().map(|(k, v)| (k.clone(), v.to_serde())).collect()),
+            Value::Object(m) => serde_json::Value::Object(to_serde_map(m)),
         }
     }
+}
+
+/// The serde_json map of an object (keys sorted, the last of a repeated key kept), built by inserting: collecting
+/// into it would sort through core's sort and add its code to the page (see [`crate::order`]).
+fn to_serde_map(m: &Obj) -> Map<String, serde_json::Value> {
+    let mut map = Map::new();
+    for (k, v) in m.iter() {
+        map.insert(k.clone(), v.to_serde());
+    }
+    map
 }
 
 /// Compact JSON (serde_json's formatting), keys in order.
@@ -1032,8 +1042,7 @@ fn preprocess(args: &[String]) -> Result<Vec<Tok>, ParseError> {
     }
     let mut processed: Vec<Tok> = out.into_iter().zip(deleted).filter(|(_, d)| !d).map(|(t, _)| t).collect();
     for (option, dict, mut origs) in dicts {
-        origs.sort_unstable();
-        origs.dedup();
+        crate::order::sort_dedup(&mut origs);
         processed.push(Tok {
             text: option,
             orig: origs,
@@ -1345,8 +1354,7 @@ struct Run<'p, 't> {
 impl Run<'_, '_> {
     fn written(&self, origs: &[usize]) -> String {
         let mut o: Vec<usize> = origs.to_vec();
-        o.sort_unstable();
-        o.dedup();
+        crate::order::sort_dedup(&mut o);
         o.iter()
             .filter_map(|&i| self.as_written.get(i))
             .map(|w| shell_quote(w))
@@ -1386,7 +1394,7 @@ impl Run<'_, '_> {
         }
         let n = self.toks.len();
         let mut indices: Vec<usize> = self.opts.keys().copied().collect();
-        indices.sort_unstable();
+        crate::order::sort_by(&mut indices, Ord::cmp);
         let max_opt = indices.last().copied();
         let mut start = 0;
         while let Some(max) = max_opt {
@@ -1972,7 +1980,7 @@ fn validate_attention(release: Release, raw: &str) -> Result<AttentionConfig, St
             None => {
                 cfg.other.push((key.to_string(), text));
                 let pos = |k: &str| fields.iter().position(|f| *f == k).unwrap_or(usize::MAX);
-                cfg.other.sort_by_key(|(k, _)| pos(k));
+                crate::order::sort_by(&mut cfg.other, |a, b| pos(&a.0).cmp(&pos(&b.0)));
             }
         }
     }
@@ -2055,13 +2063,7 @@ fn build(release: Release, rows: &[FlagRow], env: Vec<(String, String)>, ns: Ns)
 
     // ModelConfig: hf_overrides must be a dict (or a callable).
     match v.get(&Role::HfOverrides) {
-        Some(Conv::Json(Value::Object(m))) => {
-            cmd.hf_overrides = if m.is_empty() {
-                None
-            } else {
-                Some(m.iter().map(|(k, v)| (k.clone(), v.to_serde())).collect())
-            }
-        }
+        Some(Conv::Json(Value::Object(m))) => cmd.hf_overrides = if m.is_empty() { None } else { Some(to_serde_map(m)) },
         Some(Conv::Json(other)) => {
             return Err(err(
                 format!(
