@@ -229,6 +229,13 @@ async fn pasting_a_command_line_fills_the_inputs() {
         "VLLM_BATCH_INVARIANT=1 vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER -dcp 2 --max-model-len 8192",
     )
     .await;
+    // The selects take their values in an effect (components/choice.rs), which a loaded Firefox may run after a tick.
+    let filled = || {
+        select_value(&root, "#model") == "openai/gpt-oss-20b"
+            && select_value(&root, "#attention-backend") == "FLASHINFER"
+            && select_value(&root, "#dcp") == "2"
+    };
+    eventually(filled).await;
     assert_eq!(select_value(&root, "#model"), "openai/gpt-oss-20b");
     assert_eq!(select_value(&root, "#attention-backend"), "FLASHINFER");
     assert_eq!(select_value(&root, "#dcp"), "2");
