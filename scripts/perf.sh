@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# qpath's speed in headless Chromium beside a static-HTML floor, and Lighthouse scores (mobile and desktop presets),
+# for a built site. A benchmark: it prints figures and asserts none. See BENCHMARKS.md ("Speed in the browser").
+# Usage: scripts/perf.sh [DIST]        (DIST defaults to dist/, the output of `trunk build --release` / `make test`)
+#   QPATH_PERF_RUNS=N        runs per measure (default 20; about 2 minutes with Lighthouse on 2 cores)
+#   QPATH_PERF_LIGHTHOUSE=0  skip Lighthouse
+# Writes tests/e2e/out/perf.md (the tables), perf.json (every sample) and lighthouse-*.json (full reports).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIST="${1:-dist}"
+if [ ! -f "$DIST/index.html" ]; then
+  echo "perf: $DIST/index.html is missing; build the site first (make test, or trunk build --release)" >&2
+  exit 1
+fi
+if [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/lighthouse ]; then
+  echo "perf: tests/e2e/node_modules is missing; install it with scripts/setup.sh test (or: cd tests/e2e && npm ci)" >&2
+  exit 1
+fi
+CHROMIUM="${QPATH_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM" ]; then
+  echo "perf: $CHROMIUM is missing; install Debian's chromium with scripts/setup.sh test" >&2
+  exit 1
+fi
+export CHROME_PATH="${CHROME_PATH:-$CHROMIUM}"
+exec node tests/e2e/perf.mjs "$(cd "$DIST" && pwd)"
