@@ -394,6 +394,15 @@ async fn markdown_for_an_issue_has_the_table_the_command_and_the_link() {
 }
 
 #[wasm_bindgen_test]
+async fn the_first_render_without_a_hash_links_to_its_state() {
+    // The address bar has no hash until the hash effect runs after the first render; the link must not wait for it.
+    let root = mount().await;
+    let md = text(&root, "#markdown-preview");
+    let link = md.split("[Open in qpath](").nth(1).unwrap_or_default();
+    assert!(link.contains("#gpu=") && link.contains("&cmd=vllm+serve+"), "{md}");
+}
+
+#[wasm_bindgen_test]
 async fn the_theme_toggle_is_remembered() {
     use gloo::storage::{LocalStorage, Storage};
     LocalStorage::clear();

@@ -42,6 +42,13 @@ fn write_hash(value: &str, mode: History) {
     }
 }
 
+/// The page's address (without its hash) followed by `hash`.
+fn page_link(hash: &str) -> String {
+    let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    let base = href.split('#').next().unwrap_or_default();
+    format!("{base}{hash}")
+}
+
 fn copy_to_clipboard(text: &str) {
     if let Some(w) = web_sys::window() {
         let _ = w.navigator().clipboard().write_text(text);
@@ -130,7 +137,9 @@ pub fn app() -> Html {
     // Derived values
     let rows = state.filter.apply(GPUS);
     let report = Rc::new(resolve(&state.scenario()));
-    let link = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    // The link to this state: the page's address with the state's hash, not the address bar's, which the hash effect
+    // updates only after this render (on a first load without a hash the bar has none yet).
+    let link = page_link(&state.hash());
     let markdown = qpath_core::render::markdown(&report, &state.command, Some(&link));
     let oncopy_link = {
         let link = link.clone();
