@@ -20,14 +20,29 @@ BUDGETS='
 qpath-web_bg.wasm                 247000   626000
 qpath-web.js                        8500        -
 snippets/*/inline0.js                400        -
-index.html                          1500        -
-style.css                           2300        -
-results.css                         2300        -
-views.css                           2000        -
-embed.css                            800        -
+index.html                          1300        -
+style.css                           2000        -
+results.css                         1750        -
+views.css                           1500        -
+embed.css                            450        -
 '
 
-referenced=$( (echo index.html; grep -oE '(href|src)="\./[^"]+"' "$DIST/index.html" | sed -E 's/^(href|src)="\.\///; s/"$//') | sort -u)
+# The files index.html loads: relative href/src values, quoted or not (trunk's minifier drops the quotes).
+referenced=$(python3 - "$DIST/index.html" <<'PY'
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+found = {"index.html"}
+for m in re.finditer(r"""\b(?:href|src)=(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", html):
+    url = next(g for g in m.groups() if g is not None)
+    if url.startswith("./"):
+        found.add(url[2:])
+print("\n".join(sorted(found)))
+PY
+)
+if [ "$(wc -l <<<"$referenced")" -lt 3 ]; then
+  echo "budget: FAILED: found only '$referenced' referenced by $DIST/index.html; expected the JS module, the wasm and styles"
+  exit 1
+fi
 failed=0
 passed=0
 total=0
