@@ -130,7 +130,12 @@ pub fn app() -> Html {
     // Derived values
     let rows = state.filter.apply(GPUS);
     let report = Rc::new(resolve(&state.scenario()));
-    let link = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    // The link of this state: the address without its hash, then this render's hash (the address bar gets the new hash
+    // only in the effect after this render, so reading it here would give the state before the last change).
+    let link = {
+        let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+        format!("{}{}", href.split('#').next().unwrap_or_default(), state.hash())
+    };
     let markdown = qpath_core::render::markdown(&report, &state.command, Some(&link));
     let oncopy_link = {
         let link = link.clone();
@@ -189,7 +194,12 @@ pub fn app() -> Html {
                     <button type="button" onclick={ondismiss}>{ "Dismiss" }</button>
                 </div>
             }
-            <main class="layout">
+            // Embedded, the page has no header: its h1 is in main (visually hidden), and names main, which must stand apart
+            // from the host page's own main.
+            <main class="layout" aria-labelledby={embedded.then_some("embed-title")}>
+                if embedded {
+                    <h1 id="embed-title" class="visually-hidden">{ "qpath" }</h1>
+                }
                 <div class="setup">
                     <section class="gpu-picker" aria-labelledby="gpu-heading">
                         <h2 id="gpu-heading">{ "GPU" }</h2>
@@ -221,7 +231,7 @@ pub fn app() -> Html {
                             <button type="button" id="copy-markdown" onclick={oncopy_markdown}>{ "Copy as Markdown" }</button>
                             <details>
                                 <summary>{ "Markdown for a GitHub issue" }</summary>
-                                <pre id="markdown-preview">{ markdown }</pre>
+                                <pre id="markdown-preview" tabindex="0" role="region" aria-label="Markdown preview">{ markdown }</pre>
                             </details>
                         </section>
                     }
