@@ -4,8 +4,10 @@
 #   2. clippy, native, -D warnings    6. wasm-bindgen-test in headless Firefox (geckodriver)
 #   3. clippy, wasm32, -D warnings    7. trunk build --release (the page as it ships, wasm-opt -Oz)
 #   4. native tests (core + page logic)     8. the built site under a sub-path: the embedding example in Chromium
-#                                            9. size budgets of the built page (scripts/budget.sh)
-# It ends with one summary line: "summary: N passed, N failed" over every cargo test run.
+#                                           9. size budgets of the built page (scripts/budget.sh)
+#                                           10. end-to-end: user stories and axe-core audits of dist/ in Chromium
+# It ends with one summary line: "summary: N passed, N failed" over every cargo test run, the sub-path checks, the
+# budgets and the end-to-end checks (their "test result:", "subpath:", "budget:" and "e2e:" lines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -17,9 +19,9 @@ rm -f "$LOG_DIR"/*.log
 passed=0
 failed=0
 
-count() { # add up cargo's "test result: ... N passed; M failed" lines of a log
+count() { # add up the "test result: ... N passed; M failed" (cargo), "subpath: N passed, M failed" and "e2e: …" lines of a log
   local sums
-  sums=$(awk '/^(test result|subpath|budget): / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+  sums=$(awk '/^(test result|subpath|budget|e2e): / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
               END { print p + 0, f + 0 }' "$1")
   passed=$((passed + ${sums% *})); failed=$((failed + ${sums#* }))
 }
@@ -58,6 +60,7 @@ browser_tests firefox-tests env -u CHROMEDRIVER GECKODRIVER="$(command -v geckod
 step trunk-release trunk build --release --skip-version-check
 step subpath scripts/subpath-test.sh
 step budget scripts/budget.sh
+step e2e scripts/e2e-test.sh
 
 echo "summary: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -64,7 +64,7 @@ fn card_of_backend(root: &Element, backend: &str) -> Element {
 async fn l4_fp8_cache_keeps_a_bf16_query_on_fa2() {
     let root = mount(report("l4", Release::V0_25_0, "--kv-cache-dtype fp8")).await;
     let section = q(&root, "section.results");
-    assert_eq!(attr(&section, "aria-label"), "Results");
+    assert_eq!(attr(&section, "aria-label"), "Results for vLLM 0.25.0 on NVIDIA L4");
 
     let stamp = text(&root, "#result-stamp");
     assert!(stamp.starts_with("as of vLLM 0.25.0 / FlashInfer 0."), "{stamp}");

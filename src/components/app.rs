@@ -198,7 +198,12 @@ pub fn app() -> Html {
                     <button type="button" onclick={ondismiss}>{ "Dismiss" }</button>
                 </div>
             }
-            <main class="layout">
+            // Embedded, the page has no header: its h1 is in main (visually hidden), and names main, which must stand apart
+            // from the host page's own main.
+            <main class="layout" aria-labelledby={embedded.then_some("embed-title")}>
+                if embedded {
+                    <h1 id="embed-title" class="visually-hidden">{ "qpath" }</h1>
+                }
                 <div class="setup">
                     <section class="gpu-picker" aria-labelledby="gpu-heading">
                         <h2 id="gpu-heading">{ "GPU" }</h2>
@@ -230,7 +235,7 @@ pub fn app() -> Html {
                             <button type="button" id="copy-markdown" onclick={oncopy_markdown}>{ "Copy as Markdown" }</button>
                             <details>
                                 <summary>{ "Markdown for a GitHub issue" }</summary>
-                                <pre id="markdown-preview">{ markdown }</pre>
+                                <pre id="markdown-preview" tabindex="0" role="region" aria-label="Markdown preview">{ markdown }</pre>
                             </details>
                         </section>
                     }

@@ -239,7 +239,7 @@ pub fn compare(props: &CompareProps) -> Html {
             <p id="compare-summary" class={classes!("compare-summary", (differing > 0).then_some("differs"))} aria-live="polite">
                 { summary }
             </p>
-            <div class="table-wrap compare-wrap">
+            <div class="table-wrap compare-wrap" tabindex="0" role="region" aria-label="Comparison by group">
                 <table id="compare-table">
                     <thead>
                         <tr>

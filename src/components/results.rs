@@ -98,8 +98,10 @@ fn source_link(source: &str, url: Option<&str>) -> Html {
 #[function_component(Results)]
 pub fn results(props: &ResultsProps) -> Html {
     let r = &*props.report;
+    // Named after its scenario, so several on one page (embedded elements) are distinct landmarks.
+    let label = format!("Results for vLLM {} on {}", r.vllm, r.gpu.name);
     html! {
-        <section class="results" aria-label="Results">
+        <section class="results" aria-label={label}>
             { stamp(r) }
             if let Some(e) = &r.error {
                 { scenario_error(e) }

@@ -1,0 +1,639 @@
+// qpath's end-to-end checks: the built site (dist/) served by serve-dist.mjs, driven in Debian's headless Chromium
+// through playwright-core with real clicks, typing and reads of the DOM, plus axe-core accessibility audits.
+//   node tests/e2e/e2e.mjs [DIST]       DIST defaults to <repo>/dist; scripts/e2e-test.sh runs it on dist/
+//   QPATH_E2E_ONLY=seed,a11y-matrix     runs only the checks whose names contain one of these words (for debugging)
+// Each check is one user story in a fresh browser context. A failed check saves a full-page screenshot to
+// tests/e2e/out/<check>.png and the run goes on; the last line is "e2e: N passed, M failed" (exit 1 if M > 0).
+// Expected values (error texts, Q dtypes, kernels) are the core's answers, as its golden tests
+// (crates/qpath-core/tests/golden.rs) and the CLI state them; the page must show exactly those.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { here, repo, startServer, launchChromium } from './lib.mjs';
+
+const DIST = path.resolve(process.argv[2] ?? path.join(repo, 'dist'));
+const OUT = path.join(here, 'out');
+const AXE = path.join(here, 'node_modules', 'axe-core', 'axe.min.js');
+// The machine may have two busy cores: generous budgets, and no assertion about how long anything takes.
+const TIMEOUT = 30_000;
+
+const LLAMA = 'vllm serve meta-llama/Llama-3.1-8B-Instruct';
+const SEED_CMD = `${LLAMA} --kv-cache-dtype fp8`;
+const FA2_ASSERT = 'fp8 tensor core is not supported in fa2 backend';
+// What vLLM 0.25.0 (the fix, #47485) logs for the seed scenario (golden.rs: seed_story_l4_fp8).
+const FIXED_LOG = 'FlashInfer resolved query dtypes: prefill=torch.bfloat16, decode=torch.bfloat16, decode_backend=flashinfer-native, kv_cache_dtype=torch.float8_e4m3fn, arch=sm89';
+// How many GPUs data/gpus.toml has: one matrix row each.
+const GPU_COUNT = (fs.readFileSync(path.join(repo, 'data', 'gpus.toml'), 'utf8').match(/^\[\[gpu\]\]/gm) ?? []).length;
+
+/** A page hash as src/hash.rs writes it (form-encoded: `+` for a space). */
+function hashOf({ embed, gpu, vllm, cuda, cubins, cmd }) {
+  const enc = (s) => encodeURIComponent(s).replace(/%20/g, '+');
+  const parts = [];
+  if (embed) parts.push('embed=1');
+  if (gpu) parts.push(`gpu=${enc(gpu)}`);
+  if (vllm) parts.push(`vllm=${enc(vllm)}`);
+  if (cuda) parts.push(`cuda=${enc(cuda)}`);
+  if (cubins) parts.push(`cubins=${enc(cubins)}`);
+  if (cmd) parts.push(`cmd=${enc(cmd)}`);
+  return `#${parts.join('&')}`;
+}
+
+const SEED_PREFIX = hashOf({ gpu: 'l4', vllm: '0.25.0-prefix', cmd: SEED_CMD });
+const SEED_FIXED = hashOf({ gpu: 'l4', vllm: '0.25.0', cmd: SEED_CMD });
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Reading the DOM (of a page or a frame) and waiting for it.
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `fn` until it stops throwing (an assertion), at most `timeout` ms; then throws its last error. */
+async function eventually(fn, timeout = TIMEOUT) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (Date.now() > end) throw e;
+    }
+    await sleep(100);
+  }
+}
+
+/** The trimmed text of the first match, or null when nothing matches. */
+const text = (p, sel) => p.evaluate((s) => document.querySelector(s)?.textContent.trim() ?? null, sel);
+const texts = (p, sel) => p.evaluate((s) => [...document.querySelectorAll(s)].map((e) => e.textContent.trim()), sel);
+const count = (p, sel) => p.evaluate((s) => document.querySelectorAll(s).length, sel);
+const value = (p, sel) => p.evaluate((s) => document.querySelector(s)?.value ?? null, sel);
+const attr = (p, sel, name) => p.evaluate(([s, n]) => document.querySelector(s)?.getAttribute(n) ?? null, [sel, name]);
+const hash = (p) => p.evaluate(() => location.hash);
+
+/** A field (`q-prefill`, `kernel-decode`, …) of the first group card that shows it (the first FlashInfer group). */
+const fi = (p, field) => text(p, `article.group .${field}`);
+
+/** The decision of the first FlashInfer group: [Q prefill, Q decode, prefill kernel, decode kernel]. */
+const decision = async (p) => Promise.all(['q-prefill', 'q-decode', 'kernel-prefill', 'kernel-decode'].map((f) => fi(p, f)));
+
+/** Waits until the app has rendered one of its views. */
+const ready = (p) => p.waitForSelector('.qpath .results, .qpath .compare, .qpath .matrix', { timeout: TIMEOUT });
+
+function includes(haystack, needle, what) {
+  assert.ok(typeof haystack === 'string' && haystack.includes(needle), `${what}: expected ${JSON.stringify(needle)} in ${JSON.stringify(haystack)}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The run: one server, one browser, a fresh context per check.
+
+const problems = []; // console errors, page errors, failed requests: "check: what"
+let server;
+let browser;
+
+class Story {
+  constructor(name) {
+    this.name = name;
+    this.contexts = [];
+    this.page = null; // the page a failure screenshot shows
+  }
+
+  /** A fresh context (scheme = prefers-color-scheme; theme = qpath's stored choice, set before the page's scripts). */
+  async context({ scheme = 'light', width = 1280, height = 900, theme, permissions = [] } = {}) {
+    const context = await browser.newContext({ colorScheme: scheme, viewport: { width, height } });
+    context.setDefaultTimeout(TIMEOUT);
+    context.setDefaultNavigationTimeout(TIMEOUT);
+    if (permissions.length) await context.grantPermissions(permissions, { origin: server.url });
+    // gloo's LocalStorage keeps JSON: the stored value of "dark" is the string '"dark"'.
+    // (Only on the site's pages: about:blank has no localStorage.)
+    if (theme) {
+      await context.addInitScript((t) => {
+        if (location.protocol === 'http:') localStorage.setItem('qpath-theme', JSON.stringify(t));
+      }, theme);
+    }
+    this.contexts.push(context);
+    return context;
+  }
+
+  /** A new page of `context` whose console errors, uncaught exceptions and failed requests are recorded. */
+  async newPage(context) {
+    const page = await context.newPage();
+    const where = () => `${this.name} (${page.url().replace(server.url, '')})`;
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`${where()}: console error: ${m.text()}`); });
+    page.on('pageerror', (e) => problems.push(`${where()}: uncaught: ${e.message}`));
+    page.on('requestfailed', (r) => problems.push(`${where()}: request failed: ${r.url()} ${r.failure()?.errorText}`));
+    page.on('response', (r) => { if (r.status() >= 400) problems.push(`${where()}: HTTP ${r.status()} for ${r.url()}`); });
+    this.page = page;
+    return page;
+  }
+
+  /** Opens `urlPath` (e.g. "/index.html#gpu=l4…") in a new context and waits for the app. */
+  async open(urlPath, options = {}) {
+    const page = await this.newPage(await this.context(options));
+    await page.goto(server.url + urlPath);
+    if (options.wait !== false) await ready(page);
+    return page;
+  }
+
+  async screenshot(error) {
+    fs.mkdirSync(OUT, { recursive: true });
+    const file = path.join(OUT, `${this.name}.png`);
+    try {
+      let page = this.page && !this.page.isClosed() ? this.page : null;
+      if (!page) {
+        // A check without a page of its own (the console/404 check): a page that shows what failed.
+        page = await this.newPage(await this.context());
+        await page.setContent(`<pre style="white-space:pre-wrap;font:13px monospace">${String(error.message)
+          .replace(/&/g, '&amp;').replace(/</g, '&lt;')}</pre>`);
+      }
+      await page.screenshot({ path: file, fullPage: true, timeout: TIMEOUT });
+      return file;
+    } catch (e) {
+      return `(no screenshot: ${e.message.split('\n')[0]})`;
+    }
+  }
+
+  async close() {
+    for (const c of this.contexts) await c.close().catch(() => {});
+  }
+}
+
+const checks = [];
+const check = (name, fn) => checks.push({ name, fn });
+
+// ---------------------------------------------------------------------------------------------------------------------
+// 1. The seed story (README, golden.rs seed_story_l4_fp8): L4, --kv-cache-dtype fp8. At 0.25.0-prefix (#43232 without
+//    its fix) the prefill plan hits FlashInfer's FA2 assertion; 0.25.0 (#47485) keeps a bfloat16 query and runs.
+
+check('seed-story', async (t) => {
+  const page = await t.open('/');
+  // The first visit: the seed command line on an L4 at the newest release, which runs (bfloat16 query, fa2).
+  assert.equal(await value(page, '#command-line'), SEED_CMD);
+  includes(await text(page, '#selected-gpu'), 'NVIDIA L4 · compute capability 8.9', 'selected GPU');
+  const newest = await page.evaluate(() => [...document.querySelectorAll('#release option')].at(-1).value);
+  assert.equal(await value(page, '#release'), newest, 'the first visit shows the newest release');
+  assert.equal(await value(page, '#kv-cache-dtype'), 'fp8');
+  assert.deepEqual(await decision(page), ['bfloat16', 'bfloat16', 'fa2', 'fa2']);
+  assert.equal(await count(page, '.group-error'), 0);
+
+  // The release control: the prefix release crashes in FlashInfer's FA2 prefill plan.
+  await page.selectOption('#release', '0.25.0-prefix');
+  await eventually(async () => includes(await text(page, '.group-error .error-message'), FA2_ASSERT, 'the FA2 assertion'));
+  assert.equal(await text(page, '.group-error .error-type'), 'AssertionError');
+  includes(await text(page, '.group-error .error-stage'), 'on the first prefill (FlashInfer plan)', 'when it fires');
+  assert.match(await attr(page, '.group-error .error-source a', 'href') ?? '', /^https:\/\/github\.com\//, 'the raise links to its source line');
+  assert.deepEqual((await decision(page)).slice(0, 3), ['float8_e4m3fn', 'float8_e4m3fn', 'fa2'], 'FP8 queries, the prefill on fa2');
+  assert.equal(await fi(page, 'kernel-decode'), '—', 'decode never decided: the prefill raised first');
+  includes(await text(page, '#result-stamp'), 'as of vLLM 0.25.0-prefix', 'stamp');
+  assert.equal(await count(page, '.layer-strip .layer'), 32, 'Llama 3.1 8B: 32 layers');
+  assert.equal(await count(page, '.layer-strip .layer.failing'), 32, 'every layer is in the failing group');
+  assert.equal(await count(page, 'article.group'), 1);
+  assert.ok(await count(page, 'article.group .fp8-badge') > 0, 'the FP8 query badge');
+  await eventually(async () => includes(await hash(page), 'vllm=0.25.0-prefix&', 'URL hash'));
+
+  // The fixed release: the error is gone and the query stays bfloat16 (what 0.25.0 logs says so too).
+  await page.selectOption('#release', '0.25.0');
+  await eventually(async () => assert.equal(await count(page, '.group-error'), 0, 'no error at 0.25.0'));
+  assert.deepEqual(await decision(page), ['bfloat16', 'bfloat16', 'fa2', 'fa2']);
+  includes(await text(page, '#result-stamp'), 'as of vLLM 0.25.0 /', 'stamp');
+  includes(await text(page, 'article.group .logs'), FIXED_LOG, "vLLM's log line");
+  const steps = await texts(page, 'article.group ol.trace li');
+  assert.ok(steps.length >= 10, `a why trace of ${steps.length} steps`);
+  assert.ok(steps.some((s) => s.includes('get_q_data_type(is_prefill=True)') && s.includes('→ bfloat16')), `the Q dtype step: ${steps.join('\n')}`);
+  await eventually(async () => includes(await hash(page), 'vllm=0.25.0&', 'URL hash'));
+});
+
+// 2. Compare: the prefix release beside the fix, one group, differences marked; the same release twice: no difference.
+check('compare-releases', async (t) => {
+  const page = await t.open(`/index.html${SEED_FIXED}`);
+  await page.click('#tab-compare');
+  await page.waitForSelector('#compare-table');
+  assert.equal(await attr(page, '#tab-compare', 'aria-selected'), 'true');
+  await page.selectOption('#compare-release', '0.25.0-prefix');
+  await eventually(async () => includes(await text(page, '#compare-left'), 'vLLM 0.25.0-prefix / FlashInfer', 'left side'));
+  includes(await text(page, '#compare-right'), 'vLLM 0.25.0 / FlashInfer', 'right side');
+  for (const side of ['#compare-left', '#compare-right']) includes(await text(page, side), 'NVIDIA L4 (compute capability 8.9)', side);
+  assert.equal(await text(page, '#compare-summary'), '1 of 1 group differs');
+  assert.equal(await count(page, '#compare-table tbody tr'), 1);
+  assert.equal(await text(page, '#compare-table tbody th.layers'), '0-31');
+  const left = await text(page, '.left-outcome .value');
+  includes(left, 'AssertionError', 'left outcome');
+  includes(left, FA2_ASSERT, 'left outcome');
+  assert.equal(await text(page, '.right-outcome .value'), 'works');
+  assert.equal(await text(page, '.left-q-prefill .value'), 'float8_e4m3fn');
+  assert.equal(await text(page, '.right-q-prefill .value'), 'bfloat16');
+  for (const cell of ['.left-outcome', '.right-outcome', '.left-q-prefill', '.right-q-prefill']) {
+    assert.equal(await count(page, `${cell}.diff .diff-mark[aria-label="differs"]`), 1, `${cell} is marked as differing`);
+  }
+  assert.equal(await count(page, '.left-kernel-prefill.diff'), 0, 'fa2 on both sides: not marked');
+  // The same release on both sides.
+  await page.selectOption('#compare-release', '0.25.0');
+  await eventually(async () => assert.equal(await text(page, '#compare-summary'), 'Both releases decide the same for every group'));
+  assert.equal(await count(page, '#compare-table .diff'), 0);
+});
+
+// 3. The matrix: every GPU × every FlashInfer cache dtype; a cell click loads that GPU and --kv-cache-dtype.
+check('matrix-cell-loads-scenario', async (t) => {
+  const page = await t.open(`/index.html${hashOf({ gpu: 'l4', vllm: '0.33.0', cubins: 'yes', cmd: SEED_CMD })}`);
+  await page.click('#tab-matrix');
+  await page.waitForSelector('#matrix-table button.cell');
+  const rows = await count(page, '#matrix-table tr.gpu-row');
+  const cols = await count(page, '#matrix-table thead th.kv-col');
+  assert.equal(rows, GPU_COUNT, 'one row per GPU of data/gpus.toml');
+  assert.ok(cols >= 4, `${cols} cache dtype columns`);
+  assert.equal(await count(page, '#matrix-table button.cell'), rows * cols);
+  const caption = await text(page, '#matrix-caption');
+  const [, errors, total] = /(\d+) of (\d+) combinations raise an error/.exec(caption) ?? [];
+  assert.equal(Number(total), rows * cols, caption);
+  assert.equal(await count(page, '#matrix-table button.cell.error'), Number(errors), 'error cells = the caption\'s count');
+  assert.equal(await attr(page, 'td.current button.cell', 'data-gpu'), 'l4', 'the current cell');
+  assert.equal(await attr(page, 'td.current button.cell', 'data-kv'), 'fp8');
+
+  // An ok cell: B200 with nvfp4. Its summary (Q prefill/decode, then kernels, of each FlashInfer group) is what the
+  // explainer then shows.
+  const short = { bf16: 'bfloat16', fp16: 'float16', e4m3: 'float8_e4m3fn', e5m2: 'float8_e5m2' };
+  const okCell = 'button.cell[data-gpu="b200"][data-kv="nvfp4"]';
+  assert.ok((await attr(page, okCell, 'class')).split(' ').includes('ok'), 'B200 nvfp4 runs');
+  const summary = await text(page, `${okCell} .summary`);
+  assert.equal(summary, 'e4m3/e4m3 trtllm-gen/trtllm-gen');
+  const [q, k] = summary.split(' ');
+  const expected = [...q.split('/').map((d) => short[d]), ...k.split('/')];
+  await page.click(okCell);
+  await eventually(async () => assert.equal(await attr(page, '#tab-explain', 'aria-selected'), 'true', 'back on the explainer'));
+  await eventually(async () => includes(await text(page, '#selected-gpu'), 'NVIDIA B200', 'selected GPU'));
+  assert.equal(await value(page, '#kv-cache-dtype'), 'nvfp4');
+  includes(await value(page, '#command-line'), '--kv-cache-dtype nvfp4', 'command line');
+  includes(await text(page, '#result-stamp'), 'NVIDIA B200', 'stamp');
+  assert.deepEqual(await decision(page), expected, `the explainer agrees with the cell "${summary}"`);
+  await eventually(async () => assert.match(await hash(page), /^#gpu=b200&.*--kv-cache-dtype\+nvfp4/));
+
+  // An error cell: B200 with fp8_e5m2 (its e5m2 cache goes to the native fa2 prefill): the explainer raises the same.
+  await page.click('#tab-matrix');
+  const errCell = 'button.cell[data-gpu="b200"][data-kv="fp8_e5m2"]';
+  await page.waitForSelector(errCell);
+  assert.ok((await attr(page, errCell, 'class')).split(' ').includes('error'), 'B200 fp8_e5m2 raises');
+  assert.equal(await text(page, `${errCell} .cell-text`), `error: AssertionError: ${FA2_ASSERT}`);
+  assert.equal(await attr(page, errCell, 'aria-label'), `NVIDIA B200, fp8_e5m2: error: AssertionError: ${FA2_ASSERT}`);
+  await page.click(errCell);
+  await eventually(async () => assert.equal(await value(page, '#kv-cache-dtype'), 'fp8_e5m2'));
+  assert.equal(await text(page, '.group-error .error-type'), 'AssertionError');
+  assert.equal(await text(page, '.group-error .error-message'), FA2_ASSERT);
+  includes(await text(page, '#selected-gpu'), 'NVIDIA B200', 'selected GPU');
+});
+
+// 4. A pasted command line fills the inputs and the answer; an invalid flag is named and the inputs keep their values.
+check('paste-command-line', async (t) => {
+  const page = await t.open('/');
+  const pasted = 'vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp8_e5m2 --kv-cache-dtype-skip-layers 0 1 --max-model-len 4096';
+  await page.click('#command-line');
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText(pasted); // what a paste does: one input event with the new text
+  await eventually(async () => assert.equal(await value(page, '#model'), 'Qwen/Qwen3-8B'));
+  assert.equal(await value(page, '#kv-cache-dtype'), 'fp8_e5m2');
+  assert.deepEqual(await texts(page, '#skip-layers .chip span'), ['0', '1']);
+  includes(await text(page, '#command-unused'), '--max-model-len 4096', 'unused flags');
+  includes(await text(page, '#result-model'), 'Qwen/Qwen3-8B: 36 layers', 'model line');
+  assert.equal(await count(page, '.layer-strip .layer'), 36);
+  // Layers 0 and 1 keep a 16-bit cache, which FLASH_ATTN takes on SM89; the rest stay on FlashInfer with fp8_e5m2.
+  assert.equal(await count(page, 'article.group'), 2);
+  assert.deepEqual(await texts(page, 'article.group .backend'), ['FLASH_ATTN', 'FLASHINFER']);
+  assert.deepEqual(await texts(page, 'article.group .cache-dtype'), ['auto (16-bit, unquantized)', 'fp8_e5m2']);
+  assert.deepEqual(await decision(page), ['bfloat16', 'bfloat16', 'fa2', 'fa2']);
+  await eventually(async () => includes(await hash(page), 'Qwen%2FQwen3-8B', 'URL hash'));
+
+  // Typing an unknown flag: named under the command line and by vLLM's argparse; the inputs keep the last valid values.
+  await page.keyboard.press('ControlOrMeta+End');
+  await page.keyboard.type(' --no-such-flag 3');
+  await eventually(async () => includes(await text(page, '#command-error'), '--no-such-flag', 'the parse error'));
+  assert.equal(await attr(page, '#command-line', 'aria-invalid'), 'true');
+  includes(await text(page, '.scenario-error'), 'unrecognized arguments: --no-such-flag 3', 'the scenario error');
+  assert.equal(await text(page, '.scenario-error .error-type'), 'ArgumentError');
+  assert.equal(await value(page, '#model'), 'Qwen/Qwen3-8B', 'the model stays');
+  assert.equal(await value(page, '#kv-cache-dtype'), 'fp8_e5m2', 'the cache dtype stays');
+  assert.deepEqual(await texts(page, '#skip-layers .chip span'), ['0', '1'], 'the skip chips stay');
+  includes(await text(page, '#selected-gpu'), 'NVIDIA L4', 'the GPU stays');
+  // A control edits the last command line that parsed: the bad flag goes, the rest stays.
+  await page.selectOption('#kv-cache-dtype', 'fp8');
+  await eventually(async () => assert.equal(await count(page, '#command-error'), 0, 'no parse error'));
+  const line = await value(page, '#command-line');
+  includes(line, 'vllm serve Qwen/Qwen3-8B', 'command line');
+  includes(line, '--kv-cache-dtype fp8 ', 'command line');
+  assert.ok(!line.includes('no-such-flag'), line);
+  assert.equal(await count(page, 'article.group'), 2);
+  assert.deepEqual(await texts(page, 'article.group .cache-dtype'), ['auto (16-bit, unquantized)', 'fp8']);
+});
+
+// 5. A permalink: the state set through the controls is in the URL (and the copied link); opened anew it is the same.
+check('permalink-reload', async (t) => {
+  const page = await t.open('/', { permissions: ['clipboard-read', 'clipboard-write'] });
+  await page.click('.gpu-browser > summary');
+  await page.fill('#gpu-search', 'h100');
+  await page.click('tr[data-gpu-id="h100-sxm"] button.pick');
+  await eventually(async () => includes(await text(page, '#selected-gpu'), 'NVIDIA H100 SXM', 'selected GPU'));
+  await page.selectOption('#release', '0.25.0');
+  await page.selectOption('#cuda', '12.8');
+  await page.selectOption('#cubins', 'true');
+  await page.selectOption('#attention-backend', 'FLASHINFER');
+  await page.selectOption('#dcp', '2');
+  await eventually(async () => includes(await value(page, '#command-line'), '--decode-context-parallel-size 2', 'command line'));
+  // H100 at 0.25.0 with cubins: FP8 query for the fa3 prefill, decode on the native fa2 wrapper (XQA is off under DCP).
+  assert.deepEqual(await decision(page), ['float8_e4m3fn', 'bfloat16', 'fa3', 'fa2']);
+  assert.ok(await count(page, 'article.group .warnings li') > 0, 'the DCP warning');
+  const h = await hash(page);
+  for (const part of ['#gpu=h100-sxm&', 'vllm=0.25.0&', 'cuda=12.8&', 'cubins=yes&', 'FLASHINFER', '--decode-context-parallel-size+2']) includes(h, part, 'URL hash');
+
+  const snapshot = async (p) => ({
+    gpu: await text(p, '#selected-gpu'),
+    release: await value(p, '#release'),
+    cuda: await value(p, '#cuda'),
+    cubins: await value(p, '#cubins'),
+    backend: await value(p, '#attention-backend'),
+    dcp: await value(p, '#dcp'),
+    command: await value(p, '#command-line'),
+    results: await p.evaluate(() => document.querySelector('.results').innerText),
+  });
+  const before = await snapshot(page);
+  await page.click('#copy-link');
+  const copied = await eventually(async () => {
+    const c = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(c, await page.evaluate(() => location.href), 'Copy link copies the address');
+    return c;
+  });
+  includes(await text(page, '#markdown-preview'), `[Open in qpath](${copied})`, 'the Markdown links the same address');
+
+  // The copied link in a new browser context (nothing shared), then a reload of the first page.
+  const fresh = await t.open(copied.slice(server.url.length));
+  await eventually(async () => assert.deepEqual(await snapshot(fresh), before, 'the link reopens the same state'));
+  await page.reload();
+  await ready(page);
+  await eventually(async () => assert.deepEqual(await snapshot(page), before, 'a reload keeps the state'));
+  assert.equal(await count(page, '#notices'), 0, 'the link is read without a problem');
+});
+
+// 6. The theme toggle: system → light → dark → system, a class on <html>, computed colours, remembered on reload.
+check('theme-toggle', async (t) => {
+  const page = await t.open('/', { scheme: 'light' });
+  const look = () => page.evaluate(() => ({
+    cls: document.documentElement.className,
+    bg: getComputedStyle(document.body).backgroundColor,
+    fg: getComputedStyle(document.body).color,
+    button: document.getElementById('theme-toggle').textContent.trim(),
+    stored: JSON.parse(localStorage.getItem('qpath-theme')),
+  }));
+  const LIGHT_BG = 'rgb(255, 255, 255)';
+  const DARK_BG = 'rgb(13, 17, 23)'; // --qp-bg's dark value, #0d1117
+  assert.deepEqual(await look(), { cls: '', bg: LIGHT_BG, fg: 'rgb(27, 31, 36)', button: 'Theme: system', stored: null });
+  await page.click('#theme-toggle');
+  await eventually(async () => assert.deepEqual(await look(), { cls: 'light', bg: LIGHT_BG, fg: 'rgb(27, 31, 36)', button: 'Theme: light', stored: 'light' }));
+  await page.click('#theme-toggle');
+  await eventually(async () => assert.deepEqual(await look(), { cls: 'dark', bg: DARK_BG, fg: 'rgb(230, 237, 243)', button: 'Theme: dark', stored: 'dark' }));
+  // Remembered: a reload starts dark, though the system is light.
+  await page.reload();
+  await ready(page);
+  await eventually(async () => assert.deepEqual(await look(), { cls: 'dark', bg: DARK_BG, fg: 'rgb(230, 237, 243)', button: 'Theme: dark', stored: 'dark' }));
+  await page.click('#theme-toggle');
+  await eventually(async () => assert.deepEqual(await look(), { cls: '', bg: LIGHT_BG, fg: 'rgb(27, 31, 36)', button: 'Theme: system', stored: null }));
+  // With a dark system, "system" is dark and "light" overrides it.
+  const dark = await t.open('/', { scheme: 'dark' });
+  const bg = () => dark.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(await bg(), DARK_BG);
+  await dark.click('#theme-toggle');
+  await eventually(async () => assert.equal(await bg(), LIGHT_BG));
+});
+
+// 7. The iframe (dist/example.html): it posts qpath:state and qpath:resize, the parent sets its height; a change inside
+//    the frame posts a new state and a new height.
+check('embed-iframe-resize', async (t) => {
+  const context = await t.context();
+  await context.addInitScript(() => {
+    if (window.top !== window) return;
+    window.__qpath = [];
+    addEventListener('message', (e) => {
+      const frame = document.getElementById('qpath-frame');
+      if (frame && e.source === frame.contentWindow && typeof e.data?.type === 'string') window.__qpath.push(e.data);
+    });
+  });
+  const page = await t.newPage(context);
+  await page.goto(`${server.url}/example.html`);
+  const messages = () => page.evaluate(() => window.__qpath);
+  const frameHeight = () => page.evaluate(() => document.getElementById('qpath-frame').style.height);
+  const last = (ms, type) => ms.filter((m) => m.type === type).at(-1);
+  await eventually(async () => {
+    const ms = await messages();
+    assert.ok(last(ms, 'qpath:state') && last(ms, 'qpath:resize'), `messages so far: ${JSON.stringify(ms)}`);
+  });
+  let ms = await messages();
+  const state0 = last(ms, 'qpath:state').hash;
+  assert.match(state0, /^#embed=1&gpu=h100-sxm&vllm=0\.33\.0&/);
+  includes(state0, 'gpt-oss-20b', 'state');
+  const height0 = last(ms, 'qpath:resize').height;
+  assert.ok(Number.isInteger(height0) && height0 > 100, `height ${height0}`);
+  await eventually(async () => assert.equal(await frameHeight(), `${last(await messages(), 'qpath:resize').height}px`, "the parent took the frame's height"));
+  assert.equal(await text(page, '#frame-state'), state0);
+
+  const frame = await (await page.$('#qpath-frame')).contentFrame();
+  await frame.waitForSelector('.qpath.embed .results');
+  assert.equal(await count(frame, '.site-header, .site-footer, .share'), 0, 'no chrome in the frame');
+  assert.equal(await hash(frame), state0);
+  // gpt-oss-20b forced onto FlashInfer on H100 without cubins: vLLM rejects it (sinks).
+  includes(await text(frame, '.scenario-error'), 'attention sinks not supported', 'the frame\'s answer');
+  const measured = () => frame.evaluate(() => Math.ceil(document.querySelector('.qpath').getBoundingClientRect().height));
+  assert.ok(Math.abs((await measured()) - height0) <= 1, `posted ${height0}, the app measures ${await measured()}`);
+
+  // Inside the frame: another model. One FlashInfer group card with its why trace replaces the short error: taller.
+  await frame.selectOption('#model', 'meta-llama/Llama-3.1-8B-Instruct');
+  await frame.waitForSelector('article.group');
+  assert.deepEqual(await decision(frame), ['bfloat16', 'bfloat16', 'fa3', 'fa2']);
+  await eventually(async () => {
+    ms = await messages();
+    includes(last(ms, 'qpath:state').hash, 'Llama-3.1-8B-Instruct', 'the new state message');
+    assert.notEqual(last(ms, 'qpath:resize').height, height0, 'a new height');
+  });
+  const height1 = last(ms, 'qpath:resize').height;
+  assert.ok(height1 > height0, `the frame grew: ${height0} → ${height1}`);
+  await eventually(async () => assert.equal(await frameHeight(), `${last(await messages(), 'qpath:resize').height}px`));
+  await eventually(async () => assert.ok(Math.abs((await measured()) - last(await messages(), 'qpath:resize').height) <= 1));
+  assert.equal(await text(page, '#frame-state'), last(ms, 'qpath:state').hash);
+  assert.equal(await hash(frame), last(ms, 'qpath:state').hash);
+});
+
+// 7b. The rest of example.html: the <qpath-explainer> elements and the JS API answer the seed story.
+check('embed-element-and-api', async (t) => {
+  const page = await t.open('/example.html', { wait: false });
+  await page.waitForSelector('#seed-fixed article.group');
+  await eventually(async () => includes(await text(page, '#api-output'), `error AssertionError: ${FA2_ASSERT}`, 'the JS API'));
+  includes(await text(page, '#seed-prefix .group-error'), FA2_ASSERT, 'the 0.25.0-prefix element');
+  assert.equal(await text(page, '#seed-prefix .q-prefill'), 'float8_e4m3fn');
+  assert.equal(await count(page, '#seed-fixed .group-error'), 0);
+  assert.equal(await text(page, '#seed-fixed .q-prefill'), 'bfloat16');
+  // An attribute change re-renders that element only.
+  await page.evaluate(() => document.getElementById('seed-fixed').setAttribute('vllm', '0.25.0-prefix'));
+  await eventually(async () => includes(await text(page, '#seed-fixed .group-error'), FA2_ASSERT, 'after vllm="0.25.0-prefix"'));
+});
+
+// ---------------------------------------------------------------------------------------------------------------------
+// 8. Accessibility: axe-core on each view, in light and dark, with every kind of result on screen. Zero violations of
+//    any impact; no rule is disabled. (The why trace is an always-visible list, so there is nothing to expand; the
+//    <details> of the page — GPU browser, sources, Markdown preview — are opened by clicking their summaries.)
+
+async function axe(page, label) {
+  for (const frame of page.frames()) await frame.addScriptTag({ path: AXE });
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.map((v) => ({ label, ...v }));
+}
+
+function report(violations) {
+  if (!violations.length) return;
+  const lines = violations.map((v) => `  [${v.label}] ${v.id} (${v.impact}): ${v.help}\n${v.nodes
+    .map((n) => `      ${n.target.join(' ')}${n.failureSummary ? `: ${n.failureSummary.replace(/\s*\n\s*/g, '; ')}` : ''}`)
+    .join('\n')}`);
+  throw new Error(`${violations.length} axe violation(s):\n${lines.join('\n')}`);
+}
+
+/** Opens every closed <details> by clicking its summary, as a reader would. */
+async function expandAll(page) {
+  for (const summary of await page.$$('details:not([open]) > summary')) {
+    if (await summary.isVisible()) await summary.click();
+  }
+}
+
+/** Scenarios that put each part of the results on screen. */
+const SHOWCASE = {
+  // The seed crash: an error card, its source link, the FP8 badge, a failing layer strip.
+  'error card': [SEED_PREFIX, 'vLLM 0.25.0-prefix', '.group-error'],
+  // Two groups (a skipped layer), warnings (DCP), logs, notes (speculative decoding, a skip token that matches nothing),
+  // flags that do not matter.
+  'warnings, notes, logs': [hashOf({
+    gpu: 'h100-sxm', vllm: '0.25.0', cubins: 'yes',
+    cmd: `${LLAMA} --attention-backend FLASHINFER --kv-cache-dtype fp8 -dcp 2 --kv-cache-dtype-skip-layers 0 99 --max-model-len 4096 --speculative-config '{"method":"ngram","num_speculative_tokens":2}'`,
+  }), 'H100', '.warnings li, .notes li, .unused-flags li, .engine-logs'],
+  // Sliding-window and full groups, one raising and one running.
+  'mixed groups': [hashOf({ gpu: 'h100-sxm', vllm: '0.28.0', cmd: 'vllm serve google/gemma-3-27b-it --kv-cache-dtype fp8 --attention-backend FLASHINFER' }),
+    'vLLM 0.28.0', 'article.group.raises + article.group:not(.raises)'],
+  // No FlashInfer group at all (FLASH_ATTN), an unverified prediction (Thor at 10.1 with trtllm-gen).
+  'other backend': [hashOf({ gpu: 'b200', vllm: '0.33.0', cmd: 'vllm serve openai/gpt-oss-20b --kv-cache-dtype fp8' }),
+    'NVIDIA B200', '.not-flashinfer'],
+  'unverified prediction': [hashOf({ gpu: 'jetson-agx-thor', vllm: '0.33.0', cubins: 'yes', cmd: `${LLAMA} --attention-backend FLASHINFER` }),
+    'Thor', '.unverified-badge'],
+  // A malformed link (notices) and a command line that does not parse (its error, vLLM's ArgumentError).
+  'bad link and command': [hashOf({ gpu: 'h900', vllm: '0.25.0', cuda: 'banana', cmd: `${SEED_CMD} --no-such-flag 3` }),
+    'NVIDIA L4', '#notices + main #command-error'],
+};
+
+for (const theme of ['light', 'dark']) {
+  check(`a11y-main-${theme}`, async (t) => {
+    const page = await t.open('/', { theme });
+    const found = [];
+    for (const [label, [h, stamp, marker]] of Object.entries(SHOWCASE)) {
+      // Each scenario as a link opened anew (a full load: a malformed link's notices are shown on load).
+      await page.goto('about:blank');
+      await page.goto(`${server.url}/index.html${h}`);
+      await ready(page);
+      await expandAll(page);
+      await eventually(async () => {
+        includes(await text(page, '#result-stamp'), stamp, label);
+        assert.ok(await count(page, marker) > 0, `${label}: ${marker}`);
+      });
+      assert.equal(await page.evaluate(() => document.documentElement.className), theme);
+      found.push(...await axe(page, `${theme} · ${label}`));
+    }
+    // The seed crash again at a phone's width.
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.goto('about:blank');
+    await page.goto(`${server.url}/index.html${SEED_PREFIX}`);
+    await page.waitForSelector('.group-error');
+    await expandAll(page);
+    found.push(...await axe(page, `${theme} · error card at 360 px`));
+    report(found);
+  });
+
+  check(`a11y-compare-${theme}`, async (t) => {
+    const page = await t.open(`/index.html${SEED_FIXED}`, { theme });
+    await page.click('#tab-compare');
+    await page.selectOption('#compare-release', '0.25.0-prefix');
+    await page.waitForSelector('#compare-table .diff');
+    await expandAll(page);
+    report(await axe(page, `${theme} · compare`));
+  });
+
+  check(`a11y-matrix-${theme}`, async (t) => {
+    const page = await t.open(`/index.html${SEED_PREFIX}`, { theme });
+    await page.click('#tab-matrix');
+    await page.waitForSelector('#matrix-table button.cell.error');
+    await expandAll(page);
+    report(await axe(page, `${theme} · matrix`));
+  });
+
+  // The iframe's page on its own (as a frame shows it), following the system's scheme as an embed does.
+  check(`a11y-embed-${theme}`, async (t) => {
+    const page = await t.open(`/index.html${hashOf({ embed: true, gpu: 'l4', vllm: '0.25.0-prefix', cmd: SEED_CMD })}`, { scheme: theme });
+    await page.waitForSelector('.qpath.embed .group-error');
+    await expandAll(page);
+    report(await axe(page, `${theme} · embed`));
+  });
+
+  // example.html with its elements, the iframe (audited inside it too) and the API output.
+  check(`a11y-example-${theme}`, async (t) => {
+    const page = await t.open('/example.html', { scheme: theme, wait: false });
+    await page.waitForSelector('#seed-fixed article.group');
+    await page.waitForFunction(() => document.getElementById('qpath-frame').style.height !== '');
+    await (await (await page.$('#qpath-frame')).contentFrame()).waitForSelector('.qpath.embed .results');
+    report(await axe(page, `${theme} · example.html`));
+  });
+}
+
+// 9. Nothing went wrong on the way: no console error, uncaught exception or failed request in any story, no 404.
+check('no-console-errors-or-404', async () => {
+  const notFound = server.log.filter((l) => !/^\S+ \S+ 200 \d+$/.test(l));
+  assert.ok(server.log.length > 0, 'the server saw requests');
+  assert.deepEqual([...problems, ...notFound.map((l) => `server: ${l}`)], [], 'console errors, failed requests or non-200 responses');
+});
+
+// ---------------------------------------------------------------------------------------------------------------------
+
+async function main() {
+  if (!fs.existsSync(path.join(DIST, 'index.html'))) {
+    console.error(`e2e: ${DIST}/index.html is missing; build the site first (trunk build --release)`);
+    return 1;
+  }
+  if (!fs.existsSync(AXE)) {
+    console.error('e2e: tests/e2e/node_modules is missing; run scripts/setup.sh test (or npm ci in tests/e2e)');
+    return 1;
+  }
+  // Screenshots of an earlier run would pass for this one's.
+  fs.rmSync(OUT, { recursive: true, force: true });
+  const only = (process.env.QPATH_E2E_ONLY ?? '').split(',').filter(Boolean);
+  const selected = checks.filter((c) => !only.length || only.some((w) => c.name.includes(w)));
+  let passed = 0;
+  let failed = 0;
+  server = await startServer(DIST);
+  const stop = () => server?.stop();
+  for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, async () => { await stop(); process.exit(130); });
+  try {
+    browser = await launchChromium();
+    console.log(`e2e checks of ${DIST} at ${server.url} (Chromium ${browser.version()}, server pid ${server.pid})`);
+    for (const { name, fn } of selected) {
+      const t = new Story(name);
+      const started = Date.now();
+      try {
+        await fn(t);
+        passed += 1;
+        console.log(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      } catch (e) {
+        failed += 1;
+        console.log(`FAIL ${name}: ${e.message}`);
+        console.log(`     screenshot: ${await t.screenshot(e)}`);
+      } finally {
+        await t.close();
+      }
+    }
+  } finally {
+    await browser?.close().catch(() => {});
+    await stop();
+  }
+  console.log(`e2e: ${passed} passed, ${failed} failed`);
+  return failed > 0 ? 1 : 0;
+}
+
+process.exitCode = await main().catch(async (e) => {
+  console.error(`e2e: ${e.stack ?? e}`);
+  await server?.stop();
+  console.log('e2e: 0 passed, 1 failed');
+  return 1;
+});
