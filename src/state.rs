@@ -236,6 +236,12 @@ impl Reducible for Page {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        // The hash this state already wrote: an edited address bar fires popstate then hashchange, and after the first
+        // loaded a bad link the page has replaced it with the corrected hash; loading that again would drop the notices
+        // that name the bad parts.
+        if matches!(&action, Action::LoadHash(h) if *h == self.hash()) {
+            return self;
+        }
         let mut next = (*self).clone();
         next.history = History::Push;
         let f = &mut next.filter;
@@ -351,5 +357,16 @@ mod tests {
         assert_eq!(p.gpu.id, DEFAULT_GPU);
         assert_eq!(p.last_valid.model, "Qwen/Qwen3-8B");
         assert_eq!(p.notices.len(), 1);
+    }
+
+    #[test]
+    fn reloading_the_corrected_hash_keeps_the_notices() {
+        let p = Rc::new(Page::from_hash("#gpu=nope&vllm=0.26.0&cmd=vllm+serve+Qwen%2FQwen3-8B"));
+        let corrected = p.hash();
+        let p = p.reduce(Action::LoadHash(corrected));
+        assert_eq!(p.notices.len(), 1, "{:?}", p.notices);
+        // Another hash is loaded as before.
+        let p = p.reduce(Action::LoadHash("#gpu=l4".into()));
+        assert!(p.notices.is_empty() && p.gpu.id == "l4");
     }
 }

@@ -366,6 +366,25 @@ check('permalink-reload', async (t) => {
   assert.equal(await count(page, '#notices'), 0, 'the link is read without a problem');
 });
 
+// 5b. A bad link typed into the address bar of an open page (a same-document navigation: popstate, then hashchange):
+//     its valid parts load, and the notice naming the bad part stays (it used to vanish when the second event reloaded
+//     the corrected hash).
+check('address-bar-bad-link', async (t) => {
+  const page = await t.open('/');
+  // As the browser does for an edited address: the new hash, popstate, and hashchange as a later task (by when the
+  // page has rendered the link and replaced the hash with its corrected form).
+  await page.evaluate(async () => {
+    history.pushState(null, '', '#gpu=nope&vllm=0.26.0&cmd=vllm+serve+Qwen%2FQwen3-8B');
+    dispatchEvent(new PopStateEvent('popstate'));
+    await new Promise((r) => setTimeout(r, 100));
+    dispatchEvent(new HashChangeEvent('hashchange'));
+  });
+  await eventually(async () => assert.equal(await value(page, '#release'), '0.26.0', 'the valid release loads'));
+  await eventually(async () => includes(await value(page, '#command-line'), 'Qwen/Qwen3-8B', 'the valid command loads'));
+  await page.waitForTimeout(300); // both events have fired; the notice must still be there
+  includes(await text(page, '#notices'), 'nope', 'the notice names the bad GPU');
+});
+
 // 6. The theme toggle: system → light → dark → system, a class on <html>, computed colours, remembered on reload.
 check('theme-toggle', async (t) => {
   const page = await t.open('/', { scheme: 'light' });
