@@ -25,3 +25,6 @@ pub mod serve;
 pub mod source;
 pub mod trace;
 pub mod trtllm;
+
+#[cfg(test)]
+mod test_rng;

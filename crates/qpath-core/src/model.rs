@@ -929,6 +929,7 @@ pub fn resolve_dtype_on(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
     use serde_json::json;
 
     fn obj(v: Value) -> Map<String, Value> {
@@ -1289,18 +1290,8 @@ mod tests {
         );
     }
 
-    /// xorshift64*: deterministic, no dependency.
-    struct Rng(u64);
+    /// JSON values for the hf-overrides property run.
     impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
         fn value(&mut self, depth: u32) -> Value {
             match self.below(if depth > 1 { 9 } else { 11 }) {
                 0 => Value::Null,
@@ -1309,10 +1300,10 @@ mod tests {
                 3 => json!(-(self.below(1000) as i64)),
                 4 => json!(self.next()),
                 5 => json!((self.below(1000) as f64) / 7.0),
-                6 => json!(["float16", "bfloat16", "float32", "half", "", "auto"][self.below(6) as usize]),
-                7 => json!([0u64, 1, 2, 4, 8, 16, 32, 62, 64, 128, 4096, 4097][self.below(12) as usize]),
+                6 => json!(["float16", "bfloat16", "float32", "half", "", "auto"][self.below(6)]),
+                7 => json!([0u64, 1, 2, 4, 8, 16, 32, 62, 64, 128, 4096, 4097][self.below(12)]),
                 8 => {
-                    let len = [0u64, 1, 2, 12, 24, 32, 62][self.below(7) as usize];
+                    let len = [0u64, 1, 2, 12, 24, 32, 62][self.below(7)];
                     let items: Vec<Value> = (0..len)
                         .map(|_| match self.below(5) {
                             0 => json!("full_attention"),
@@ -1346,7 +1337,7 @@ mod tests {
             ];
             let mut m = Map::new();
             for _ in 0..self.below(6) {
-                let key = KEYS[self.below(KEYS.len() as u64) as usize];
+                let key = KEYS[self.below(KEYS.len())];
                 let v = self.value(depth);
                 m.insert(key.to_string(), v);
             }
@@ -1360,8 +1351,8 @@ mod tests {
         let ids: Vec<&str> = MODEL_PRESETS.iter().map(|p| p.id).chain(["acme/unknown", "x"]).collect();
         let mut ok = 0;
         for _ in 0..600 {
-            let id = ids[rng.below(ids.len() as u64) as usize];
-            let release = Release::ALL[rng.below(Release::ALL.len() as u64) as usize];
+            let id = ids[rng.below(ids.len())];
+            let release = Release::ALL[rng.below(Release::ALL.len())];
             let m = rng.map(0);
             match resolve_model_at(release, id, Some(&m)) {
                 Ok(spec) => {

@@ -26,24 +26,17 @@ mod tests {
 
     #[test]
     fn agrees_with_core_stable_sort() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rng = crate::test_rng::Rng(0x2545_f491_4f6c_dd1d);
         for len in 0..200 {
-            let pairs: Vec<(u64, usize)> = (0..len)
-                .map(|i| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    (seed % 7, i)
-                })
-                .collect();
+            let pairs: Vec<(usize, usize)> = (0..len).map(|i| (rng.below(7), i)).collect();
             let mut ours = pairs.clone();
             sort_by(&mut ours, |a, b| a.0.cmp(&b.0));
             let mut core = pairs.clone();
             core.sort_by_key(|p| p.0);
             assert_eq!(ours, core, "stable order for {len} items");
-            let mut keys: Vec<u64> = pairs.iter().map(|p| p.0).collect();
+            let mut keys: Vec<usize> = pairs.iter().map(|p| p.0).collect();
             sort_dedup(&mut keys);
-            let mut want: Vec<u64> = pairs.iter().map(|p| p.0).collect();
+            let mut want: Vec<usize> = pairs.iter().map(|p| p.0).collect();
             want.sort_unstable();
             want.dedup();
             assert_eq!(keys, want);

@@ -3196,6 +3196,7 @@ pub fn format(cmd: &ServeCommand) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
 
     fn ok(r: Release, line: &str) -> ServeCommand {
         match parse(r, line) {
@@ -3891,13 +3892,8 @@ mod tests {
     /// correctly-rounded `str::parse`, `{:e}` and `{:.0}` on a spread of literals and values.
     #[test]
     fn float_helpers_agree_with_core() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next();
         for _ in 0..4_000 {
             let int = (next() % 10_000_000).to_string();
             let frac = (next() % 100_000_000).to_string();
@@ -4008,20 +4004,6 @@ mod tests {
                 .as_deref(),
             Some(r#"{"a": 2000, "b": "3k", "c": x4k, "d": 1500000}"#)
         );
-    }
-
-    /// A tiny deterministic PRNG (xorshift64*).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n.max(1) as u64) as usize
-        }
     }
 
     #[test]

@@ -1,0 +1,18 @@
+//! The deterministic PRNG of the core's unit tests (xorshift64*): no dependency, the same inputs on every run.
+//! (`tests/fuzz.rs`, an integration test, cannot see `cfg(test)` items and keeps its own.)
+
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
