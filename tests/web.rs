@@ -109,6 +109,13 @@ fn select_value(root: &Element, selector: &str) -> String {
     q(root, selector).unchecked_into::<HtmlSelectElement>().value()
 }
 
+/// Asserts that a select comes to show `want`. The selects take their value from the state in an effect
+/// (components/choice.rs), which a loaded Firefox may run after a fixed tick.
+async fn assert_select(root: &Element, selector: &str, want: &str) {
+    eventually(|| select_value(root, selector) == want).await;
+    assert_eq!(select_value(root, selector), want, "{selector}");
+}
+
 /// The first FlashInfer group's value in a results field (`q-prefill`, `kernel-decode`, …).
 fn fi(root: &Element, class: &str) -> String {
     let groups = root.query_selector_all("article.group").unwrap();
@@ -229,16 +236,9 @@ async fn pasting_a_command_line_fills_the_inputs() {
         "VLLM_BATCH_INVARIANT=1 vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER -dcp 2 --max-model-len 8192",
     )
     .await;
-    // The selects take their values in an effect (components/choice.rs), which a loaded Firefox may run after a tick.
-    let filled = || {
-        select_value(&root, "#model") == "openai/gpt-oss-20b"
-            && select_value(&root, "#attention-backend") == "FLASHINFER"
-            && select_value(&root, "#dcp") == "2"
-    };
-    eventually(filled).await;
-    assert_eq!(select_value(&root, "#model"), "openai/gpt-oss-20b");
-    assert_eq!(select_value(&root, "#attention-backend"), "FLASHINFER");
-    assert_eq!(select_value(&root, "#dcp"), "2");
+    assert_select(&root, "#model", "openai/gpt-oss-20b").await;
+    assert_select(&root, "#attention-backend", "FLASHINFER").await;
+    assert_select(&root, "#dcp", "2").await;
     assert!(q(&root, "#batch-invariant").unchecked_into::<HtmlInputElement>().checked());
     assert!(text(&root, "#command-unused").contains("--max-model-len 8192"));
     // Batch invariance: vLLM rejects the forced FlashInfer backend, and says why.
@@ -259,11 +259,8 @@ async fn an_invalid_command_line_is_named_and_the_inputs_stay() {
         command(&root)
     );
     assert!(text(&root, "#command-error").contains("--no-such-flag"));
-    assert_eq!(
-        select_value(&root, "#kv-cache-dtype"),
-        "fp8",
-        "the last valid flags stay in the inputs"
-    );
+    // The last valid flags stay in the inputs.
+    assert_select(&root, "#kv-cache-dtype", "fp8").await;
     assert!(exists(&root, ".scenario-error"));
 }
 
@@ -274,9 +271,9 @@ async fn links_restore_the_page_and_bad_parts_are_named() {
     )
     .await;
     assert!(text(&root, "#selected-gpu").starts_with("NVIDIA B200"));
-    assert_eq!(select_value(&root, "#release"), "0.25.0");
-    assert_eq!(select_value(&root, "#cuda"), "12.8");
-    assert_eq!(select_value(&root, "#cubins"), "true");
+    assert_select(&root, "#release", "0.25.0").await;
+    assert_select(&root, "#cuda", "12.8").await;
+    assert_select(&root, "#cubins", "true").await;
     assert_eq!(
         (fi(&root, "q-prefill"), fi(&root, "kernel-prefill")),
         ("float8_e4m3fn".into(), "trtllm-gen".into())
@@ -286,7 +283,7 @@ async fn links_restore_the_page_and_bad_parts_are_named() {
     let root = mount_with_hash("#gpu=h900&vllm=0.26.0&cuda=banana").await;
     let notices = text(&root, "#notices");
     assert!(notices.contains("`h900`") && notices.contains("`banana`"), "{notices}");
-    assert_eq!(select_value(&root, "#release"), "0.26.0", "the valid part is kept");
+    assert_select(&root, "#release", "0.26.0").await; // the valid part is kept
     assert!(exists(&root, "article.group"), "the page stays usable");
 
     let root = mount_with_hash("#%%%&&==&cmd=%E2%82").await;
@@ -338,7 +335,7 @@ async fn gpu_filters_combine_and_clear() {
     q(&root, "button.clear").unchecked_into::<HtmlElement>().click();
     tick().await;
     assert_eq!(shown_ids(&root).len(), GPUS.len());
-    assert_eq!(select_value(&root, "#filter-fp4"), "");
+    assert_select(&root, "#filter-fp4", "").await;
 }
 
 #[wasm_bindgen_test]
