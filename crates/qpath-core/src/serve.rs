@@ -137,6 +137,15 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// An integer vLLM accepted (`None`: beyond `i128`) as the `u32` qpath stores, or qpath's own error naming `field`, the
+/// value and what it keeps up to 2^32-1 (vLLM has no such bound; qpath's model does).
+fn qpath_u32(n: Option<i128>, field: &str, what: &str, token: Option<&str>) -> Result<u32, ParseError> {
+    n.and_then(|n| u32::try_from(n).ok()).ok_or_else(|| {
+        let shown = n.map(|n| format!(" {n}")).unwrap_or_default();
+        err(format!("{field}{shown}: qpath keeps {what} up to 2^32-1"), token)
+    })
+}
+
 fn err(message: impl Into<String>, token: Option<&str>) -> ParseError {
     ParseError {
         message: message.into(),
@@ -2130,23 +2139,8 @@ fn build(release: Release, rows: &[FlagRow], env: Vec<(String, String)>, ns: Ns)
             token,
         ));
     }
-    match block {
-        Some(Some(n)) => match u32::try_from(n) {
-            Ok(b) => cmd.block_size = Some(b),
-            Err(_) => {
-                return Err(err(
-                    format!("--block-size {n}: qpath keeps block sizes up to 2^32-1"),
-                    tok(Role::BlockSize),
-                ))
-            }
-        },
-        Some(None) => {
-            return Err(err(
-                "--block-size: qpath keeps block sizes up to 2^32-1",
-                tok(Role::BlockSize),
-            ))
-        }
-        None => {}
+    if let Some(n) = block {
+        cmd.block_size = Some(qpath_u32(n, "--block-size", "block sizes", tok(Role::BlockSize))?);
     }
 
     // ParallelConfig.
@@ -2166,11 +2160,7 @@ fn build(release: Release, rows: &[FlagRow], env: Vec<(String, String)>, ns: Ns)
                 "greater_than_equal",
                 int_value(n),
             )),
-            Some(Some(n)) => match u32::try_from(n) {
-                Ok(s) => sizes[k] = s,
-                Err(_) => return Err(err(format!("{field} {n}: qpath keeps sizes up to 2^32-1"), tok(role))),
-            },
-            Some(None) => return Err(err(format!("{field}: qpath keeps sizes up to 2^32-1"), tok(role))),
+            Some(n) => sizes[k] = qpath_u32(n, field, "sizes", tok(role))?,
             None => {}
         }
     }
@@ -2294,21 +2284,7 @@ fn speculative<'a>(
         };
         match n {
             Ok(Some(k)) if k <= 0 => errs.push(pyd(f, "Input should be greater than 0", "greater_than", val.clone())),
-            Ok(Some(k)) => match u32::try_from(k) {
-                Ok(k) => out.num_speculative_tokens = Some(k),
-                Err(_) => {
-                    return Err(err(
-                        format!("num_speculative_tokens {k}: qpath keeps counts up to 2^32-1"),
-                        tok(Role::SpecConfig),
-                    ))
-                }
-            },
-            Ok(None) => {
-                return Err(err(
-                    "num_speculative_tokens: qpath keeps counts up to 2^32-1",
-                    tok(Role::SpecConfig),
-                ))
-            }
+            Ok(k) => out.num_speculative_tokens = Some(qpath_u32(k, f, "counts", tok(Role::SpecConfig))?),
             Err(e) => errs.push(e),
         }
     }
@@ -3958,6 +3934,28 @@ mod tests {
         assert_eq!(py_float_repr(0.0), "0.0");
         assert_eq!(py_float_repr(5e-324), "5e-324");
         assert_eq!(py_float_repr(f64::MAX), "1.7976931348623157e+308");
+    }
+
+    #[test]
+    fn integers_beyond_what_qpath_stores_are_named() {
+        let msg = |line: &str| parse(Release::V0_33_0, line).err().map(|e| e.to_string()).unwrap_or_default();
+        let big = "99999999999999999999999999999999999999999"; // beyond i128 too
+        for (line, want) in [
+            (
+                "vllm serve m -tp 5000000000",
+                "tensor_parallel_size 5000000000: qpath keeps sizes up to 2^32-1",
+            ),
+            (
+                &format!("vllm serve m -dcp {big}") as &str,
+                "decode_context_parallel_size: qpath keeps sizes up to 2^32-1",
+            ),
+            (
+                "vllm serve m --speculative-config '{\"num_speculative_tokens\":5000000000}'",
+                "num_speculative_tokens 5000000000: qpath keeps counts up to 2^32-1",
+            ),
+        ] {
+            assert!(msg(line).contains(want), "{line}: {}", msg(line));
+        }
     }
 
     #[test]
