@@ -7,7 +7,7 @@
 use std::rc::Rc;
 
 use qpath_core::dtype::TorchDtype;
-use qpath_core::report::{GroupReport, Kernel, Report, ScenarioError, Stage};
+use qpath_core::report::{GroupReport, Kernel, Report, ScenarioError};
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
 
@@ -47,20 +47,11 @@ fn kernel(k: Option<Kernel>) -> String {
     k.map_or("—".to_string(), |k| k.name().to_string())
 }
 
-fn stage_words(s: Stage) -> &'static str {
-    match s {
-        Stage::Init => "at engine start",
-        Stage::Build => "on the first batch",
-        Stage::PrefillPlan => "on the first prefill",
-        Stage::DecodePlan => "on the first decode",
-    }
-}
-
 fn outcome(g: &GroupReport) -> String {
     match &g.error {
         Some(e) => {
             let message = if e.message.is_empty() { "(no message)" } else { &e.message };
-            format!("{} {}: {}", e.kind, stage_words(e.stage), message)
+            format!("{} {}: {}", e.kind, e.stage.when(), message)
         }
         None if g.backend == "FLASHINFER" => "works".to_string(),
         None => format!("runs on {}", g.backend),

@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use qpath_core::builder::UNVERIFIED;
 use qpath_core::dtype::TorchDtype;
-use qpath_core::report::{GroupError, GroupReport, Kernel, Report, ScenarioError, Stage, TraceStep};
+use qpath_core::report::{GroupError, GroupReport, Kernel, Report, ScenarioError, TraceStep};
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
 
@@ -35,16 +35,6 @@ const FLASHINFER: &str = "FLASHINFER";
 
 /// The number of group colours `static/results.css` defines (`--qp-group-1` … `--qp-group-8`); more groups reuse them.
 const GROUP_COLOURS: usize = 8;
-
-/// When in the engine's life an error fires, in words.
-pub fn stage_words(stage: Stage) -> &'static str {
-    match stage {
-        Stage::Init => "at engine start (FlashInferMetadataBuilder.__init__)",
-        Stage::Build => "on the first batch (build)",
-        Stage::PrefillPlan => "on the first prefill (FlashInfer plan)",
-        Stage::DecodePlan => "on the first decode (plan or first XQA/trtllm-gen call)",
-    }
-}
 
 fn kernel_hint(k: Kernel) -> &'static str {
     match k {
@@ -378,7 +368,7 @@ fn group_error(e: &GroupError, trace: &[TraceStep]) -> Html {
             <p class="error-head">
                 <span class="error-label">{ "Raises " }</span>
                 <span class="error-type">{ e.kind.clone() }</span>
-                <span class="error-stage">{ format!(" {}", stage_words(e.stage)) }</span>
+                <span class="error-stage">{ format!(" {} ({})", e.stage.when(), e.stage.call()) }</span>
             </p>
             <pre class="error-message"><code>{ e.message.clone() }</code></pre>
             if let Some(s) = &e.source {

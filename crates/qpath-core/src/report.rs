@@ -97,6 +97,28 @@ pub enum Stage {
     DecodePlan,
 }
 
+impl Stage {
+    /// When in the engine's life the error fires, as the page says it ("on the first prefill").
+    pub fn when(self) -> &'static str {
+        match self {
+            Stage::Init => "at engine start",
+            Stage::Build => "on the first batch",
+            Stage::PrefillPlan => "on the first prefill",
+            Stage::DecodePlan => "on the first decode",
+        }
+    }
+
+    /// The code that raises at that stage ("FlashInfer plan").
+    pub fn call(self) -> &'static str {
+        match self {
+            Stage::Init => "FlashInferMetadataBuilder.__init__",
+            Stage::Build => "build",
+            Stage::PrefillPlan => "FlashInfer plan",
+            Stage::DecodePlan => "plan or first XQA/trtllm-gen call",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GroupError {
     #[serde(rename = "type")]
