@@ -145,35 +145,6 @@ async fn removing_the_element_unmounts_it_and_moving_it_does_not() {
 
 // --- The page in an iframe ---
 
-thread_local! {
-    static MOUNTED: RefCell<Vec<(yew::AppHandle<qpath_web::App>, Element)>> = const { RefCell::new(Vec::new()) };
-}
-
-async fn mount_with_hash(hash: &str) -> Element {
-    MOUNTED.with(|m| {
-        for (app, root) in m.borrow_mut().drain(..) {
-            app.destroy();
-            root.remove();
-        }
-    });
-    let window = web_sys::window().unwrap();
-    window
-        .history()
-        .unwrap()
-        .replace_state_with_url(&JsValue::NULL, "", Some(hash))
-        .unwrap();
-    let root = document().create_element("div").unwrap();
-    document().body().unwrap().append_child(&root).unwrap();
-    let app = yew::Renderer::<qpath_web::App>::with_root(root.clone()).render();
-    MOUNTED.with(|m| m.borrow_mut().push((app, root.clone())));
-    tick().await;
-    root
-}
-
-fn location_hash() -> String {
-    web_sys::window().unwrap().location().hash().unwrap()
-}
-
 /// Records the `qpath:*` messages this window receives.
 fn qpath_messages() -> (Rc<RefCell<Vec<String>>>, EventListener) {
     let got = Rc::new(RefCell::new(vec![]));

@@ -17,39 +17,6 @@ use common::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-thread_local! {
-    /// The apps earlier tests mounted: unmounted before the next mounts, so their URL listeners stay out of its way.
-    static MOUNTED: std::cell::RefCell<Vec<(yew::AppHandle<qpath_web::App>, Element)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// A fresh page: the URL hash it starts from, a new container holding a new App (earlier apps are unmounted).
-async fn mount_with_hash(hash: &str) -> Element {
-    MOUNTED.with(|m| {
-        for (app, root) in m.borrow_mut().drain(..) {
-            app.destroy();
-            root.remove();
-        }
-    });
-    let window = web_sys::window().unwrap();
-    let url = if hash.is_empty() {
-        window.location().pathname().unwrap()
-    } else {
-        hash.to_string()
-    };
-    window
-        .history()
-        .unwrap()
-        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
-        .unwrap();
-    let doc = window.document().unwrap();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
-    let app = yew::Renderer::<qpath_web::App>::with_root(root.clone()).render();
-    MOUNTED.with(|m| m.borrow_mut().push((app, root.clone())));
-    tick().await;
-    root
-}
-
 async fn mount() -> Element {
     mount_with_hash("").await
 }
@@ -126,10 +93,6 @@ fn fi(root: &Element, class: &str) -> String {
         }
     }
     panic!("no FlashInfer group shows .{class}");
-}
-
-fn location_hash() -> String {
-    web_sys::window().unwrap().location().hash().unwrap()
 }
 
 #[wasm_bindgen_test]
