@@ -113,6 +113,15 @@ impl Release {
         }
     }
 
+    /// The release whose source files this release's rules and tables read: itself, or an earlier release whose files
+    /// qpath restates are byte-identical (0.25.1 and the reconstructed 0.25.0-prefix read 0.25.0's).
+    pub fn source_release(self) -> Release {
+        match self {
+            V0_25_0Prefix | V0_25_1 => V0_25_0,
+            r => r,
+        }
+    }
+
     /// True for the reconstructed, never-released pre-fix state.
     pub fn is_prefix(self) -> bool {
         self == V0_25_0Prefix
