@@ -1,6 +1,6 @@
-//! Turns `data/gpus.toml` (the GPU table a non-Rust contributor edits) into Rust data, so the page and the CLI
-//! carry it without a TOML parser at run time. Only the shape is checked here (a missing or mistyped field stops
-//! the build with the GPU's id and the field); the meaning (unique ids, plausible capabilities, sources) is checked
+//! Turns the tables of `data/` (edited by people: `gpus.toml`, `models.toml`, `releases.toml`, `source-lines.toml`)
+//! into Rust data in `$OUT_DIR`, so the page and the CLI carry them without a TOML parser at run time. For the GPU table
+//! only the shape is checked here (a missing or mistyped field stops the build with the GPU's id and the field); the meaning (unique ids, plausible capabilities, sources) is checked
 //! by `gpu::validate_table` in the crate's tests, where a failure names every bad row at once.
 
 use std::fmt::Write as _;
@@ -145,7 +145,11 @@ fn main() {
     std::fs::write(dest, out).unwrap();
 
     models_table::generate(&manifest);
+    releases::generate(&manifest);
 }
+
+#[path = "build/releases.rs"]
+mod releases;
 
 /// `data/models.toml` (the model presets) -> `$OUT_DIR/models.rs`, included by `src/model.rs`. As for the GPU table,
 /// only the shape is checked here (a missing or mistyped field, an unknown dtype / vLLM model / layer_types rule stops

@@ -15,6 +15,7 @@ pub mod flashinfer;
 pub mod gpu;
 pub mod matrix;
 pub mod model;
+pub mod options;
 pub mod order;
 pub mod platform;
 pub mod release;

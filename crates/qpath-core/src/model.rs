@@ -815,11 +815,11 @@ pub fn validate_presets(presets: &[ModelPreset]) -> Result<(), Vec<String>> {
 /// `CudaPlatform.supported_dtypes`.
 pub fn dtype_rule_sources(release: Release) -> Vec<String> {
     use Release::*;
-    let (map, ban, check, auto, down, verify, lower, unknown, cuda) = match release {
+    let (map, ban, check, auto, down, verify, lower, unknown, cuda) = match release.source_release() {
         V0_24_0 => (1936, 1950, 1966, 1976, 1994, 2020, 2035, 2045, 233),
         V0_25_0Prefix | V0_25_0 | V0_25_1 => (1987, 2001, 2017, 2027, 2045, 2071, 2086, 2096, 229),
         V0_26_0 => (1996, 2010, 2026, 2036, 2054, 2080, 2095, 2105, 233),
-        V0_27_0 => (2091, 2105, 2120, 2130, 2148, 2174, 2189, 2199, 233),
+        V0_27_0 | V0_27_1 => (2091, 2105, 2120, 2130, 2148, 2174, 2189, 2199, 233),
         V0_28_0 => (2173, 2187, 2202, 2212, 2230, 2256, 2271, 2281, 237),
         V0_29_0 => (2229, 2243, 2258, 2268, 2286, 2312, 2327, 2337, 237),
         V0_30_0 => (2238, 2252, 2267, 2277, 2295, 2321, 2336, 2346, 255),

@@ -8,118 +8,73 @@ use std::str::FromStr;
 
 use serde::{Serialize, Serializer};
 
-/// A vLLM release (plus the never-released `0.25.0-prefix`), in release order. `Ord` follows history:
-/// `0.24.0 < 0.25.0-prefix < 0.25.0 < 0.25.1 < 0.26.0 < … < 0.33.0`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Release {
-    V0_24_0,
-    /// vLLM PR #43232 (XQA decode kernels) without its fix PR #47485: never released. Reconstructed from the
-    /// PR report and PR #47485's description (spec §1.2); source lines cite 0.25.0, the first release with both.
-    V0_25_0Prefix,
-    V0_25_0,
-    /// Byte-identical to 0.25.0 in every file qpath restates (checked against the wheels); only its tag differs.
-    V0_25_1,
-    V0_26_0,
-    V0_27_0,
-    V0_28_0,
-    V0_29_0,
-    V0_30_0,
-    V0_31_0,
-    V0_32_0,
-    V0_33_0,
+include!(concat!(env!("OUT_DIR"), "/releases.rs"));
+
+/// One row of `data/releases.toml`, as build.rs resolved it.
+struct ReleaseInfo {
+    name: &'static str,
+    flashinfer: &'static str,
+    commit: &'static str,
+    requires_flashinfer_cubin: bool,
+    source: Release,
+    tag: &'static str,
+    released: bool,
+    note: Option<&'static str>,
 }
 
 use Release::*;
 
 impl Release {
-    pub const ALL: [Release; 12] = [
-        V0_24_0,
-        V0_25_0Prefix,
-        V0_25_0,
-        V0_25_1,
-        V0_26_0,
-        V0_27_0,
-        V0_28_0,
-        V0_29_0,
-        V0_30_0,
-        V0_31_0,
-        V0_32_0,
-        V0_33_0,
-    ];
+    fn info(self) -> &'static ReleaseInfo {
+        &INFO[self as usize]
+    }
 
-    /// The newest release: the page's default.
-    pub const LATEST: Release = V0_33_0;
+    /// The position in [`Release::ALL`]: the index of the per-release arrays build.rs generates.
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
 
     pub fn name(self) -> &'static str {
-        match self {
-            V0_24_0 => "0.24.0",
-            V0_25_0Prefix => "0.25.0-prefix",
-            V0_25_0 => "0.25.0",
-            V0_25_1 => "0.25.1",
-            V0_26_0 => "0.26.0",
-            V0_27_0 => "0.27.0",
-            V0_28_0 => "0.28.0",
-            V0_29_0 => "0.29.0",
-            V0_30_0 => "0.30.0",
-            V0_31_0 => "0.31.0",
-            V0_32_0 => "0.32.0",
-            V0_33_0 => "0.33.0",
-        }
+        self.info().name
     }
 
     /// The flashinfer-python release this vLLM release pins (its wheel's `Requires-Dist`).
     pub fn flashinfer(self) -> &'static str {
-        match self {
-            V0_24_0 => "0.6.12",
-            V0_25_0Prefix | V0_25_0 | V0_25_1 => "0.6.13",
-            V0_26_0 => "0.6.14",
-            V0_27_0 | V0_28_0 => "0.6.16.post3",
-            V0_29_0 => "0.6.18",
-            V0_30_0 => "0.6.18.post1",
-            V0_31_0 | V0_32_0 => "0.7.0.post1",
-            V0_33_0 => "0.7.2.post1",
-        }
+        self.info().flashinfer
     }
 
     /// Whether the release requires `flashinfer-cubin` (so TRTLLM cubins are installed with vLLM). From 0.26.0 they
     /// are there only if the user installs that package, sets `VLLM_HAS_FLASHINFER_CUBIN=1` or reaches NVIDIA's artifactory.
     pub fn requires_flashinfer_cubin(self) -> bool {
-        self <= V0_25_1
+        self.info().requires_flashinfer_cubin
     }
 
     /// The git tag whose source the citations of this release point at (the prefix state has no tag of its own: it
     /// points at 0.25.0, the first release with both PRs).
     pub fn git_ref(self) -> String {
-        match self {
-            V0_25_0Prefix => "v0.25.0".to_string(),
-            r => format!("v{}", r.name()),
-        }
+        self.info().tag.to_string()
     }
 
     /// The release commit (`vllm/_version.py`), short form.
     pub fn commit(self) -> &'static str {
-        match self {
-            V0_24_0 => "ee0da84ab",
-            V0_25_0Prefix | V0_25_0 => "dd10e03f9",
-            V0_25_1 => "752a3a504",
-            V0_26_0 => "ffd46bfab",
-            V0_27_0 => "4bdc8a788",
-            V0_28_0 => "2cf0a6915",
-            V0_29_0 => "98dff2a81",
-            V0_30_0 => "ced6857af",
-            V0_31_0 => "db9527a46",
-            V0_32_0 => "5df63a720",
-            V0_33_0 => "4ba787ec9",
-        }
+        self.info().commit
     }
 
     /// The release whose source files this release's rules and tables read: itself, or an earlier release whose files
-    /// qpath restates are byte-identical (0.25.1 and the reconstructed 0.25.0-prefix read 0.25.0's).
+    /// qpath restates are byte-identical (0.25.1 and 0.27.1 read 0.25.0's and 0.27.0's; the reconstructed
+    /// 0.25.0-prefix reads 0.25.0's lines).
     pub fn source_release(self) -> Release {
-        match self {
-            V0_25_0Prefix | V0_25_1 => V0_25_0,
-            r => r,
-        }
+        self.info().source
+    }
+
+    /// False for a state that was never published (0.25.0-prefix).
+    pub fn is_released(self) -> bool {
+        self.info().released
+    }
+
+    /// What `data/releases.toml` says about the release beyond its facts, if anything.
+    pub fn note(self) -> Option<&'static str> {
+        self.info().note
     }
 
     /// True for the reconstructed, never-released pre-fix state.
@@ -127,20 +82,11 @@ impl Release {
         self == V0_25_0Prefix
     }
 
-    /// The column of the per-release line tables in [`crate::source`] (0.25.0-prefix and 0.25.1 read 0.25.0's lines).
-    pub(crate) fn line_column(self) -> usize {
-        match self {
-            V0_24_0 => 0,
-            V0_25_0Prefix | V0_25_0 | V0_25_1 => 1,
-            V0_26_0 => 2,
-            V0_27_0 => 3,
-            V0_28_0 => 4,
-            V0_29_0 => 5,
-            V0_30_0 => 6,
-            V0_31_0 => 7,
-            V0_32_0 => 8,
-            V0_33_0 => 9,
-        }
+    /// "0.24.0 to 0.33.0": the published releases qpath knows, for texts that name the range.
+    pub fn range_text() -> String {
+        let mut published = Release::ALL.iter().filter(|r| r.is_released());
+        let first = published.next().map_or("", |r| r.name());
+        format!("{first} to {}", Release::LATEST.name())
     }
 }
 
@@ -185,10 +131,25 @@ mod tests {
     }
 
     #[test]
+    fn byte_identical_releases_read_their_source() {
+        assert_eq!(V0_27_1.source_release(), V0_27_0);
+        assert_eq!(V0_25_1.source_release(), V0_25_0);
+        assert_eq!(V0_25_0Prefix.source_release(), V0_25_0);
+        assert_eq!(V0_33_0.source_release(), V0_33_0);
+        assert_eq!(V0_27_1.git_ref(), "v0.27.1");
+        assert_eq!(V0_25_0Prefix.git_ref(), "v0.25.0");
+        assert_eq!(V0_27_1.commit(), "6e448d0ea");
+        assert!(V0_27_0 < V0_27_1 && V0_27_1 < V0_28_0);
+        assert_eq!(Release::LATEST, V0_33_0);
+        assert_eq!(Release::range_text(), "0.24.0 to 0.33.0");
+        assert!(!V0_25_0Prefix.is_released() && V0_27_1.is_released());
+    }
+
+    #[test]
     fn pins_match_the_wheels() {
-        // spec erratum 3 / the wheels' METADATA
+        // the wheels' METADATA (Requires-Dist: flashinfer-python==…)
         let pins: Vec<&str> = [
-            V0_24_0, V0_25_0, V0_26_0, V0_27_0, V0_28_0, V0_29_0, V0_30_0, V0_31_0, V0_32_0, V0_33_0,
+            V0_24_0, V0_25_0, V0_26_0, V0_27_0, V0_27_1, V0_28_0, V0_29_0, V0_30_0, V0_31_0, V0_32_0, V0_33_0,
         ]
         .iter()
         .map(|r| r.flashinfer())
@@ -199,6 +160,7 @@ mod tests {
                 "0.6.12",
                 "0.6.13",
                 "0.6.14",
+                "0.6.16.post3",
                 "0.6.16.post3",
                 "0.6.16.post3",
                 "0.6.18",

@@ -231,11 +231,7 @@ impl FlagRow {
 
 /// The release whose tables a release reads (`0.25.0-prefix` is 0.25.0 on the command line).
 fn table_release(r: Release) -> Release {
-    if r == V0_25_0Prefix {
-        V0_25_0
-    } else {
-        r
-    }
+    r.source_release()
 }
 
 fn covers(r: Release, first: Release, last: Option<Release>) -> bool {

@@ -115,3 +115,25 @@ fn json_of_every_snapshot_scenario_is_unchanged() {
         problems.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
     );
 }
+
+/// A release whose source is byte-identical to another's (`source =` in data/releases.toml: 0.25.1 and 0.27.1) answers
+/// every snapshot scenario exactly as that release does, but for its own name and the tag its links point at.
+#[test]
+fn byte_identical_releases_answer_as_their_source() {
+    for r in Release::ALL.into_iter().filter(|r| r.source_release() != *r && r.is_released()) {
+        let src = r.source_release();
+        for gpu in GPUS {
+            for cmd in COMMANDS {
+                let json = |rel: Release| {
+                    let mut s = Scenario::new(Hardware::parse(gpu).unwrap(), rel, *cmd);
+                    s.trtllm_cubins = Some(true);
+                    serde_json::to_string(&resolve(&s)).unwrap()
+                };
+                let mine = json(r)
+                    .replace(&format!("\"vllm\":\"{}\"", r.name()), &format!("\"vllm\":\"{}\"", src.name()))
+                    .replace(&format!("/blob/{}/", r.git_ref()), &format!("/blob/{}/", src.git_ref()));
+                assert!(mine == json(src), "{r} differs from {src} on {gpu}: {cmd}");
+            }
+        }
+    }
+}

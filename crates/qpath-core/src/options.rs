@@ -1,0 +1,258 @@
+//! The one reader of a scenario's options: the GPU (or a raw compute capability), the vLLM release, the CUDA version
+//! of the torch build and whether TRTLLM cubins are available. The CLI (`--gpu l4`), the JS API (`{gpu: "l4"}`), the
+//! page's URL hash (`#gpu=l4`) and the `<qpath-explainer gpu="l4">` element all read them here, with the same rules
+//! and the same defaults; each front end only says how it names a key and what it does with an error (the CLI stops,
+//! the page keeps the rest of the state and shows a notice).
+
+use std::fmt;
+
+use crate::capability::{ComputeCapability, CudaVersion};
+use crate::gpu::{self, Gpu};
+use crate::release::Release;
+use crate::resolve::{default_cubins, Hardware, Scenario, DEFAULT_CUDA};
+
+/// The GPU a scenario uses when no option names one.
+pub const DEFAULT_GPU: &str = "h100-sxm";
+
+/// The GPU of [`DEFAULT_GPU`] (a test checks that the table has it).
+pub fn default_gpu() -> &'static Gpu {
+    gpu::find(DEFAULT_GPU).unwrap_or(&gpu::GPUS[0])
+}
+
+/// One option of a scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKey {
+    Gpu,
+    ComputeCapability,
+    Vllm,
+    Cuda,
+    Cubins,
+}
+
+impl OptionKey {
+    pub const ALL: [OptionKey; 5] = [
+        OptionKey::Gpu,
+        OptionKey::ComputeCapability,
+        OptionKey::Vllm,
+        OptionKey::Cuda,
+        OptionKey::Cubins,
+    ];
+
+    /// The key as the URL hash and the element spell it (`gpu`, `compute-capability`, `vllm`, `cuda`, `cubins`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OptionKey::Gpu => "gpu",
+            OptionKey::ComputeCapability => "compute-capability",
+            OptionKey::Vllm => "vllm",
+            OptionKey::Cuda => "cuda",
+            OptionKey::Cubins => "cubins",
+        }
+    }
+
+    /// The CLI's option (`--gpu`, `--compute-capability`, `--vllm`, `--cuda`, `--trtllm-cubins`).
+    pub fn flag(self) -> &'static str {
+        match self {
+            OptionKey::Gpu => "--gpu",
+            OptionKey::ComputeCapability => "--compute-capability",
+            OptionKey::Vllm => "--vllm",
+            OptionKey::Cuda => "--cuda",
+            OptionKey::Cubins => "--trtllm-cubins",
+        }
+    }
+
+    /// The JS API's key (`gpu`, `computeCapability`, `vllm`, `cuda`, `trtllmCubins`).
+    pub fn js_name(self) -> &'static str {
+        match self {
+            OptionKey::ComputeCapability => "computeCapability",
+            OptionKey::Cubins => "trtllmCubins",
+            k => k.name(),
+        }
+    }
+
+    /// A key in any of the spellings above (and `compute_capability`, `trtllm_cubins`, `trtllm-cubins`).
+    pub fn parse(name: &str) -> Option<OptionKey> {
+        let bare = name.trim_start_matches('-');
+        OptionKey::ALL.into_iter().find(|k| {
+            bare == k.name()
+                || bare == k.js_name()
+                || bare == k.flag().trim_start_matches('-')
+                || bare == k.name().replace('-', "_")
+                || bare == k.flag().trim_start_matches('-').replace('-', "_")
+        })
+    }
+}
+
+/// An option value qpath cannot use: which key, the value as given, and why (a reason that does not repeat the value,
+/// so each front end can show the value its own way).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionError {
+    pub key: OptionKey,
+    pub value: String,
+    pub reason: String,
+}
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} `{}` {}", self.key.name(), self.value, self.reason)
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+/// What the options of a scenario set; `None` is "not given" (the default applies).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ScenarioOptions {
+    pub gpu: Option<&'static Gpu>,
+    pub compute_capability: Option<ComputeCapability>,
+    pub release: Option<Release>,
+    pub cuda: Option<CudaVersion>,
+    /// `Some(true)` / `Some(false)`: TRTLLM cubins available or not; `None`: the release's default.
+    pub cubins: Option<bool>,
+}
+
+/// How a cubins value reads: `yes`/`true`/`1`, `no`/`false`/`0`, `default` or empty (the release's default).
+pub fn parse_cubins(value: &str) -> Result<Option<bool>, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "yes" | "true" | "1" => Ok(Some(true)),
+        "no" | "false" | "0" => Ok(Some(false)),
+        "default" | "" => Ok(None),
+        _ => Err("is not yes, no or default".to_string()),
+    }
+}
+
+/// The cubins value as a link writes it.
+pub fn cubins_name(cubins: Option<bool>) -> &'static str {
+    match cubins {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "default",
+    }
+}
+
+impl ScenarioOptions {
+    /// Sets one option from its text (surrounding whitespace ignored). On an error the option keeps its value.
+    pub fn set(&mut self, key: OptionKey, value: &str) -> Result<(), OptionError> {
+        let v = value.trim();
+        let error = |reason: String| OptionError {
+            key,
+            value: value.to_string(),
+            reason,
+        };
+        match key {
+            OptionKey::Gpu => {
+                self.gpu = Some(gpu::find(v).ok_or_else(|| error("is not in qpath's GPU table".to_string()))?);
+            }
+            OptionKey::ComputeCapability => {
+                self.compute_capability = Some(v.parse().map_err(|e: crate::capability::ParseVersionError| {
+                    error(format!("is not a compute capability: {}", e.reason))
+                })?);
+            }
+            OptionKey::Vllm => {
+                let known = || Release::ALL.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");
+                self.release = Some(
+                    v.parse()
+                        .map_err(|_| error(format!("is not a vLLM release qpath knows ({})", known())))?,
+                );
+            }
+            OptionKey::Cuda => {
+                self.cuda = Some(v.parse().map_err(|e: crate::capability::ParseVersionError| {
+                    error(format!("is not a CUDA version: {}", e.reason))
+                })?);
+            }
+            OptionKey::Cubins => self.cubins = parse_cubins(v).map_err(error)?,
+        }
+        Ok(())
+    }
+
+    /// The hardware: the GPU, or the raw capability, or the default GPU. Naming both is an error.
+    pub fn hardware(&self) -> Result<Hardware, OptionError> {
+        match (self.gpu, self.compute_capability) {
+            (Some(g), Some(cc)) => Err(OptionError {
+                key: OptionKey::ComputeCapability,
+                value: cc.to_string(),
+                reason: format!("and gpu `{}` exclude each other: give one", g.id),
+            }),
+            (None, Some(cc)) => Ok(Hardware::Capability(cc)),
+            (g, None) => Ok(Hardware::Gpu(g.unwrap_or_else(default_gpu))),
+        }
+    }
+
+    /// The GPU, or the default GPU (for a raw capability too: the page always shows a GPU).
+    pub fn gpu_or_default(&self) -> &'static Gpu {
+        self.gpu.unwrap_or_else(default_gpu)
+    }
+
+    pub fn release_or_default(&self) -> Release {
+        self.release.unwrap_or(Release::LATEST)
+    }
+
+    pub fn cuda_or_default(&self) -> CudaVersion {
+        self.cuda.unwrap_or(DEFAULT_CUDA)
+    }
+
+    /// Whether cubins are available in the scenario: the option, or the release's default.
+    pub fn cubins_or_default(&self) -> bool {
+        self.cubins.unwrap_or_else(|| default_cubins(self.release_or_default()))
+    }
+
+    /// The scenario of these options and a command line.
+    pub fn scenario(&self, command_line: impl Into<String>) -> Result<Scenario, OptionError> {
+        Ok(Scenario {
+            hardware: self.hardware()?,
+            release: self.release_or_default(),
+            cuda: self.cuda_or_default(),
+            trtllm_cubins: self.cubins,
+            command_line: command_line.into(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_keys() {
+        assert_eq!(default_gpu().id, DEFAULT_GPU);
+        let o = ScenarioOptions::default();
+        let s = o.scenario("vllm serve m").unwrap();
+        assert_eq!(s.hardware, Hardware::Gpu(gpu::find("h100-sxm").unwrap()));
+        assert_eq!((s.release, s.cuda, s.trtllm_cubins), (Release::LATEST, DEFAULT_CUDA, None));
+        for k in OptionKey::ALL {
+            for spelling in [k.name(), k.js_name(), k.flag()] {
+                assert_eq!(OptionKey::parse(spelling), Some(k), "{spelling}");
+            }
+        }
+        assert_eq!(OptionKey::parse("trtllm_cubins"), Some(OptionKey::Cubins));
+        assert_eq!(OptionKey::parse("theme"), None);
+    }
+
+    #[test]
+    fn values_are_read_once_with_named_errors() {
+        let mut o = ScenarioOptions::default();
+        o.set(OptionKey::Gpu, " l4 ").unwrap();
+        o.set(OptionKey::Vllm, "v0.25.0").unwrap();
+        o.set(OptionKey::Cuda, "12.8").unwrap();
+        o.set(OptionKey::Cubins, "no").unwrap();
+        assert_eq!(o.gpu.map(|g| g.id), Some("l4"));
+        assert_eq!(o.release, Some(Release::V0_25_0));
+        assert_eq!(o.cuda, Some(CudaVersion::new(12, 8)));
+        assert_eq!(o.cubins, Some(false));
+        let e = o.set(OptionKey::Gpu, "h900").unwrap_err();
+        assert_eq!(e.to_string(), "gpu `h900` is not in qpath's GPU table");
+        assert_eq!(o.gpu.map(|g| g.id), Some("l4"), "a bad value keeps the option");
+        assert!(o.set(OptionKey::Vllm, "0.99.0").unwrap_err().reason.contains("0.27.1"));
+        assert!(o.set(OptionKey::Cuda, "twelve").unwrap_err().reason.starts_with("is not a CUDA version"));
+        assert!(o.set(OptionKey::Cubins, "maybe").is_err());
+        for (v, want) in [("yes", Some(true)), ("TRUE", Some(true)), ("0", Some(false)), ("default", None), ("", None)] {
+            o.set(OptionKey::Cubins, v).unwrap();
+            assert_eq!(o.cubins, want, "{v}");
+        }
+        o.set(OptionKey::ComputeCapability, "9.0").unwrap();
+        let e = o.hardware().unwrap_err();
+        assert!(e.to_string().contains("gpu `l4` exclude each other"), "{e}");
+        o.gpu = None;
+        assert_eq!(o.hardware().unwrap(), Hardware::Capability(ComputeCapability::new(9, 0)));
+        assert!(o.set(OptionKey::ComputeCapability, "8.10").is_err());
+    }
+}
