@@ -4,11 +4,12 @@
 //! Every decision stays in `qpath-core`. No JS input makes these functions panic: bad options throw an `Error` whose
 //! message names the option and the value. The TypeScript declarations are `static/qpath.d.ts`, embedded below.
 
-use qpath_core::capability::{ComputeCapability, CudaVersion};
-use qpath_core::gpu::{self, GPUS};
+use qpath_core::capability::ComputeCapability;
+use qpath_core::gpu::GPUS;
 use qpath_core::model::{self, AttentionKind, MODEL_PRESETS};
+use qpath_core::options::{OptionError, OptionKey, ScenarioOptions};
 use qpath_core::release::Release;
-use qpath_core::resolve::{default_cubins, resolve as resolve_scenario, Hardware, Scenario, DEFAULT_CUDA};
+use qpath_core::resolve::{default_cubins, resolve as resolve_scenario, Scenario};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -21,12 +22,6 @@ extern "C" {
     #[wasm_bindgen(js_namespace = Object, js_name = keys, catch)]
     fn object_keys(object: &JsValue) -> Result<Vec<JsValue>, JsValue>;
 }
-
-/// The GPU a scenario uses when the options name none (the CLI's default).
-const DEFAULT_GPU: &str = "h100-sxm";
-
-/// The keys `resolve`'s options may have.
-const OPTION_KEYS: [&str; 5] = ["gpu", "vllm", "cuda", "trtllmCubins", "computeCapability"];
 
 /// Resolves one scenario: `commandLine` is `[ENV=VAL ...] vllm serve MODEL [FLAGS]`; `options` (optional) is
 /// `{gpu?, vllm?, cuda?, trtllmCubins?, computeCapability?}` with the CLI's defaults. Returns the Report as a plain object.
@@ -141,63 +136,33 @@ fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
     js_sys::JSON::parse(&json).map_err(|_| JsError::new("qpath could not hand its JSON to JavaScript"))
 }
 
-/// The options `resolve` was given, read but not yet interpreted.
-#[derive(Default)]
-struct Options {
-    gpu: Option<String>,
-    compute_capability: Option<String>,
-    vllm: Option<String>,
-    cuda: Option<String>,
-    trtllm_cubins: Option<bool>,
-}
-
-/// The Scenario the CLI builds for the same command line and options.
+/// The Scenario the CLI builds for the same command line and options: both read the options with the core's
+/// [`ScenarioOptions`] (same rules, same defaults); only the key names and the messages' wording are the API's.
 fn scenario(command_line: &JsValue, options: &JsValue) -> Result<Scenario, String> {
     let command_line = command_line
         .as_string()
         .ok_or_else(|| format!("commandLine must be a string, got {}", describe(command_line)))?;
     let o = read_options(options)?;
-    let hardware = match (&o.gpu, &o.compute_capability) {
-        (Some(g), Some(cc)) => {
-            return Err(format!(
-                "options gpu ({}) and computeCapability ({}) exclude each other: give one",
-                quote(g),
-                quote(cc)
-            ))
-        }
-        (None, Some(cc)) => Hardware::Capability(
-            cc.parse::<ComputeCapability>()
-                .map_err(|e| format!("option computeCapability: {e}"))?,
-        ),
-        (gpu_id, None) => {
-            let id = gpu_id.as_deref().unwrap_or(DEFAULT_GPU);
-            Hardware::Gpu(
-                gpu::find(id)
-                    .ok_or_else(|| format!("option gpu: {} is not an id of qpath's GPU table (see gpus())", quote(id)))?,
-            )
-        }
-    };
-    let release = match &o.vllm {
-        Some(v) => v.parse::<Release>().map_err(|e| format!("option vllm: {e}"))?,
-        None => Release::LATEST,
-    };
-    let cuda = match &o.cuda {
-        Some(c) => c.parse::<CudaVersion>().map_err(|e| format!("option cuda: {e}"))?,
-        None => DEFAULT_CUDA,
-    };
-    Ok(Scenario {
-        hardware,
-        release,
-        cuda,
-        trtllm_cubins: o.trtllm_cubins,
-        command_line,
-    })
+    if let (Some(g), Some(cc)) = (o.gpu, o.compute_capability) {
+        return Err(format!(
+            "options gpu ({}) and computeCapability ({}) exclude each other: give one",
+            quote(g.id),
+            quote(&cc.to_string())
+        ));
+    }
+    o.scenario(command_line).map_err(|e| option_message(&e))
+}
+
+/// An option error as the API says it: `option gpu: "h900" is not in qpath's GPU table (see gpus())`.
+fn option_message(e: &OptionError) -> String {
+    let hint = if e.key == OptionKey::Gpu { " (see gpus())" } else { "" };
+    format!("option {}: {} {}{hint}", e.key.js_name(), quote(&e.value), e.reason)
 }
 
 /// Reads `{gpu?, vllm?, cuda?, trtllmCubins?, computeCapability?}`; `undefined` / `null` (the whole object or a key)
 /// mean "not given". Unknown keys and values of the wrong type are errors naming the key.
-fn read_options(options: &JsValue) -> Result<Options, String> {
-    let mut o = Options::default();
+fn read_options(options: &JsValue) -> Result<ScenarioOptions, String> {
+    let mut o = ScenarioOptions::default();
     if options.is_undefined() || options.is_null() {
         return Ok(o);
     }
@@ -210,35 +175,30 @@ fn read_options(options: &JsValue) -> Result<Options, String> {
     let keys = object_keys(options).map_err(|_| "options: its keys could not be read".to_string())?;
     for key in keys {
         let name = key.as_string().unwrap_or_default();
-        if !OPTION_KEYS.contains(&name.as_str()) {
+        let Some(option) = OptionKey::ALL.into_iter().find(|k| k.js_name() == name) else {
+            let names: Vec<&str> = OptionKey::ALL.iter().map(|k| k.js_name()).collect();
             return Err(format!(
                 "unknown option {}; the options are {}",
                 quote(&name),
-                OPTION_KEYS.join(", ")
+                names.join(", ")
             ));
-        }
+        };
         let value = js_sys::Reflect::get(options, &key).map_err(|_| format!("option {name}: its value could not be read"))?;
         if value.is_undefined() || value.is_null() {
             continue;
         }
-        let string = || {
+        // trtllmCubins is a boolean; the others are strings.
+        let text = if option == OptionKey::Cubins {
+            let b = value
+                .as_bool()
+                .ok_or_else(|| format!("option trtllmCubins must be a boolean, got {}", describe(&value)))?;
+            if b { "yes" } else { "no" }.to_string()
+        } else {
             value
                 .as_string()
-                .ok_or_else(|| format!("option {name} must be a string, got {}", describe(&value)))
+                .ok_or_else(|| format!("option {name} must be a string, got {}", describe(&value)))?
         };
-        match name.as_str() {
-            "gpu" => o.gpu = Some(string()?),
-            "computeCapability" => o.compute_capability = Some(string()?),
-            "vllm" => o.vllm = Some(string()?),
-            "cuda" => o.cuda = Some(string()?),
-            _ => {
-                o.trtllm_cubins = Some(
-                    value
-                        .as_bool()
-                        .ok_or_else(|| format!("option trtllmCubins must be a boolean, got {}", describe(&value)))?,
-                )
-            }
-        }
+        o.set(option, &text).map_err(|e| option_message(&e))?;
     }
     Ok(o)
 }

@@ -23,9 +23,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use qpath_core::capability::CudaVersion;
-use qpath_core::gpu;
-use qpath_core::release::Release;
+use qpath_core::options::{OptionKey, ScenarioOptions};
 use qpath_core::resolve::resolve;
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
@@ -125,40 +123,39 @@ impl ExplainerProps {
     /// The page state the attributes describe, its forced scheme, and a message naming each attribute that could not
     /// be used (in [`Page::notices`]; its default is used instead).
     pub fn read(&self) -> (Page, Option<Scheme>) {
-        let default = Page::default();
-        let mut link = Link::default();
+        let mut options = ScenarioOptions::default();
         let mut problems = vec![];
-        if let Some(v) = self.gpu.as_deref().map(str::trim) {
-            match gpu::find(v) {
-                Some(g) => link.gpu = Some(g),
-                None => problems.push(format!(
-                    "gpu=\"{v}\" is not in qpath's GPU table; showing {} instead.",
-                    default.gpu.name
-                )),
+        let attributes = [
+            (OptionKey::Gpu, &self.gpu),
+            (OptionKey::Vllm, &self.vllm),
+            (OptionKey::Cuda, &self.cuda),
+            (OptionKey::Cubins, &self.cubins),
+        ];
+        for (key, value) in attributes {
+            let Some(v) = value.as_deref() else { continue };
+            if let Err(e) = options.set(key, v) {
+                let instead = match key {
+                    OptionKey::Gpu => options.gpu_or_default().name.to_string(),
+                    OptionKey::Vllm => options.release_or_default().name().to_string(),
+                    OptionKey::Cuda => format!("CUDA {}", options.cuda_or_default()),
+                    _ => "the release's default".to_string(),
+                };
+                problems.push(format!(
+                    "{}=\"{}\" {}; showing {instead} instead.",
+                    key.name(),
+                    v.trim(),
+                    e.reason
+                ));
             }
         }
-        if let Some(v) = self.vllm.as_deref().map(str::trim) {
-            match v.parse::<Release>() {
-                Ok(r) => link.release = Some(r),
-                Err(e) => problems.push(format!("vllm=\"{v}\": {e}; showing {} instead.", default.release)),
-            }
-        }
-        if let Some(v) = self.cuda.as_deref().map(str::trim) {
-            match v.parse::<CudaVersion>() {
-                Ok(c) => link.cuda = Some(c),
-                Err(e) => problems.push(format!("cuda=\"{v}\": {e}; showing CUDA {} instead.", default.cuda)),
-            }
-        }
-        if let Some(v) = self.cubins.as_deref().map(str::trim) {
-            match v {
-                "yes" => link.cubins = Some(true),
-                "no" => link.cubins = Some(false),
-                "default" | "" => {}
-                _ => problems.push(format!(
-                    "cubins=\"{v}\" is not yes, no or default; showing the release's default."
-                )),
-            }
-        }
+        // Absent attributes take the core's defaults (as the JS API and the CLI do), not the page's first-visit story.
+        let mut link = Link {
+            gpu: Some(options.gpu_or_default()),
+            release: Some(options.release_or_default()),
+            cuda: Some(options.cuda_or_default()),
+            cubins: options.cubins,
+            ..Link::default()
+        };
         link.cmd = self.cmd.as_ref().map(|c| c.trim().to_string());
         let scheme = match self.theme.as_deref().map(str::trim) {
             None | Some("") => None,
@@ -393,6 +390,8 @@ impl Drop for SizeWatch {
 
 #[cfg(test)]
 mod tests {
+    use qpath_core::release::Release;
+
     use super::*;
 
     #[test]
@@ -406,20 +405,35 @@ mod tests {
             ..Default::default()
         };
         let (page, scheme) = p.read();
-        assert_eq!((page.gpu.id, page.release, page.cubins), ("l4", Release::V0_25_0, None));
+        // The bad gpu falls back to the core's default GPU, as the JS API's and the CLI's do.
+        assert_eq!((page.gpu.id, page.release, page.cubins), ("h100-sxm", Release::V0_25_0, None));
         assert_eq!(page.command, "vllm serve Qwen/Qwen3-8B");
         assert_eq!(scheme, Some(Scheme::Dark));
         let all = page.notices.join("\n");
-        assert!(all.contains("gpu=\"h900\" is not in qpath's GPU table"), "{all}");
+        assert!(
+            all.contains("gpu=\"h900\" is not in qpath's GPU table; showing NVIDIA H100 SXM"),
+            "{all}"
+        );
         assert!(all.contains("cubins=\"maybe\""), "{all}");
         assert_eq!(page.notices.len(), 2);
         assert!(!page.embed);
     }
 
     #[test]
-    fn no_attributes_is_the_default_page() {
+    fn no_attributes_take_the_core_defaults() {
         let (page, scheme) = ExplainerProps::default().read();
-        assert_eq!(page, Page::default());
+        let core = ScenarioOptions::default();
+        assert_eq!(
+            (page.gpu.id, page.release, page.cuda, page.cubins),
+            (
+                core.gpu_or_default().id,
+                core.release_or_default(),
+                core.cuda_or_default(),
+                None
+            )
+        );
+        assert_eq!(page.command, Page::default().command);
+        assert!(page.notices.is_empty());
         assert_eq!(scheme, None);
     }
 

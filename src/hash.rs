@@ -4,7 +4,8 @@
 //! parts are kept.
 
 use qpath_core::capability::CudaVersion;
-use qpath_core::gpu::{self, Gpu};
+use qpath_core::gpu::Gpu;
+use qpath_core::options::{cubins_name, OptionKey, ScenarioOptions};
 use qpath_core::release::Release;
 
 /// What a link sets. `None` = the key was absent (or unusable, with a message in [`Link::problems`]).
@@ -62,9 +63,14 @@ pub fn form_encode(s: &str) -> String {
     out
 }
 
-/// Reads a hash (with or without the leading `#`).
+/// The option keys a link carries (the rest of [`OptionKey::ALL`] is not part of the page's state).
+const LINK_KEYS: [OptionKey; 4] = [OptionKey::Gpu, OptionKey::Vllm, OptionKey::Cuda, OptionKey::Cubins];
+
+/// Reads a hash (with or without the leading `#`). The scenario options are read by the core's
+/// [`ScenarioOptions::set`], as the CLI, the JS API and the element read them.
 pub fn parse(hash: &str) -> Link {
     let mut link = Link::default();
+    let mut options = ScenarioOptions::default();
     let body = hash.strip_prefix('#').unwrap_or(hash);
     for part in body.split('&').filter(|p| !p.is_empty()) {
         let Some((key, raw)) = part.split_once('=') else {
@@ -75,48 +81,39 @@ pub fn parse(hash: &str) -> Link {
             continue;
         };
         let value = form_decode(raw);
-        match key {
-            "gpu" => match gpu::find(&value) {
-                Some(g) => link.gpu = Some(g),
-                None => link.problems.push(format!(
-                    "The link names GPU `{value}`, which is not in qpath's GPU table; the GPU was left as it was."
-                )),
-            },
-            "vllm" => match value.parse::<Release>() {
-                Ok(r) => link.release = Some(r),
-                Err(e) => link.problems.push(format!("The link's vllm: {e}.")),
-            },
-            "cuda" => match value.parse::<CudaVersion>() {
-                Ok(c) => link.cuda = Some(c),
-                Err(e) => link.problems.push(format!("The link's cuda: {e}.")),
-            },
-            "cubins" => match value.as_str() {
-                "yes" => link.cubins = Some(true),
-                "no" => link.cubins = Some(false),
-                "default" | "" => link.cubins = None,
-                other => link.problems.push(format!(
-                    "The link's cubins `{other}` is not yes, no or default; the release's default was kept."
-                )),
-            },
-            "cmd" => link.cmd = Some(value),
-            "embed" => link.embed = matches!(value.as_str(), "1" | "true" | "yes"),
-            "theme" => {}
-            other => link.problems.push(format!(
-                "The link's key `{}` is not one qpath reads (gpu, vllm, cuda, cubins, cmd); it was ignored.",
-                form_decode(other)
-            )),
+        match (key, LINK_KEYS.into_iter().find(|k| k.name() == key)) {
+            (_, Some(option)) => {
+                if let Err(e) = options.set(option, &value) {
+                    link.problems.push(format!(
+                        "The link's {} `{}` {}; it was not applied.",
+                        e.key.name(),
+                        e.value,
+                        e.reason
+                    ));
+                }
+            }
+            ("cmd", _) => link.cmd = Some(value),
+            ("embed", _) => link.embed = matches!(value.as_str(), "1" | "true" | "yes"),
+            (other, _) => {
+                let known: Vec<&str> = LINK_KEYS.iter().map(|k| k.name()).chain(["cmd", "embed"]).collect();
+                link.problems.push(format!(
+                    "The link's key `{}` is not one qpath reads ({}); it was ignored.",
+                    form_decode(other),
+                    known.join(", ")
+                ))
+            }
         }
     }
+    link.gpu = options.gpu;
+    link.release = options.release;
+    link.cuda = options.cuda;
+    link.cubins = options.cubins;
     link
 }
 
 /// The hash of a page state; every key is written, so a link never depends on defaults that may change.
 pub fn format(gpu: &Gpu, release: Release, cuda: CudaVersion, cubins: Option<bool>, cmd: &str) -> String {
-    let cubins = match cubins {
-        Some(true) => "yes",
-        Some(false) => "no",
-        None => "default",
-    };
+    let cubins = cubins_name(cubins);
     format!(
         "#gpu={}&vllm={}&cuda={}&cubins={cubins}&cmd={}",
         gpu.id,
@@ -128,6 +125,8 @@ pub fn format(gpu: &Gpu, release: Release, cuda: CudaVersion, cubins: Option<boo
 
 #[cfg(test)]
 mod tests {
+    use qpath_core::gpu;
+
     use super::*;
 
     #[test]
@@ -171,6 +170,11 @@ mod tests {
         for named in ["`h900`", "`banana`", "`oops`", "`maybe`", "`color`"] {
             assert!(all.contains(named), "{named} not named in {all}");
         }
+        // The key qpath never read is named like any other unknown key.
+        assert!(parse("#theme=dark").problems[0].contains("`theme`"));
+        // The same rules as the CLI: cubins spelled true/false, a release with its `v`.
+        let l = parse("#cubins=false&vllm=v0.27.1");
+        assert_eq!((l.cubins, l.release), (Some(false), Some(Release::V0_27_1)));
     }
 
     /// Generated hashes (`QPATH_FUZZ_CASES`, default 20,000): parsing never panics, and for generated states

@@ -5,8 +5,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use qpath_core::gpu;
+use qpath_core::options::ScenarioOptions;
 use qpath_core::release::Release;
-use qpath_core::resolve::{resolve as resolve_scenario, Hardware, Scenario, DEFAULT_CUDA};
+use qpath_core::resolve::resolve as resolve_scenario;
 use qpath_web::api;
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
@@ -31,18 +32,28 @@ fn json_of(v: &JsValue) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// The Scenario `qpath [--gpu G | --compute-capability C] [--vllm V] [--cuda X] [--trtllm-cubins B] -- cmd` builds.
-fn cli_scenario(hardware: &str, vllm: Option<&str>, cuda: Option<&str>, cubins: Option<bool>, cmd: &str) -> Scenario {
-    Scenario {
-        hardware: match gpu::find(hardware) {
-            Some(g) => Hardware::Gpu(g),
-            None => Hardware::Capability(hardware.parse().unwrap()),
-        },
-        release: vllm.map_or(Release::LATEST, |v| v.parse().unwrap()),
-        cuda: cuda.map_or(DEFAULT_CUDA, |c| c.parse().unwrap()),
-        trtllm_cubins: cubins,
-        command_line: cmd.to_string(),
+/// The arguments of `qpath [--gpu G | --compute-capability C] [--vllm V] [--cuda X] [--trtllm-cubins B] --format json
+/// -- cmd` (the test commands are plain words, so splitting at spaces is how a shell would pass them).
+fn cli_scenario(hardware: &str, vllm: Option<&str>, cuda: Option<&str>, cubins: Option<bool>, cmd: &str) -> Vec<String> {
+    let mut argv = vec![];
+    let mut opt = |flag: &str, value: &str| argv.extend([flag.to_string(), value.to_string()]);
+    match gpu::find(hardware) {
+        Some(_) => opt("--gpu", hardware),
+        None => opt("--compute-capability", hardware),
     }
+    if let Some(v) = vllm {
+        opt("--vllm", v);
+    }
+    if let Some(c) = cuda {
+        opt("--cuda", c);
+    }
+    if let Some(b) = cubins {
+        opt("--trtllm-cubins", if b { "yes" } else { "no" });
+    }
+    opt("--format", "json");
+    argv.push("--".into());
+    argv.extend(cmd.split_whitespace().map(String::from));
+    argv
 }
 
 /// `JSON.stringify(resolve(cmd, options))`, parsed.
@@ -51,8 +62,10 @@ fn api_json(cmd: &str, options: &str) -> Value {
     json_of(&report)
 }
 
-fn cli_json(s: &Scenario) -> Value {
-    serde_json::to_value(resolve_scenario(s)).unwrap()
+/// What the real CLI (`qpath_cli::run`, the binary's whole logic) prints for these arguments, parsed.
+fn cli_json(argv: &[String]) -> Value {
+    let out = qpath_cli::run(argv).unwrap_or_else(|e| panic!("qpath {argv:?} failed: {e}"));
+    serde_json::from_str(&out).unwrap()
 }
 
 /// The message of a thrown JS `Error`.
@@ -172,7 +185,9 @@ fn a_rejected_scenario_is_a_report_not_a_throw() {
     assert_eq!(got["groups"], serde_json::json!([]));
     assert_eq!(got["model"], Value::Null);
     // An empty command line too.
-    assert_eq!(api_json("", "{}"), cli_json(&cli_scenario("h100-sxm", None, None, None, "")));
+    // The CLI refuses an empty command line before resolving; the API resolves it with the same default options.
+    let empty = ScenarioOptions::default().scenario("").unwrap();
+    assert_eq!(api_json("", "{}"), serde_json::to_value(resolve_scenario(&empty)).unwrap());
 }
 
 #[wasm_bindgen_test]

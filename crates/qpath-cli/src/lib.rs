@@ -201,17 +201,26 @@ mod tests {
             .unwrap_err()
             .contains("`--bogus`"));
         assert!(parse_args(&args("--gpu l4")).unwrap_err().contains("after `--`"));
-        let e = parse_args(&args("--gpu l4 --compute-capability 9.0 -- vllm serve m")).unwrap().scenario().unwrap_err();
+        let e = parse_args(&args("--gpu l4 --compute-capability 9.0 -- vllm serve m"))
+            .unwrap()
+            .scenario()
+            .unwrap_err();
         assert!(e.contains("exclude each other"), "{e}");
     }
 
     #[test]
     fn usage_and_releases_come_from_the_data() {
         let u = usage();
-        assert!(u.contains(&format!("--vllm {}", Release::LATEST.name())) && u.contains(&Release::range_text()), "{u}");
+        assert!(
+            u.contains(&format!("--vllm {}", Release::LATEST.name())) && u.contains(&Release::range_text()),
+            "{u}"
+        );
         assert!(u.contains("yes up to 0.25.1, no from 0.26.0"), "{u}");
         let listed = run(&args("releases")).unwrap();
-        assert!(listed.lines().any(|l| l.starts_with("0.27.1 ") && l.contains("0.6.16.post3")), "{listed}");
+        assert!(
+            listed.lines().any(|l| l.starts_with("0.27.1 ") && l.contains("0.6.16.post3")),
+            "{listed}"
+        );
         assert_eq!(listed.lines().count(), Release::ALL.len());
     }
 

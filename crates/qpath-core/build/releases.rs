@@ -45,7 +45,10 @@ struct CiteRow {
 /// "0.27.1" -> `V0_27_1`, "0.25.0-prefix" -> `V0_25_0Prefix`.
 fn variant(name: &str) -> String {
     let (version, suffix) = name.split_once('-').unwrap_or((name, ""));
-    let ok = version.split('.').count() == 3 && version.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let ok = version.split('.').count() == 3
+        && version
+            .split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
     assert!(
         ok && suffix.bytes().all(|b| b.is_ascii_alphanumeric()),
         "data/releases.toml: release name {name:?} is not X.Y.Z or X.Y.Z-word"
@@ -72,9 +75,12 @@ pub fn generate(manifest: &Path) {
         .map(|(i, r)| match &r.source {
             None => i,
             Some(s) => {
-                let j = *index
-                    .get(s.as_str())
-                    .unwrap_or_else(|| panic!("data/releases.toml: release {}: source = {s:?} is not a release of the file", r.name));
+                let j = *index.get(s.as_str()).unwrap_or_else(|| {
+                    panic!(
+                        "data/releases.toml: release {}: source = {s:?} is not a release of the file",
+                        r.name
+                    )
+                });
                 assert!(
                     j != i && rows[j].source.is_none(),
                     "data/releases.toml: release {}: source = {s:?} must be another release without a source of its own",
@@ -103,12 +109,29 @@ pub fn generate(manifest: &Path) {
     );
     out.push_str("#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]\npub enum Release {\n");
     for (r, v) in rows.iter().zip(&names) {
-        writeln!(out, "    /// vLLM {}{}", r.name, r.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default()).unwrap();
+        writeln!(
+            out,
+            "    /// vLLM {}{}",
+            r.name,
+            r.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default()
+        )
+        .unwrap();
         writeln!(out, "    {v},").unwrap();
     }
     out.push_str("}\n\n");
-    writeln!(out, "impl Release {{\n    /// Every release, oldest first.\n    pub const ALL: [Release; {}] = [{}];", rows.len(), names.iter().map(|v| format!("Release::{v}")).collect::<Vec<_>>().join(", ")).unwrap();
-    writeln!(out, "    /// The newest published release: the default everywhere.\n    pub const LATEST: Release = Release::{};\n}}\n", names[latest]).unwrap();
+    writeln!(
+        out,
+        "impl Release {{\n    /// Every release, oldest first.\n    pub const ALL: [Release; {}] = [{}];",
+        rows.len(),
+        names.iter().map(|v| format!("Release::{v}")).collect::<Vec<_>>().join(", ")
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "    /// The newest published release: the default everywhere.\n    pub const LATEST: Release = Release::{};\n}}\n",
+        names[latest]
+    )
+    .unwrap();
     writeln!(out, "const INFO: [ReleaseInfo; {}] = [", rows.len()).unwrap();
     for (i, r) in rows.iter().enumerate() {
         writeln!(
@@ -158,17 +181,36 @@ pub fn generate(manifest: &Path) {
             assert!(
                 known,
                 "data/source-lines.toml: [{name}]: {key:?} is not {} (releases with `source =` read their source's lines)",
-                if repo == "Repo::Vllm" { "a release of data/releases.toml without `source`" } else { "a FlashInfer release some vLLM release pins" }
+                if repo == "Repo::Vllm" {
+                    "a release of data/releases.toml without `source`"
+                } else {
+                    "a FlashInfer release some vLLM release pins"
+                }
             );
         }
         let lines: Vec<String> = (0..rows.len())
             .map(|i| {
-                let key = if repo == "Repo::Vllm" { rows[source[i]].name.as_str() } else { pins[i] };
+                let key = if repo == "Repo::Vllm" {
+                    rows[source[i]].name.as_str()
+                } else {
+                    pins[i]
+                };
                 c.lines.get(key).copied().unwrap_or(0).to_string()
             })
             .collect();
-        writeln!(out, "pub const {name}: Cite = Cite {{ repo: {repo}, file: {:?}, lines: &[{}] }};", c.file, lines.join(", ")).unwrap();
+        writeln!(
+            out,
+            "pub const {name}: Cite = Cite {{ repo: {repo}, file: {:?}, lines: &[{}] }};",
+            c.file,
+            lines.join(", ")
+        )
+        .unwrap();
     }
-    writeln!(out, "\n/// Every citation with its name, in the file's order.\npub const ALL_CITES: &[(&str, Cite)] = &[{}];", all.join(", ")).unwrap();
+    writeln!(
+        out,
+        "\n/// Every citation with its name, in the file's order.\npub const ALL_CITES: &[(&str, Cite)] = &[{}];",
+        all.join(", ")
+    )
+    .unwrap();
     std::fs::write(dir.join("cites.rs"), out).unwrap();
 }

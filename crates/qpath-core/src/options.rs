@@ -155,9 +155,10 @@ impl ScenarioOptions {
                 );
             }
             OptionKey::Cuda => {
-                self.cuda = Some(v.parse().map_err(|e: crate::capability::ParseVersionError| {
-                    error(format!("is not a CUDA version: {}", e.reason))
-                })?);
+                self.cuda =
+                    Some(v.parse().map_err(|e: crate::capability::ParseVersionError| {
+                        error(format!("is not a CUDA version: {}", e.reason))
+                    })?);
             }
             OptionKey::Cubins => self.cubins = parse_cubins(v).map_err(error)?,
         }
@@ -242,9 +243,19 @@ mod tests {
         assert_eq!(e.to_string(), "gpu `h900` is not in qpath's GPU table");
         assert_eq!(o.gpu.map(|g| g.id), Some("l4"), "a bad value keeps the option");
         assert!(o.set(OptionKey::Vllm, "0.99.0").unwrap_err().reason.contains("0.27.1"));
-        assert!(o.set(OptionKey::Cuda, "twelve").unwrap_err().reason.starts_with("is not a CUDA version"));
+        assert!(o
+            .set(OptionKey::Cuda, "twelve")
+            .unwrap_err()
+            .reason
+            .starts_with("is not a CUDA version"));
         assert!(o.set(OptionKey::Cubins, "maybe").is_err());
-        for (v, want) in [("yes", Some(true)), ("TRUE", Some(true)), ("0", Some(false)), ("default", None), ("", None)] {
+        for (v, want) in [
+            ("yes", Some(true)),
+            ("TRUE", Some(true)),
+            ("0", Some(false)),
+            ("default", None),
+            ("", None),
+        ] {
             o.set(OptionKey::Cubins, v).unwrap();
             assert_eq!(o.cubins, want, "{v}");
         }

@@ -84,7 +84,10 @@ mod tests {
         assert_eq!(FI_GET_Q_DTYPE.at(Release::V0_33_0).unwrap().line, 1131);
         assert!(FI_GET_Q_DTYPE.at(Release::V0_24_0).is_none(), "0.24.0 has no get_q_data_type");
         // 0.27.1 reads 0.27.0's line and links to its own tag; FlashInfer lines follow the pin.
-        let (a, b) = (FI_GET_Q_DTYPE.at(Release::V0_27_0).unwrap(), FI_GET_Q_DTYPE.at(Release::V0_27_1).unwrap());
+        let (a, b) = (
+            FI_GET_Q_DTYPE.at(Release::V0_27_0).unwrap(),
+            FI_GET_Q_DTYPE.at(Release::V0_27_1).unwrap(),
+        );
         assert_eq!((a.line, b.url.contains("/v0.27.1/")), (b.line, true));
         assert_eq!(FLASHINFER_DETERMINE_BACKEND.at(Release::V0_28_0).unwrap().line, 522);
         assert!(ALL_CITES.len() > 60 && ALL_CITES.iter().all(|(_, c)| c.lines.len() == Release::ALL.len()));

@@ -12,7 +12,18 @@ use qpath_core::matrix;
 use qpath_core::release::Release;
 use qpath_core::resolve::{resolve, Hardware, Scenario};
 
-const GPUS: &[&str] = &["l4", "a100-80gb", "h100-sxm", "b200", "gb300", "rtx-5090", "dgx-spark", "jetson-agx-thor", "jetson-agx-orin", "v100"];
+const GPUS: &[&str] = &[
+    "l4",
+    "a100-80gb",
+    "h100-sxm",
+    "b200",
+    "gb300",
+    "rtx-5090",
+    "dgx-spark",
+    "jetson-agx-thor",
+    "jetson-agx-orin",
+    "v100",
+];
 
 const COMMANDS: &[&str] = &[
     "vllm serve meta-llama/Llama-3.1-8B-Instruct",
@@ -48,7 +59,9 @@ const MATRIX_COMMANDS: &[&str] = &[
 
 /// 64-bit FNV-1a: enough to tell that a text changed; the scenario key says which.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 fn digests() -> BTreeMap<String, String> {
@@ -71,7 +84,10 @@ fn digests() -> BTreeMap<String, String> {
                 Ok(m) => serde_json::to_string(&m).unwrap(),
                 Err(e) => e,
             };
-            out.insert(format!("{}\tmatrix\t-\t{cmd}", r.name()), format!("{:016x}", fnv1a(json.as_bytes())));
+            out.insert(
+                format!("{}\tmatrix\t-\t{cmd}", r.name()),
+                format!("{:016x}", fnv1a(json.as_bytes())),
+            );
         }
     }
     out
@@ -120,7 +136,10 @@ fn json_of_every_snapshot_scenario_is_unchanged() {
 /// every snapshot scenario exactly as that release does, but for its own name and the tag its links point at.
 #[test]
 fn byte_identical_releases_answer_as_their_source() {
-    for r in Release::ALL.into_iter().filter(|r| r.source_release() != *r && r.is_released()) {
+    for r in Release::ALL
+        .into_iter()
+        .filter(|r| r.source_release() != *r && r.is_released())
+    {
         let src = r.source_release();
         for gpu in GPUS {
             for cmd in COMMANDS {
