@@ -151,9 +151,9 @@ fn main() {
 #[path = "build/releases.rs"]
 mod releases;
 
-/// `data/models.toml` (the model presets) -> `$OUT_DIR/models.rs`, included by `src/model.rs`. As for the GPU table,
-/// only the shape is checked here (a missing or mistyped field, an unknown dtype / vLLM model / layer_types rule stops
-/// the build naming the model id and the field); the meaning is checked by `model::validate_presets` in the tests.
+/// `data/models.toml` (the model presets) -> `$OUT_DIR/models.rs`, included by `src/model/presets.rs`. As for the GPU
+/// table, only the shape is checked here (a missing or mistyped field, an unknown dtype / vLLM model / layer_types rule
+/// stops the build naming the model id and the field); the meaning is checked by `model::validate_presets` in the tests.
 mod models_table {
     use std::fmt::Write as _;
     use std::path::{Path, PathBuf};

@@ -39,16 +39,6 @@ impl TorchDtype {
     pub fn is_16bit(self) -> bool {
         matches!(self, TorchDtype::Float16 | TorchDtype::BFloat16)
     }
-
-    /// Parses the names vLLM's `--dtype` and configs' `torch_dtype` use.
-    pub fn from_model_dtype(s: &str) -> Option<TorchDtype> {
-        match s.trim().trim_start_matches("torch.") {
-            "float16" | "half" | "fp16" => Some(TorchDtype::Float16),
-            "bfloat16" | "bf16" => Some(TorchDtype::BFloat16),
-            "float32" | "float" | "fp32" => Some(TorchDtype::Float32),
-            _ => None,
-        }
-    }
 }
 
 impl fmt::Display for TorchDtype {

@@ -1,0 +1,236 @@
+//! The per-layer attention layout vLLM builds from the config (steps 3 and 4 of the module docs): each layer's kind,
+//! window, head size, head counts and sinks, by the model file's rule ([`VllmModel`]).
+
+use serde::Serialize;
+
+use super::config::{HfLayerType, TextConfig};
+use super::presets::VllmModel;
+use super::{err, ModelError};
+use crate::release::Release;
+
+/// Whether a layer attends to every previous token or to a window of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttentionKind {
+    Full,
+    SlidingWindow,
+}
+
+/// One decoder layer's attention as vLLM builds it. Head counts are the model's totals (tensor parallel size 1).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LayerSpec {
+    pub index: u32,
+    pub kind: AttentionKind,
+    /// The window vLLM gives the layer (tokens); `Some` exactly when `kind` is `SlidingWindow`.
+    pub sliding_window: Option<u32>,
+    pub head_dim: u32,
+    pub num_q_heads: u32,
+    pub num_kv_heads: u32,
+    pub has_sinks: bool,
+}
+
+/// The layers vLLM `release` builds for the config `cfg` with the model file `rule`, in the model file's order:
+/// heads and head size (each model file's `__init__`), the `layer_types` it reads, `cache_config.sliding_window`
+/// (step 3), then each layer's window and sinks (step 4).
+pub(super) fn build_layers(
+    release: Release,
+    name: &str,
+    rule: VllmModel,
+    cfg: &TextConfig,
+    source: &mut Vec<String>,
+) -> Result<Vec<LayerSpec>, ModelError> {
+    let (Some(n), Some(heads)) = (cfg.num_hidden_layers, cfg.num_attention_heads) else {
+        // resolve_model_at checks this for unknown models; presets always carry both.
+        return err(format!("{name}: num_hidden_layers and num_attention_heads are required"));
+    };
+    let kv = kv_heads(name, rule, heads, cfg)?;
+    let head_dim = head_dim(name, rule, heads, cfg, source)?;
+    check_layer_types(name, rule, n, cfg)?;
+    let cache_window = cache_sliding_window(release, cfg, source);
+
+    let mut layers = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let window = per_layer_window(name, rule, i, n, cfg)?.or(cache_window);
+        layers.push(LayerSpec {
+            index: i,
+            kind: if window.is_some() {
+                AttentionKind::SlidingWindow
+            } else {
+                AttentionKind::Full
+            },
+            sliding_window: window,
+            head_dim,
+            num_q_heads: heads,
+            num_kv_heads: kv,
+            // Learned sinks on every layer of gpt_oss.py (148@0.24.0, 186@0.33.0) and of no other model file.
+            has_sinks: rule == VllmModel::GptOss,
+        });
+    }
+    source.push(format!(
+        "per-layer windows, head size and sinks: {} (vLLM @{})",
+        rule.file(),
+        release.name()
+    ));
+    Ok(layers)
+}
+
+/// KV heads: `opt.py` gives every query head its own KV head and never reads `num_key_value_heads`; the other model
+/// files read it, defaulting to the query heads as transformers does. The query heads must be a multiple.
+fn kv_heads(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig) -> Result<u32, ModelError> {
+    let file = rule.file();
+    let kv = match rule {
+        VllmModel::Opt => {
+            if let Some(k) = cfg.num_key_value_heads.filter(|k| *k != heads) {
+                return err(format!(
+                    "{name}: --hf-overrides num_key_value_heads = {k}: vLLM's {file} gives every query head its own KV \
+                     head and never reads num_key_value_heads, so this would change nothing"
+                ));
+            }
+            heads
+        }
+        _ => cfg.num_key_value_heads.unwrap_or(heads),
+    };
+    if kv > heads || heads % kv != 0 {
+        return err(format!(
+            "{name}: num_attention_heads = {heads} is not a multiple of num_key_value_heads = {kv}"
+        ));
+    }
+    Ok(kv)
+}
+
+/// Head size, per model file ([`VllmModel`]): `opt.py` and `qwen2.py` use hidden_size // heads and ignore
+/// `config.head_dim`; `llama.py` and `qwen3.py` use `config.head_dim`, else hidden_size // heads; `gemma3.py` and
+/// `gpt_oss.py` read `config.head_dim` only.
+fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &mut Vec<String>) -> Result<u32, ModelError> {
+    let file = rule.file();
+    let derived = |what: &str| -> Result<u32, ModelError> {
+        let Some(hidden) = cfg.hidden_size else {
+            return err(format!(
+                "{name}: {what} needs hidden_size / num_attention_heads, and hidden_size is not set"
+            ));
+        };
+        if hidden % heads != 0 {
+            return err(format!(
+                "{name}: hidden_size = {hidden} is not a multiple of num_attention_heads = {heads}, so head_dim = \
+                 hidden_size / num_attention_heads is not whole"
+            ));
+        }
+        Ok(hidden / heads)
+    };
+    Ok(match rule {
+        VllmModel::Opt | VllmModel::Qwen2 => {
+            let d = derived("the head size")?;
+            if let Some(h) = cfg.head_dim.filter(|h| *h != d) {
+                return err(format!(
+                    "{name}: --hf-overrides head_dim = {h}: vLLM's {file} ignores head_dim and uses hidden_size / \
+                     num_attention_heads = {d}, so this would change nothing"
+                ));
+            }
+            source.push(format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
+            d
+        }
+        VllmModel::Llama | VllmModel::Qwen3 => match cfg.head_dim {
+            Some(h) => h,
+            None => {
+                let d = derived("head_dim")?;
+                source.push(format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
+                d
+            }
+        },
+        VllmModel::Gemma3 | VllmModel::GptOss => match cfg.head_dim {
+            Some(h) => h,
+            None => return err(format!("{name}: vLLM's {file} reads config.head_dim, which is not set")),
+        },
+    })
+}
+
+/// `layer_types` given by the user must describe every layer; `qwen2.py` asserts `max_window_layers ==
+/// num_hidden_layers` when `layer_types` mixes full and sliding layers (341@0.24.0, 352@0.33.0), which qpath does
+/// not model.
+fn check_layer_types(name: &str, rule: VllmModel, n: u32, cfg: &TextConfig) -> Result<(), ModelError> {
+    let Some(lt) = &cfg.layer_types else {
+        return Ok(());
+    };
+    if cfg.layer_types_origin.starts_with("--hf-overrides") && lt.len() != n as usize {
+        return err(format!(
+            "{name}: {} has {} entries but the model has {n} layers (num_hidden_layers); they must match",
+            cfg.layer_types_origin,
+            lt.len()
+        ));
+    }
+    if rule == VllmModel::Qwen2 && lt.contains(&HfLayerType::Full) && lt.contains(&HfLayerType::Sliding) {
+        return err(format!(
+            "{name}: layer_types mixes full and sliding layers; vLLM's {} then asserts \
+             max_window_layers == num_hidden_layers (\"Sliding window for some but all layers is not \
+             supported...\"), which qpath does not model",
+            rule.file()
+        ));
+    }
+    Ok(())
+}
+
+/// Step 3, `CacheConfig.sliding_window` (the window of layers without their own): the model's `sliding_window` when
+/// the model is not interleaved. 0.24–0.26: `not is_interleaved(text_config)`, i.e. no `layer_types` or a single
+/// distinct type (`vllm/engine/arg_utils.py:1826@0.24.0, 1860@0.25.0, 1889@0.26.0`); 0.27+: `layer_types is None or
+/// all(lt == "sliding_attention")` (`arg_utils.py:1939@0.27.0 … 2290@0.33.0`); else None.
+fn cache_sliding_window(release: Release, cfg: &TextConfig, source: &mut Vec<String>) -> Option<u32> {
+    let model_window = cfg.sliding_window;
+    let lt = cfg.layer_types.as_deref();
+    let (cache_window, cache_rule) = if release < Release::V0_27_0 {
+        let interleaved = lt.is_some_and(|l| l.contains(&HfLayerType::Full) && l.contains(&HfLayerType::Sliding));
+        (
+            if interleaved { None } else { model_window },
+            "`not is_interleaved(text_config)`",
+        )
+    } else {
+        (
+            if lt.is_none_or(|l| l.iter().all(|t| *t == HfLayerType::Sliding)) {
+                model_window
+            } else {
+                None
+            },
+            "`layer_types is None or all sliding_attention`",
+        )
+    };
+    source.push(format!(
+        "cache_config.sliding_window = {} (vllm/engine/arg_utils.py @{}: the model's sliding_window iff {cache_rule})",
+        cache_window.map_or("None".to_string(), |w| w.to_string()),
+        release.name()
+    ));
+    cache_window
+}
+
+/// Step 4, the `per_layer_sliding_window` the model file passes to layer `i`'s `Attention` (None: the layer takes
+/// `cache_config.sliding_window`): none in `opt.py`, `qwen2.py`, `qwen3.py`; `config.sliding_window` iff `i % 2 == 0`
+/// in `gpt_oss.py` (137@0.24.0, 175@0.33.0); `config.sliding_window` where `config.layer_types[i]` is
+/// `"sliding_attention"` in `llama.py` (185-204@0.24.0/0.33.0; no `layer_types` means no per-layer window) and
+/// `gemma3.py` (157-159@0.24.0, 153-155@0.33.0; it fails without `layer_types[i]`).
+fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfig) -> Result<Option<u32>, ModelError> {
+    let file = rule.file();
+    let model_window = cfg.sliding_window;
+    Ok(match rule {
+        VllmModel::Opt | VllmModel::Qwen2 | VllmModel::Qwen3 => None,
+        VllmModel::GptOss => model_window.filter(|_| i % 2 == 0),
+        VllmModel::Llama | VllmModel::Gemma3 => match cfg.layer_types.as_deref() {
+            None if rule == VllmModel::Llama => None,
+            Some([]) if rule == VllmModel::Llama => None,
+            None => {
+                return err(format!(
+                    "{name}: vLLM's {file} reads config.layer_types[{i}], which is not set"
+                ))
+            }
+            Some(l) => match l.get(i as usize) {
+                Some(HfLayerType::Sliding) => model_window,
+                Some(HfLayerType::Full) => None,
+                None => {
+                    return err(format!(
+                        "{name}: vLLM's {file} reads config.layer_types[{i}] but {} has only {} entries (it fails \
+                         there); pass a layer_types override with {n} entries as well",
+                        cfg.layer_types_origin,
+                        l.len()
+                    ))
+                }
+            },
+        },
+    })
+}

@@ -1,0 +1,191 @@
+//! The model presets (`data/models.toml`, generated into Rust by build.rs), which vLLM model file builds each
+//! preset's attention layers, the preset lookup, and the check of every preset's meaning.
+
+use serde::Serialize;
+
+use super::resolve_model;
+use crate::dtype::TorchDtype;
+
+/// Which vLLM model file builds the attention layers, and so which per-layer rule applies
+/// (`vllm/model_executor/models/<file>`; the rules are the same in 0.24.0 and 0.33.0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VllmModel {
+    /// `opt.py`: head_dim = hidden_size // heads (86-89@0.24.0, 85-88@0.33.0), as many KV heads as query heads, no
+    /// per-layer window.
+    Opt,
+    /// `llama.py` (also `mistral.py`, a LlamaForCausalLM subclass): head_dim = `config.head_dim` or
+    /// hidden_size // heads (158-159); per-layer window = `config.sliding_window` where `config.layer_types[i]` is
+    /// `"sliding_attention"`, asserting `i < len(layer_types)` (185-204@0.24.0/0.33.0).
+    Llama,
+    /// `qwen2.py`: head_dim = hidden_size // heads (152@0.24.0, 150@0.33.0), ignoring `config.head_dim`; no per-layer
+    /// window; asserts `max_window_layers == num_hidden_layers` when `layer_types` mixes types (341@0.24.0,
+    /// 352@0.33.0).
+    Qwen2,
+    /// `qwen3.py`: head_dim = `config.head_dim` or hidden_size // heads (98@0.24.0, 100@0.33.0); no per-layer window.
+    Qwen3,
+    /// `gemma3.py`: head_dim = `config.head_dim`; window = `config.sliding_window` where `config.layer_types[i]` is
+    /// `"sliding_attention"` (157-159@0.24.0, 153-155@0.33.0).
+    Gemma3,
+    /// `gpt_oss.py`: head_dim = `config.head_dim`; window = `config.sliding_window` iff `i % 2 == 0` (137@0.24.0,
+    /// 175@0.33.0), whatever `layer_types` says; learned sinks on every layer (148@0.24.0, 186@0.33.0).
+    GptOss,
+}
+
+impl VllmModel {
+    pub fn file(self) -> &'static str {
+        match self {
+            VllmModel::Opt => "vllm/model_executor/models/opt.py",
+            VllmModel::Llama => "vllm/model_executor/models/llama.py",
+            VllmModel::Qwen2 => "vllm/model_executor/models/qwen2.py",
+            VllmModel::Qwen3 => "vllm/model_executor/models/qwen3.py",
+            VllmModel::Gemma3 => "vllm/model_executor/models/gemma3.py",
+            VllmModel::GptOss => "vllm/model_executor/models/gpt_oss.py",
+        }
+    }
+}
+
+/// How a preset's constructed config object holds `layer_types`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LayerTypesRule {
+    /// The config object has no `layer_types` attribute.
+    Absent,
+    AllFull,
+    AllSliding,
+    /// Layer i is `full_attention` iff `(i + 1) % N == 0`, else `sliding_attention` (gemma-3: 6, gpt-oss: 2).
+    FullEvery(u32),
+}
+
+/// One entry of `data/models.toml` (generated into Rust by build.rs). See the file's header for each field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelPreset {
+    pub id: &'static str,
+    pub architecture: &'static str,
+    pub model_type: &'static str,
+    pub vllm_model: VllmModel,
+    /// The language model's settings sit under `text_config` (gemma-3 multimodal).
+    pub text_config: bool,
+    pub torch_dtype: TorchDtype,
+    pub num_hidden_layers: u32,
+    pub num_attention_heads: u32,
+    pub num_key_value_heads: Option<u32>,
+    pub hidden_size: u32,
+    pub head_dim: Option<u32>,
+    pub sliding_window: Option<u32>,
+    pub layer_types: LayerTypesRule,
+    pub attention_sinks: bool,
+    pub unconfirmed: &'static [&'static str],
+    pub notes: Option<&'static str>,
+    pub source: &'static [&'static str],
+}
+
+include!(concat!(env!("OUT_DIR"), "/models.rs"));
+
+/// The preset with this HF id: an exact match first, else a case-insensitive one.
+pub fn find_preset(id: &str) -> Option<&'static ModelPreset> {
+    MODEL_PRESETS
+        .iter()
+        .find(|p| p.id == id)
+        .or_else(|| MODEL_PRESETS.iter().find(|p| p.id.eq_ignore_ascii_case(id)))
+}
+
+/// Checks the meaning of every preset (build.rs checks only the shape); a failure names every bad row at once.
+pub fn validate_presets(presets: &[ModelPreset]) -> Result<(), Vec<String>> {
+    const FIELDS: [&str; 12] = [
+        "torch_dtype",
+        "num_hidden_layers",
+        "num_attention_heads",
+        "num_key_value_heads",
+        "hidden_size",
+        "head_dim",
+        "sliding_window",
+        "layer_types",
+        "attention_sinks",
+        "architecture",
+        "model_type",
+        "text_config",
+    ];
+    let mut problems = Vec::new();
+    for (i, p) in presets.iter().enumerate() {
+        let mut bad = |what: String| problems.push(format!("model `{}`: {what}", p.id));
+        if presets[..i].iter().any(|q| q.id.eq_ignore_ascii_case(p.id)) {
+            bad("duplicate id (ids are matched case-insensitively)".into());
+        }
+        if !p.id.contains('/') {
+            bad("id is not an owner/name Hugging Face id".into());
+        }
+        if p.source.is_empty() {
+            bad("no source".into());
+        }
+        if p.num_hidden_layers == 0 || p.num_attention_heads == 0 || p.hidden_size == 0 {
+            bad("num_hidden_layers, num_attention_heads and hidden_size must be positive".into());
+        }
+        if p.head_dim.is_none() && p.num_attention_heads > 0 && p.hidden_size % p.num_attention_heads != 0 {
+            bad("no head_dim, and hidden_size is not a multiple of num_attention_heads".into());
+        }
+        if let Some(kv) = p.num_key_value_heads {
+            if kv == 0 || p.num_attention_heads % kv != 0 {
+                bad(format!("num_key_value_heads = {kv} does not divide num_attention_heads"));
+            }
+        }
+        if p.attention_sinks != (p.vllm_model == VllmModel::GptOss) {
+            bad("attention_sinks must be true exactly for vllm_model gpt_oss (vLLM decides sinks by model file)".into());
+        }
+        let slides = matches!(p.layer_types, LayerTypesRule::AllSliding | LayerTypesRule::FullEvery(_));
+        if slides && p.sliding_window.is_none() {
+            bad("layer_types has sliding layers but sliding_window is not set".into());
+        }
+        if let Some(u) = p.unconfirmed.iter().find(|u| !FIELDS.contains(u)) {
+            bad(format!("unconfirmed names `{u}`, which is not a field"));
+        }
+        if let Err(e) = resolve_model(p.id, None) {
+            bad(format!("does not resolve: {e}"));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid() {
+        if let Err(problems) = validate_presets(MODEL_PRESETS) {
+            panic!("data/models.toml:\n{}", problems.join("\n"));
+        }
+    }
+
+    #[test]
+    fn the_required_presets_exist() {
+        for id in [
+            "facebook/opt-125m",
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "meta-llama/Llama-3.3-70B-Instruct",
+            "Qwen/Qwen2.5-0.5B-Instruct",
+            "Qwen/Qwen3-8B",
+            "openai/gpt-oss-20b",
+            "openai/gpt-oss-120b",
+            "google/gemma-3-27b-it",
+            "mistralai/Mistral-7B-Instruct-v0.1",
+            "Qwen/Qwen3-0.6B",
+            "meta-llama/Meta-Llama-3-8B",
+        ] {
+            assert!(find_preset(id).is_some(), "{id}");
+        }
+    }
+
+    #[test]
+    fn find_preset_is_exact_then_case_insensitive() {
+        assert_eq!(find_preset("qwen/qwen3-8b").unwrap().id, "Qwen/Qwen3-8B");
+        assert_eq!(find_preset("OPENAI/GPT-OSS-20B").unwrap().id, "openai/gpt-oss-20b");
+        assert!(find_preset("Qwen/Qwen3-8").is_none());
+        let spec = resolve_model("GOOGLE/gemma-3-27B-IT", None).unwrap();
+        assert_eq!(spec.id, "google/gemma-3-27b-it");
+    }
+}
