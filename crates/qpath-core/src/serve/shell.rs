@@ -1,0 +1,153 @@
+//! Step 1, the shell: POSIX word splitting and quoting of the command line (no expansion), and the quoting
+//! `format` writes back.
+
+use super::{err, ParseError};
+
+/// One shell word; `assignment` when it is `NAME=…` with the name and `=` unquoted (a shell variable assignment when it
+/// precedes the command).
+pub(super) struct Word {
+    pub(super) text: String,
+    pub(super) assignment: bool,
+}
+
+fn is_shell_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic()) && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
+
+/// The words split so far and the one being read.
+#[derive(Default)]
+struct Words {
+    words: Vec<Word>,
+    cur: String,
+    in_word: bool,
+    /// Where in `cur` the first quoted character went (an `=` after it does not make an assignment).
+    first_quote: Option<usize>,
+}
+
+impl Words {
+    /// A quote or backslash starts (or continues) a word, even an empty one (`''`).
+    fn quote(&mut self) {
+        self.first_quote.get_or_insert(self.cur.len());
+        self.in_word = true;
+    }
+
+    /// An unquoted blank ends the word being read, if any.
+    fn finish(&mut self) {
+        if self.in_word {
+            let text = std::mem::take(&mut self.cur);
+            let assignment = match text.find('=') {
+                Some(eq) => is_shell_name(&text[..eq]) && self.first_quote.is_none_or(|q| q > eq),
+                None => false,
+            };
+            self.words.push(Word { text, assignment });
+        }
+        self.in_word = false;
+        self.first_quote = None;
+    }
+}
+
+/// POSIX word splitting: blanks separate words; `'…'` is literal; `"…"` keeps `\` only before `$`, `` ` ``, `"`, `\`
+/// and newline; an unquoted `\` quotes the next character; backslash-newline (also `\` CR LF) continues the line.
+/// No expansion happens (`$VAR` stays as written). Unquoted operators (`|`, `&`, `;`, `<`, `>`, `(`, `)`) are refused:
+/// qpath reads one simple command.
+pub(super) fn tokenize(line: &str) -> Result<Vec<Word>, ParseError> {
+    let mut w = Words::default();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' | '\r' => w.finish(),
+            '\\' => match chars.next() {
+                Some('\n') | None => {}
+                Some('\r') if chars.peek() == Some(&'\n') => {
+                    chars.next();
+                }
+                Some(n) => {
+                    w.quote();
+                    w.cur.push(n);
+                }
+            },
+            '\'' => {
+                w.quote();
+                if !single_quoted(&mut chars, &mut w.cur) {
+                    return Err(err(
+                        "unterminated single quote: the command line ends inside '…'",
+                        Some(line.trim()),
+                    ));
+                }
+            }
+            '"' => {
+                w.quote();
+                if !double_quoted(&mut chars, &mut w.cur) {
+                    return Err(err(
+                        "unterminated double quote: the command line ends inside \"…\"",
+                        Some(line.trim()),
+                    ));
+                }
+            }
+            '|' | '&' | ';' | '<' | '>' | '(' | ')' => {
+                return Err(err(
+                    format!(
+                        "the shell operator `{c}` is not part of a `vllm serve` command: qpath reads one command \
+                         (remove pipes, redirections, `&` and `;`, or quote the character)"
+                    ),
+                    Some(&c.to_string()),
+                ))
+            }
+            _ => {
+                w.in_word = true;
+                w.cur.push(c);
+            }
+        }
+    }
+    w.finish();
+    Ok(w.words)
+}
+
+/// The rest of a `'…'` string (everything literal up to the closing quote) appended to `cur`; false when the line
+/// ends first.
+fn single_quoted(chars: &mut Chars, cur: &mut String) -> bool {
+    loop {
+        match chars.next() {
+            Some('\'') => return true,
+            Some(n) => cur.push(n),
+            None => return false,
+        }
+    }
+}
+
+/// The rest of a `"…"` string appended to `cur`: `\` escapes only `$`, `` ` ``, `"`, `\` and newline (which it
+/// removes); false when the line ends first.
+fn double_quoted(chars: &mut Chars, cur: &mut String) -> bool {
+    loop {
+        match chars.next() {
+            Some('"') => return true,
+            Some('\\') => match chars.peek().copied() {
+                Some(n @ ('$' | '`' | '"' | '\\')) => {
+                    chars.next();
+                    cur.push(n);
+                }
+                Some('\n') => {
+                    chars.next();
+                }
+                _ => cur.push('\\'),
+            },
+            Some(n) => cur.push(n),
+            None => return false,
+        }
+    }
+}
+
+/// Shell-quotes one word so that [`tokenize`] gives it back unchanged.
+pub(super) fn shell_quote(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '%' | '+' | ',' | '^'));
+    if safe {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
