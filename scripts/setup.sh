@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MODE="${1:-test}"
-TRUNK_VERSION="0.21.14"        # trunk 0.22 needs rustc >= 1.96.1; this machine has 1.95.
+TRUNK_VERSION="0.21.14"        # trunk 0.22 needs rustc >= 1.96.1; rust-toolchain.toml pins 1.95.0.
 GECKODRIVER_VERSION="0.37.1"
 CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
 export PATH="$PWD/tools/node_modules/.bin:$CARGO_BIN:$PATH"
@@ -34,7 +34,20 @@ if [ "$TRUNK_WBG" != "$WBG_VERSION" ]; then
   exit 1
 fi
 
-# 1. The wasm32 target of the machine's Rust toolchain.
+# 0. The toolchain rust-toolchain.toml pins. Where it is missing but the machine's stable toolchain is that very
+#    version (this machine kind's one toolchain), stable is registered under the pinned name: nothing is downloaded.
+PINNED="$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)"
+if ! rustup toolchain list | grep -q "^$PINNED-"; then
+  if [ "$(rustup run stable rustc --version 2>/dev/null | awk '{print $2}')" = "$PINNED" ]; then
+    say "registering the machine's stable toolchain (rustc $PINNED) as $PINNED, the version rust-toolchain.toml pins"
+    rustup toolchain link "$PINNED" "$(rustup run stable rustc --print sysroot)"
+  else
+    say "installing Rust $PINNED, the toolchain rust-toolchain.toml pins"
+    rustup toolchain install "$PINNED" --profile minimal --component rustfmt,clippy --target wasm32-unknown-unknown
+  fi
+fi
+
+# 1. The wasm32 target of the pinned toolchain.
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target to the Rust toolchain"
   rustup target add wasm32-unknown-unknown
