@@ -8,6 +8,7 @@ use crate::dtype::TorchDtype;
 use crate::flashinfer;
 use crate::platform::Platform;
 use crate::release::Release::{self, *};
+use crate::report::GroupErrorKind::{self, AssertionError, NotImplementedError, RuntimeError, ValueError};
 use crate::report::{GroupError, Kernel, Phases, Stage};
 use crate::source::{self, Cite};
 use crate::trace::Trace;
@@ -48,13 +49,13 @@ struct Run<'a> {
 
 /// An error the real code raises, stopping the group where it fires.
 struct Raise {
-    kind: &'static str,
+    kind: GroupErrorKind,
     message: String,
     stage: Stage,
     cite: Cite,
 }
 
-fn raise(kind: &'static str, message: impl Into<String>, stage: Stage, cite: Cite) -> Raise {
+fn raise(kind: GroupErrorKind, message: impl Into<String>, stage: Stage, cite: Cite) -> Raise {
     Raise {
         kind,
         message: message.into(),
@@ -82,7 +83,7 @@ pub fn resolve_group(p: &Platform, g: &GroupSpec) -> GroupOutcome {
         };
         run.t.step(Some(&r.cite), format!("raises {}", r.kind), shown);
         GroupError {
-            kind: r.kind.to_string(),
+            kind: r.kind,
             message: r.message,
             stage: r.stage,
             source: src,
@@ -146,7 +147,7 @@ impl Run<'_> {
             } else {
                 kv = fp8_of(&self.cache_dtype).ok_or_else(|| {
                     raise(
-                        "ValueError",
+                        ValueError,
                         format!("Unrecognized dtype: {}", self.cache_dtype),
                         Stage::Init,
                         source::FI_UNRECOGNIZED_DTYPE,
@@ -170,7 +171,7 @@ impl Run<'_> {
                     "unquantized KV dtype must equal the model dtype",
                     format!("{} != {model}: assertion fails", g.spec_dtype),
                 );
-                return Err(raise("AssertionError", "", Stage::Init, source::FI_UNQUANTIZED_GROUP));
+                return Err(raise(AssertionError, "", Stage::Init, source::FI_UNQUANTIZED_GROUP));
             }
             kv = g.spec_dtype;
         }
@@ -218,7 +219,7 @@ impl Run<'_> {
             };
             if !ok {
                 return Err(raise(
-                    "AssertionError",
+                    AssertionError,
                     format!("Unexpected FlashInfer page size {} without trtllm-gen GQA", p.page_size),
                     Stage::Init,
                     source::FI_PAGE_SIZE_ASSERT,
@@ -276,7 +277,7 @@ impl Run<'_> {
         // SM90 + sliding window (0.25.0–0.29.0).
         if (V0_25_0Prefix..=V0_29_0).contains(&r) && p.is_cc(90) && g.sliding_window.is_some() {
             return Err(raise(
-                "NotImplementedError",
+                NotImplementedError,
                 "FlashInfer backend on SM90 currently crashes with sliding-window attention layers. Use the default attention backend.",
                 Stage::Init,
                 source::FI_SM90_SLIDING_WINDOW,
@@ -292,7 +293,7 @@ impl Run<'_> {
             };
             if unsupported {
                 return Err(raise(
-                    "NotImplementedError",
+                    NotImplementedError,
                     "FlashInfer backend currently does not support attention sinks, please use trtllm on blackwell or flash attention on earlier GPUs.",
                     Stage::Init,
                     source::FI_SINKS_INIT,
@@ -324,7 +325,7 @@ impl Run<'_> {
         if r == V0_24_0 {
             if !p.is_family(100) {
                 return Err(raise(
-                    "ValueError",
+                    ValueError,
                     "--kv-cache-dtype nvfp4 requires sm100f, please try a different dtype or remove",
                     Stage::Init,
                     source::FI_NVFP4_SM100_ONLY,
@@ -351,7 +352,7 @@ impl Run<'_> {
                 );
                 if p.dcp > 1 {
                     return Err(raise(
-                        "NotImplementedError",
+                        NotImplementedError,
                         "The DCP prefill wrapper cannot read NVFP4 block scales.",
                         Stage::Init,
                         source::FI_NVFP4_FA2_DCP,
@@ -359,7 +360,7 @@ impl Run<'_> {
                 }
                 if g.head_dim == 64 {
                     return Err(raise(
-                        "NotImplementedError",
+                        NotImplementedError,
                         "fa2 prefill misreads NVFP4 at head_size 64.",
                         Stage::Init,
                         source::FI_NVFP4_FA2_HEAD64,
@@ -369,7 +370,7 @@ impl Run<'_> {
             }
         }
         if trtllm_path_missing {
-            return Err(raise("ValueError", message, Stage::Init, source::FI_NVFP4_SM100_ONLY));
+            return Err(raise(ValueError, message, Stage::Init, source::FI_NVFP4_SM100_ONLY));
         }
         Ok(())
     }
@@ -534,7 +535,7 @@ impl Run<'_> {
                     (p.dcp > 1).then_some("FlashInfer BatchDCPPrefillWrapper does not support attention sinks. Please use TRTLLM on Blackwell or FlashAttention on earlier GPUs.")
                 };
                 if let Some(text) = fires {
-                    return Err(raise("NotImplementedError", text, Stage::Build, source::FI_SINKS_BUILD));
+                    return Err(raise(NotImplementedError, text, Stage::Build, source::FI_SINKS_BUILD));
                 }
             }
             if r == V0_24_0 && (qp != p.model_dtype) {
@@ -559,7 +560,7 @@ impl Run<'_> {
         if prefill_trtllm {
             if init.nvfp4 && !qp.is_fp8() {
                 return Err(raise(
-                    "ValueError",
+                    ValueError,
                     "NVFP4 KV cache requires FP8 quantized queries for trtllm-gen prefill. Set disable_flashinfer_q_quantization=False.",
                     Stage::PrefillPlan,
                     source::FI_PREFILL_USE_TRTLLM,
@@ -601,9 +602,7 @@ impl Run<'_> {
         }
         let trtllm_gen = self.kernel.prefill == Some(Kernel::TrtllmGen) || self.kernel.decode == Some(Kernel::TrtllmGen);
         if trtllm_gen && p.cc.major == 10 && !matches!(p.cc.minor, 0 | 3) {
-            self.t.step(
-                None,
-                UNVERIFIED,
+            self.t.unverified(
                 format!("vLLM's SM100-family gates pass at {}, but FlashInfer's trtllm-gen kernels are built for sm_100a/sm_103a; expect them to fail to load (Jetson Thor reports 10.1 before CUDA 13; derived, not run)", p.cc),
             );
         }
@@ -619,7 +618,7 @@ impl Run<'_> {
         }
         let stage = if is_prefill { Stage::PrefillPlan } else { Stage::DecodePlan };
         Err(raise(
-            "ValueError",
+            ValueError,
             "The dtype of q torch.float8_e4m3fn does not match the q_data_type torch.float8_e5m2 specified in plan function.",
             stage,
             source::FLASHINFER_CHECK_QKV_DTYPE,
@@ -630,7 +629,7 @@ impl Run<'_> {
         let stage = if is_prefill { Stage::PrefillPlan } else { Stage::DecodePlan };
         if q.is_fp8() {
             return Err(raise(
-                "AssertionError",
+                AssertionError,
                 flashinfer::FA2_FP8_ASSERT,
                 stage,
                 source::FLASHINFER_FA2_FP8_ASSERT,
@@ -640,7 +639,7 @@ impl Run<'_> {
             if !majors.contains(&self.p.major()) {
                 let list: Vec<String> = majors.iter().map(|m| m.to_string()).collect();
                 return Err(raise(
-                    "RuntimeError",
+                    RuntimeError,
                     format!(
                         "No supported CUDA architectures found for major versions [{}].",
                         list.join(", ")
@@ -676,9 +675,7 @@ impl Run<'_> {
                 format!("{why} (its module bypasses the FA2 FP8 assertion)"),
             );
             if q.is_fp8() {
-                self.t.step(
-                    None,
-                    UNVERIFIED,
+                self.t.unverified(
                     format!("an {q} query reaches the sink wrapper's {} module, which no Python check guards; expect a JIT compile or kernel failure (derived from the source, not run)", k.name()),
                 );
             }
@@ -761,9 +758,6 @@ impl Run<'_> {
         Ok(k)
     }
 }
-
-/// The rule name of a trace step that predicts beyond what the Python source decides.
-pub const UNVERIFIED: &str = "unverified prediction";
 
 /// The prefill tokens of the modelled first batch (`use_trtllm_attention` reads the count only for decodes).
 const PREFILL_TOKENS: u32 = 512;

@@ -6,17 +6,25 @@
 //! other backends only matter as the ones that win before FlashInfer; their rules are restated to that depth
 //! (kv dtypes, head sizes, sinks, compute capability) and say so in the trace.
 
+use serde::Serialize;
+
 use crate::dtype::TorchDtype;
 use crate::platform::Platform;
 use crate::release::Release::*;
 use crate::trtllm;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// An attention backend as `AttentionBackendEnum` names it (the JSON's `backend`, e.g. `"FLASHINFER"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Backend {
+    #[serde(rename = "FLASH_ATTN")]
     FlashAttn,
+    #[serde(rename = "FLASHINFER")]
     FlashInfer,
+    #[serde(rename = "TRITON_ATTN")]
     TritonAttn,
+    #[serde(rename = "FLEX_ATTENTION")]
     FlexAttention,
+    #[serde(rename = "TURBOQUANT")]
     TurboQuant,
 }
 
@@ -31,16 +39,23 @@ impl Backend {
         }
     }
 
+    /// Every backend qpath models.
+    pub const ALL: [Backend; 5] = [
+        Backend::FlashAttn,
+        Backend::FlashInfer,
+        Backend::TritonAttn,
+        Backend::FlexAttention,
+        Backend::TurboQuant,
+    ];
+
     pub fn parse(s: &str) -> Option<Backend> {
-        [
-            Backend::FlashAttn,
-            Backend::FlashInfer,
-            Backend::TritonAttn,
-            Backend::FlexAttention,
-            Backend::TurboQuant,
-        ]
-        .into_iter()
-        .find(|b| b.name().eq_ignore_ascii_case(s.trim()))
+        Backend::ALL.into_iter().find(|b| b.name().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
