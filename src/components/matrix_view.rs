@@ -93,6 +93,20 @@ fn legend() -> Html {
     }
 }
 
+/// What the matrix shows, with how many of its cells raise.
+fn caption(m: &Matrix, base: &Scenario) -> String {
+    let errors = m.cells.iter().filter(|c| c.status == CellStatus::Error).count();
+    format!(
+        "vLLM {} on every GPU of qpath's table × every --kv-cache-dtype FlashInfer's backend accepts at this release. \
+         Rows: GPUs grouped by architecture, in table order, with the compute capability each reports under CUDA {}. \
+         Columns: cache dtypes. {} of {} combinations raise an error. Choose a cell to explain it.",
+        m.vllm,
+        base.cuda,
+        errors,
+        m.cells.len()
+    )
+}
+
 #[function_component(MatrixView)]
 pub fn matrix_view(props: &MatrixViewProps) -> Html {
     let computed = use_memo(props.base.clone(), compute);
@@ -120,16 +134,7 @@ pub fn matrix_view(props: &MatrixViewProps) -> Html {
         .iter()
         .filter_map(|id| GPUS.iter().find(|g| g.id == *id))
         .collect::<Vec<&'static Gpu>>();
-    let errors = m.cells.iter().filter(|c| c.status == CellStatus::Error).count();
-    let caption = format!(
-        "vLLM {} on every GPU of qpath's table × every --kv-cache-dtype FlashInfer's backend accepts at this release. \
-         Rows: GPUs grouped by architecture, in table order, with the compute capability each reports under CUDA {}. \
-         Columns: cache dtypes. {} of {} combinations raise an error. Choose a cell to explain it.",
-        m.vllm,
-        base.cuda,
-        errors,
-        m.cells.len()
-    );
+    let caption = caption(m, base);
     html! {
         <section class="matrix" aria-label="Matrix">
             <p id="matrix-caption" class="matrix-caption">{ caption }</p>

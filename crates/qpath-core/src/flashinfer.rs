@@ -59,11 +59,11 @@ pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_pre
         return None;
     }
     let r = p.release;
-    let restricted = if r <= V0_25_1 {
+    let restricted = if r < V0_26_0 {
         false
-    } else if r == V0_26_0 {
+    } else if r < V0_27_0 {
         true
-    } else if r <= V0_32_0 {
+    } else if r < V0_33_0 {
         kv.is_fp8() || (kv == TorchDtype::Uint8 && !is_prefill)
     } else {
         kv == TorchDtype::Uint8 && !is_prefill

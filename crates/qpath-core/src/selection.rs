@@ -94,12 +94,8 @@ fn flashinfer_accepts_kv(p: &Platform, kv: &str) -> bool {
     if !list.contains(&kv) {
         return false;
     }
-    let nvfp4 = if r <= V0_27_0 {
-        kv == "nvfp4"
-    } else {
-        kv.starts_with("nvfp4")
-    };
-    if !nvfp4 || r == V0_24_0 {
+    let nvfp4 = if r < V0_28_0 { kv == "nvfp4" } else { kv.starts_with("nvfp4") };
+    if !nvfp4 || r < V0_25_0Prefix {
         return true;
     }
     if r >= V0_32_0 && matches!(p.major(), 8 | 9 | 12) {
@@ -123,7 +119,7 @@ pub fn flashinfer_reasons(p: &Platform, l: &LayerQuery) -> Vec<String> {
     if let Some(b) = l.block_size {
         let mut sizes = vec![16, 32, 64];
         let gqa = l.kv_heads > 0 && l.q_heads / l.kv_heads > 1;
-        let sm100 = p.release == V0_24_0 || p.is_family(100);
+        let sm100 = p.release < V0_25_0Prefix || p.is_family(100);
         if gqa && sm100 && trtllm::can_use(p, l.q_heads, l.kv_heads, false) {
             sizes.extend([128, 256, 512, 1024]);
         }
@@ -183,7 +179,7 @@ pub fn flash_attn_reasons(p: &Platform, l: &LayerQuery) -> Vec<String> {
     } else if r >= V0_27_0 && l.kv_cache_dtype.starts_with("fp8") && p.is_family(90) && l.head_size > 256 {
         // `supports_combination` asks again with the head size: SM90 runs head sizes above 256 on FA4, which takes an
         // FP8 cache there only from 0.31.0 (and only at head size 512).
-        if r <= V0_30_0 {
+        if r < V0_31_0 {
             reasons.push("FP8 KV cache requires FA3 on SM90 or FA4 on SM100".to_string());
         } else if l.head_size != 512 {
             reasons.push("FP8 KV cache requires FA3 on SM90, FA4 with head_size=512 on SM90, or FA4 on SM100".to_string());

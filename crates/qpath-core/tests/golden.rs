@@ -1,5 +1,6 @@
-//! Golden cases: the spec's truth tables (§1.5 Q dtypes, §2.9 kernels, as corrected by its errata), the seed story of
-//! vLLM PR #47485, and for each release the case where it differs from the release before it. Each case runs the whole
+//! Golden cases: the query-dtype and kernel truth tables of 0.33.0, the seed story (vLLM's XQA-decode change shipped
+//! without its fix, as the reconstructed 0.25.0-prefix, against 0.25.0 with both), and for each release the case where
+//! it differs from the release before it. Each case runs the whole
 //! resolution (command-line parsing, model presets, selection, grouping, builder) and compares the answer.
 
 use qpath_core::capability::CudaVersion;
@@ -71,7 +72,7 @@ fn expect_error(r: &Report, kind: GroupErrorKind, message: &str, stage: Stage) {
 
 const FI: &str = "--attention-backend FLASHINFER";
 
-// ---- §1.5 query dtypes (0.33.0, bf16 model) and §2.9 kernels ----
+// ---- query dtypes (0.33.0, bf16 model) and kernels ----
 
 #[test]
 fn spec_1_5_and_2_9_ampere_and_ada() {
@@ -330,7 +331,7 @@ fn errata_2_sm90_head_dim_512_prefill() {
     }
 }
 
-// ---- the seed story: PR #43232 before and after its fix #47485 ----
+// ---- the seed story: the XQA-decode change before (0.25.0-prefix) and after (0.25.0) its fix ----
 
 #[test]
 fn seed_story_l4_fp8() {
@@ -349,7 +350,7 @@ fn seed_story_l4_fp8() {
     expect(&fixed, "bfloat16", "bfloat16", "fa2", "fa2");
     assert!(group(&fixed, 0).logs.iter().any(|l| l
         == "FlashInfer resolved query dtypes: prefill=torch.bfloat16, decode=torch.bfloat16, decode_backend=flashinfer-native, kv_cache_dtype=torch.float8_e4m3fn, arch=sm89"));
-    // Before #43232 there was no FP8 query off SM100 at all.
+    // Before the XQA-decode change (0.24.0) there was no FP8 query off SM100 at all.
     expect(
         &run_with("l4", V0_24_0, None, None, args),
         "bfloat16",
@@ -448,7 +449,8 @@ fn release_0_26_0_drops_xqa_under_dcp_at_init_and_rewords_the_dcp_warning() {
 
 #[test]
 fn release_0_26_0_without_cubins_b200_fp8_hits_the_fa2_assert() {
-    // spec §8.1: SM100 without TRTLLM still gets FP8 queries (step 3), and FA2 asserts.
+    // SM100 without TRTLLM still gets FP8 queries (`get_q_data_type` quantizes on the SM100 family whatever the
+    // decode kernel), and FlashInfer's FA2 prefill module asserts on them.
     let r = run_with("b200", V0_26_0, None, None, "--kv-cache-dtype fp8");
     expect_error(
         &r,
