@@ -2,7 +2,7 @@
 # Installs what qpath's build and tests need, and only what is missing; a second run takes seconds.
 #   scripts/setup.sh serve   the wasm target, trunk, wasm-bindgen-cli and npm's wasm-opt (enough to build and serve the page)
 #   scripts/setup.sh test    all of that, plus Chromium + chromedriver and Firefox ESR + geckodriver for the browser tests,
-#                            and tests/e2e's node packages (playwright-core, axe-core, lighthouse) for the end-to-end checks
+#                            and tests/e2e's node packages (playwright-core, axe-core, lighthouse, typescript) for the end-to-end checks
 # Everything comes from crates.io, npm and Debian's packages; nothing downloads its own binaries (playwright-core drives
 # Debian's Chromium; it never fetches a browser).
 # Callers must put tools/node_modules/.bin first on PATH (the Makefile does) so trunk finds npm's wasm-opt.
@@ -99,6 +99,6 @@ fi
 # 6. The end-to-end checks' node packages (scripts/e2e-test.sh), locked by tests/e2e/package-lock.json; npm writes
 #    node_modules/.package-lock.json on every install, so an older one means the lock file changed since.
 if [ ! -f tests/e2e/node_modules/.package-lock.json ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
-  say "installing tests/e2e's node packages (playwright-core, axe-core, lighthouse) from tests/e2e/package-lock.json"
+  say "installing tests/e2e's node packages (playwright-core, axe-core, lighthouse, typescript) from tests/e2e/package-lock.json"
   (cd tests/e2e && npm ci --no-audit --no-fund)
 fi

@@ -7,7 +7,9 @@
 //
 // This file is hand-written; `src/api.rs` embeds it as a `typescript_custom_section`, so the .d.ts wasm-bindgen
 // generates carries the same declarations. The Report shape is `crates/qpath-core/src/report.rs`; `resolve()` returns
-// exactly the JSON of `qpath --format json` for the same scenario (same keys, same nulls).
+// exactly the JSON of `qpath --format json` for the same scenario (same keys, same nulls). `scripts/dts-check.sh`
+// type-checks real CLI JSON against these declarations, and `crates/qpath-core/tests/dts_unions.rs` holds every
+// string-literal union below to the strings the core's enums serialise to.
 
 /** A torch dtype as vLLM and FlashInfer name it, without the `torch.` prefix. `uint8` is the storage dtype of fp8 and
  *  nvfp4 KV caches. */
@@ -21,8 +23,22 @@ export type Kernel = "trtllm-gen" | "xqa" | "fa3" | "fa2";
  *  XQA / trtllm-gen call (the first batch with a prefill / a decode). */
 export type Stage = "init" | "build" | "prefill_plan" | "decode_plan";
 
-/** The attention backends vLLM selects among (other names may appear for backends qpath does not model). */
-export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENTION" | "TURBOQUANT" | (string & {});
+/** The attention backends qpath models, as vLLM's `AttentionBackendEnum` names them. */
+export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENTION" | "TURBOQUANT";
+
+/** A layer's attention: every previous token, or a window of them. */
+export type AttentionKind = "full" | "sliding_window";
+
+/** What a whole scenario fails with: `ArgumentError` (argparse rejects the command line), vLLM's own `ValueError`, or
+ *  `InputError` (input qpath cannot read: an unknown model without `--hf-overrides`, a backend qpath does not model). */
+export type ScenarioErrorType = "ArgumentError" | "ValueError" | "InputError";
+
+/** The Python exception one attention group raises. */
+export type GroupErrorType = "ValueError" | "AssertionError" | "NotImplementedError" | "RuntimeError";
+
+/** A matrix cell: every FlashInfer group runs (`ok`), a group or the scenario raises (`error`), or no layer runs on
+ *  FlashInfer (`other-backend`). */
+export type CellStatus = "ok" | "error" | "other-backend";
 
 /** The two phases of a mixed batch of prefills and single-token decodes. */
 export interface Phases<T> {
@@ -41,8 +57,7 @@ export interface GpuRef {
 
 /** A scenario vLLM rejects as a whole (bad flag, no valid backend, …). */
 export interface ScenarioError {
-  /** `ValueError`, `AssertionError`, `ArgumentError` (argparse), …; `InputError` for input qpath cannot read. */
-  type: string;
+  type: ScenarioErrorType;
   message: string;
   /** Where vLLM raises it (`file:line` of that release), when it is vLLM's own error. */
   source: string | null;
@@ -60,8 +75,7 @@ export interface ModelSummary {
 
 /** An error one attention group raises. */
 export interface GroupError {
-  /** The Python exception: `ValueError`, `AssertionError`, `NotImplementedError`, `RuntimeError`, … */
-  type: string;
+  type: GroupErrorType;
   message: string;
   stage: Stage;
   /** `file:line` of the raise in that release (vLLM or the pinned FlashInfer). */
@@ -70,6 +84,8 @@ export interface GroupError {
 
 /** One decision step: what the code looked at, what it decided, and the line it restates. */
 export interface TraceStep {
+  /** What the step looked at; `"unverified prediction"` for a step that predicts beyond what the Python source decides
+   *  (derived from it, not run). */
   rule: string;
   outcome: string;
   /** `file:line` in this release; `null` for qpath's own bookkeeping (grouping, inputs). */
@@ -81,7 +97,7 @@ export interface TraceStep {
 /** One attention group: layers that share a backend and a KV-cache spec (one metadata builder in vLLM). */
 export interface GroupReport {
   layers: number[];
-  attention: "full" | "sliding_window";
+  attention: AttentionKind;
   sliding_window: number | null;
   head_dim: number;
   num_q_heads: number;
@@ -120,6 +136,27 @@ export interface Report {
   notes: string[];
   /** Flags vLLM accepts that do not affect this decision. */
   unused_flags: string[];
+}
+
+/** One cell of the matrix: the FlashInfer outcome of the scenario on one GPU with one cache dtype. */
+export interface MatrixCell {
+  /** A GPU id of {@link gpus}. */
+  gpu: string;
+  kv_cache_dtype: string;
+  /** The command line of this cell (the base one with `--kv-cache-dtype` replaced). */
+  command_line: string;
+  status: CellStatus;
+  /** `bf16/bf16 fa2/fa2` per distinct FlashInfer group, the first error, or the backends that run the layers instead. */
+  summary: string;
+}
+
+/** Every GPU × every FlashInfer cache dtype for one scenario: the JSON of `qpath matrix --format json`. */
+export interface Matrix {
+  vllm: string;
+  kv_cache_dtypes: string[];
+  gpus: string[];
+  /** Row-major: for each GPU, one cell per cache dtype. */
+  cells: MatrixCell[];
 }
 
 /** The options of {@link resolve}. Every key is optional (`undefined` or `null` = not given); any other key throws. */

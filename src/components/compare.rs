@@ -7,7 +7,7 @@
 use std::rc::Rc;
 
 use qpath_core::dtype::TorchDtype;
-use qpath_core::report::{GroupReport, Kernel, Report, ScenarioError};
+use qpath_core::report::{Backend, GroupReport, Kernel, Report, ScenarioError};
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
 
@@ -28,11 +28,20 @@ const FIELDS: [(&str, &str); 7] = [
     ("outcome", "Outcome"),
 ];
 
+/// One side's group with the row's layers.
+#[derive(Clone, PartialEq)]
+struct GroupSide {
+    /// One text per field of [`FIELDS`].
+    values: [String; 7],
+    /// The group raises (its outcome cell is marked `failing`).
+    failing: bool,
+}
+
 /// What one side shows in a row.
 #[derive(Clone, PartialEq)]
 enum Side {
-    /// The side's group with these layers: one text per field of [`FIELDS`].
-    Group([String; 7]),
+    /// The side's group with these layers.
+    Group(GroupSide),
     /// The side has no group with these layers.
     Missing,
     /// The side's scenario failed as a whole.
@@ -53,21 +62,25 @@ fn outcome(g: &GroupReport) -> String {
             let message = if e.message.is_empty() { "(no message)" } else { &e.message };
             format!("{} {}: {}", e.kind, e.stage.when(), message)
         }
-        None if g.backend == "FLASHINFER" => "works".to_string(),
+        None if g.backend == Backend::FlashInfer => "works".to_string(),
         None => format!("runs on {}", g.backend),
     }
 }
 
-fn fields(g: &GroupReport) -> [String; 7] {
-    [
-        g.backend.clone(),
+fn group_side(g: &GroupReport) -> GroupSide {
+    let values = [
+        g.backend.name().to_string(),
         g.cache_dtype.clone(),
         dtype(g.q_dtype.prefill),
         dtype(g.q_dtype.decode),
         kernel(g.kernel.prefill),
         kernel(g.kernel.decode),
         outcome(g),
-    ]
+    ];
+    GroupSide {
+        values,
+        failing: g.error.is_some(),
+    }
 }
 
 fn scenario_error_text(e: &ScenarioError) -> String {
@@ -86,7 +99,7 @@ impl Row {
     /// show the same thing).
     fn differs(&self, i: usize) -> bool {
         match (&self.left, &self.right) {
-            (Side::Group(a), Side::Group(b)) => a[i] != b[i],
+            (Side::Group(a), Side::Group(b)) => a.values[i] != b.values[i],
             (a, b) => a != b,
         }
     }
@@ -103,7 +116,7 @@ fn side_for(r: &Report, layers: &[u32]) -> Side {
     r.groups
         .iter()
         .find(|g| g.layers == layers)
-        .map_or(Side::Missing, |g| Side::Group(fields(g)))
+        .map_or(Side::Missing, |g| Side::Group(group_side(g)))
 }
 
 fn rows(left: &Report, right: &Report) -> Vec<Row> {
@@ -164,11 +177,11 @@ fn marker() -> Html {
 fn side_cells(row: &Row, which: &'static str) -> Html {
     let side = if which == "left" { &row.left } else { &row.right };
     match side {
-        Side::Group(values) => html! {
-            { for values.iter().enumerate().map(|(i, v)| {
+        Side::Group(group) => html! {
+            { for group.values.iter().enumerate().map(|(i, v)| {
                 let diff = row.differs(i);
                 let (suffix, _) = FIELDS[i];
-                let failing = suffix == "outcome" && v != "works" && !v.starts_with("runs on ");
+                let failing = suffix == "outcome" && group.failing;
                 html! {
                     <td class={classes!(format!("{which}-{suffix}"), which, diff.then_some("diff"), failing.then_some("failing"), (i == 0).then_some("side-start"))}>
                         if diff { { marker() } }

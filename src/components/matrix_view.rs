@@ -3,7 +3,7 @@
 //! button that reports its GPU and cache dtype through `onpick`.
 
 use qpath_core::gpu::{Gpu, GPUS};
-use qpath_core::matrix::{matrix, Cell, Matrix};
+use qpath_core::matrix::{matrix, Cell, CellStatus, Matrix};
 use qpath_core::resolve::{Hardware, Scenario};
 use qpath_core::serve;
 use yew::prelude::*;
@@ -29,9 +29,9 @@ fn compute(base: &Scenario) -> Computed {
 
 fn label(cell: &Cell) -> String {
     match cell.status {
-        "error" => format!("error: {}", cell.summary),
-        "other-backend" => format!("not FlashInfer: {}", cell.summary),
-        _ => cell.summary.clone(),
+        CellStatus::Error => format!("error: {}", cell.summary),
+        CellStatus::OtherBackend => format!("not FlashInfer: {}", cell.summary),
+        CellStatus::Ok => cell.summary.clone(),
     }
 }
 
@@ -41,10 +41,10 @@ fn cell_button(gpu: &'static Gpu, cell: &Cell, current: bool, onpick: &Callback<
     let onclick = onpick.reform(move |_: MouseEvent| (gpu, kv.to_string()));
     html! {
         <td class={classes!("matrix-cell", current.then_some("current"))}>
-            <button type="button" class={classes!("cell", cell.status)} data-gpu={gpu.id} data-kv={kv}
+            <button type="button" class={classes!("cell", cell.status.name())} data-gpu={gpu.id} data-kv={kv}
                 title={sentence.clone()} aria-label={sentence} aria-current={current.then_some("true")} {onclick}>
                 <span class="cell-text">
-                    if cell.status == "error" {
+                    if cell.status == CellStatus::Error {
                         <strong class="error-label">{ "error:" }</strong>{ " " }
                         <strong class="summary">{ cell.summary.clone() }</strong>
                     } else {
@@ -93,6 +93,20 @@ fn legend() -> Html {
     }
 }
 
+/// What the matrix shows, with how many of its cells raise.
+fn caption(m: &Matrix, base: &Scenario) -> String {
+    let errors = m.cells.iter().filter(|c| c.status == CellStatus::Error).count();
+    format!(
+        "vLLM {} on every GPU of qpath's table × every --kv-cache-dtype FlashInfer's backend accepts at this release. \
+         Rows: GPUs grouped by architecture, in table order, with the compute capability each reports under CUDA {}. \
+         Columns: cache dtypes. {} of {} combinations raise an error. Choose a cell to explain it.",
+        m.vllm,
+        base.cuda,
+        errors,
+        m.cells.len()
+    )
+}
+
 #[function_component(MatrixView)]
 pub fn matrix_view(props: &MatrixViewProps) -> Html {
     let computed = use_memo(props.base.clone(), compute);
@@ -120,16 +134,7 @@ pub fn matrix_view(props: &MatrixViewProps) -> Html {
         .iter()
         .filter_map(|id| GPUS.iter().find(|g| g.id == *id))
         .collect::<Vec<&'static Gpu>>();
-    let errors = m.cells.iter().filter(|c| c.status == "error").count();
-    let caption = format!(
-        "vLLM {} on every GPU of qpath's table × every --kv-cache-dtype FlashInfer's backend accepts at this release. \
-         Rows: GPUs grouped by architecture, in table order, with the compute capability each reports under CUDA {}. \
-         Columns: cache dtypes. {} of {} combinations raise an error. Choose a cell to explain it.",
-        m.vllm,
-        base.cuda,
-        errors,
-        m.cells.len()
-    );
+    let caption = caption(m, base);
     html! {
         <section class="matrix" aria-label="Matrix">
             <p id="matrix-caption" class="matrix-caption">{ caption }</p>

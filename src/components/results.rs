@@ -13,9 +13,10 @@
 
 use std::rc::Rc;
 
-use qpath_core::builder::UNVERIFIED;
 use qpath_core::dtype::TorchDtype;
-use qpath_core::report::{GroupError, GroupReport, Kernel, Report, ScenarioError, TraceStep};
+use qpath_core::report::{
+    attention_name, AttentionKind, Backend, GroupError, GroupReport, Kernel, Report, ScenarioError, TraceStep,
+};
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
 
@@ -29,9 +30,6 @@ pub const NOT_REACHED: &str = "not reached: the code raised first";
 
 /// How the layer strip numbers layers.
 pub const LAYER_CAPTION: &str = "Layers are numbered from 0, the index vLLM matches in --kv-cache-dtype-skip-layers.";
-
-/// The backend whose decisions qpath explains.
-const FLASHINFER: &str = "FLASHINFER";
 
 /// The number of group colours `static/results.css` defines (`--qp-group-1` … `--qp-group-8`); more groups reuse them.
 const GROUP_COLOURS: usize = 8;
@@ -59,19 +57,18 @@ fn colour_class(n: usize) -> String {
 
 /// `(full, FLASHINFER, fp8)`: what tells a group apart at a glance.
 fn group_brief(g: &GroupReport) -> String {
-    let attention = match g.sliding_window {
-        Some(w) if g.attention == "sliding_window" => format!("sliding_window {w}"),
-        _ => g.attention.clone(),
+    let attention = match (g.attention, g.sliding_window) {
+        (AttentionKind::SlidingWindow, Some(w)) => format!("sliding_window {w}"),
+        (kind, _) => attention_name(kind).to_string(),
     };
     format!("{attention}, {}, {}", g.backend, g.cache_dtype)
 }
 
 fn attention_words(g: &GroupReport) -> String {
-    match (g.attention.as_str(), g.sliding_window) {
-        ("full", _) => "full attention".to_string(),
-        ("sliding_window", Some(w)) => format!("sliding-window attention ({w} tokens)"),
-        (other, Some(w)) => format!("{other} attention (window {w})"),
-        (other, None) => format!("{other} attention"),
+    match (g.attention, g.sliding_window) {
+        (AttentionKind::Full, _) => "full attention".to_string(),
+        (AttentionKind::SlidingWindow, Some(w)) => format!("sliding-window attention ({w} tokens)"),
+        (AttentionKind::SlidingWindow, None) => "sliding_window attention".to_string(),
     }
 }
 
@@ -152,7 +149,7 @@ fn scenario_error(e: &ScenarioError) -> Html {
         <div class="scenario-error" role="alert">
             <p class="error-head">
                 <span class="error-label">{ "vLLM rejects this scenario: " }</span>
-                <span class="error-type">{ e.kind.clone() }</span>
+                <span class="error-type">{ e.kind.name() }</span>
             </p>
             <pre class="error-message"><code>{ e.message.clone() }</code></pre>
             if let Some(s) = &e.source {
@@ -259,7 +256,8 @@ struct GroupCardProps {
 fn group_card(props: &GroupCardProps) -> Html {
     let g = &props.group;
     let n = props.n;
-    let flashinfer = g.backend == FLASHINFER;
+    // The backend whose decisions qpath explains.
+    let flashinfer = g.backend == Backend::FlashInfer;
     let raised = g.error.is_some();
     let fp8_query = [g.q_dtype.prefill, g.q_dtype.decode].iter().flatten().any(|d| d.is_fp8());
     html! {
@@ -281,7 +279,7 @@ fn group_card(props: &GroupCardProps) -> Html {
             </p>
             <dl class="decision">
                 <dt>{ "Backend" }</dt>
-                <dd class="backend">{ g.backend.clone() }</dd>
+                <dd class="backend">{ g.backend.name() }</dd>
                 <dt>{ "Cache dtype" }</dt>
                 <dd class="cache-dtype">{ cache_dtype_words(&g.cache_dtype) }</dd>
                 if flashinfer {
@@ -367,7 +365,7 @@ fn group_error(e: &GroupError, trace: &[TraceStep]) -> Html {
         <div class="group-error" role="alert">
             <p class="error-head">
                 <span class="error-label">{ "Raises " }</span>
-                <span class="error-type">{ e.kind.clone() }</span>
+                <span class="error-type">{ e.kind.name() }</span>
                 <span class="error-stage">{ format!(" {} ({})", e.stage.when(), e.stage.call()) }</span>
             </p>
             <pre class="error-message"><code>{ e.message.clone() }</code></pre>
@@ -379,11 +377,11 @@ fn group_error(e: &GroupError, trace: &[TraceStep]) -> Html {
 }
 
 fn trace_step(t: &TraceStep) -> Html {
-    let unverified = t.rule == UNVERIFIED;
+    let unverified = t.unverified;
     html! {
         <li class={classes!("step", unverified.then_some("unverified"))}>
             if unverified {
-                <strong class="rule badge unverified-badge">{ "unverified prediction" }</strong>
+                <strong class="rule badge unverified-badge">{ t.rule.clone() }</strong>
             } else {
                 <strong class="rule">{ t.rule.clone() }</strong>
             }

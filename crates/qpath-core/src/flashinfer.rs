@@ -4,6 +4,7 @@
 use crate::dtype::TorchDtype;
 use crate::platform::Platform;
 use crate::release::Release::*;
+use crate::report::GroupErrorKind::{self, RuntimeError, ValueError};
 use crate::report::Kernel;
 
 /// `determine_attention_backend` (with vLLM's arguments: no custom mask, no RoPE, no fp16 QK reduction):
@@ -58,11 +59,11 @@ pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_pre
         return None;
     }
     let r = p.release;
-    let restricted = if r <= V0_25_1 {
+    let restricted = if r < V0_26_0 {
         false
-    } else if r == V0_26_0 {
+    } else if r < V0_27_0 {
         true
-    } else if r <= V0_32_0 {
+    } else if r < V0_33_0 {
         kv.is_fp8() || (kv == TorchDtype::Uint8 && !is_prefill)
     } else {
         kv == TorchDtype::Uint8 && !is_prefill
@@ -71,10 +72,10 @@ pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_pre
 }
 
 /// XQA's checks (`gen_xqa_module` and `xqa()`), in their order, as (exception type, message) when one fails.
-pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32) -> Option<(&'static str, String)> {
+pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32) -> Option<(GroupErrorKind, String)> {
     if !q.is_16bit() {
         return Some((
-            "ValueError",
+            ValueError,
             format!(
                 "Invalid dtype: {} for XQA, only float16 and bfloat16 input are supported",
                 q.torch_repr()
@@ -83,22 +84,19 @@ pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32) -> Option<(&'stat
     }
     if ![16, 32, 64, 128].contains(&p.page_size) {
         return Some((
-            "ValueError",
+            ValueError,
             format!("Invalid page_size: {}, only 16, 32, 64, 128 are supported", p.page_size),
         ));
     }
     let max = if p.release >= V0_29_0 { 512 } else { 256 };
     if !(16..=max).contains(&head_dim) || head_dim % 16 != 0 {
         return Some((
-            "ValueError",
+            ValueError,
             format!("Invalid head_dim: {head_dim}, must be divisible by 16 and in range [16, {max}]"),
         ));
     }
     if !matches!(p.major(), 9 | 10 | 12) {
-        return Some((
-            "RuntimeError",
-            "XQA is only supported on SM90, SM100, SM120/SM121 GPUs".into(),
-        ));
+        return Some((RuntimeError, "XQA is only supported on SM90, SM100, SM120/SM121 GPUs".into()));
     }
     None
 }

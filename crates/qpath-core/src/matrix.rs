@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::gpu::GPUS;
 use crate::release::Release;
-use crate::report::{Kernel, Report};
+use crate::report::{Backend, Kernel, Report};
 use crate::resolve::{resolve, Hardware, Scenario};
 use crate::serve;
 
@@ -17,6 +17,29 @@ pub fn flashinfer_kv_dtypes(r: Release) -> Vec<&'static str> {
     v
 }
 
+/// What a cell shows (the JSON's `status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellStatus {
+    /// Every FlashInfer group runs: the summary lists their query dtypes and kernels.
+    Ok,
+    /// A group or the scenario fails: the summary is the first error.
+    Error,
+    /// No layer runs on FlashInfer: the summary lists the backends that run them.
+    OtherBackend,
+}
+
+impl CellStatus {
+    /// The JSON string, also the cell's CSS class on the page.
+    pub fn name(self) -> &'static str {
+        match self {
+            CellStatus::Ok => "ok",
+            CellStatus::Error => "error",
+            CellStatus::OtherBackend => "other-backend",
+        }
+    }
+}
+
 /// One cell: the FlashInfer outcome of the scenario on one GPU with one cache dtype.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Cell {
@@ -24,8 +47,7 @@ pub struct Cell {
     pub kv_cache_dtype: &'static str,
     /// The command line of this cell (the base one with `--kv-cache-dtype` replaced).
     pub command_line: String,
-    /// `ok`, `error` (a group or the scenario fails) or `other-backend` (no layer runs on FlashInfer).
-    pub status: &'static str,
+    pub status: CellStatus,
     /// A short summary: `bf16/bf16 fa2/fa2` per distinct FlashInfer group, or the error.
     pub summary: String,
 }
@@ -57,7 +79,7 @@ fn short_kernel(k: Option<Kernel>) -> &'static str {
 }
 
 /// The cell's status and summary from a report.
-pub fn summarize(r: &Report) -> (&'static str, String) {
+pub fn summarize(r: &Report) -> (CellStatus, String) {
     if let Some(e) = &r.error {
         // The selection errors list every backend's reasons; the cell keeps the headline.
         let short = e.message.split(" for cuda with ").next().unwrap_or(&e.message);
@@ -65,11 +87,11 @@ pub fn summarize(r: &Report) -> (&'static str, String) {
             .split(" is not valid for this configuration. Reason: ")
             .collect::<Vec<_>>()
             .join(" is not valid: ");
-        return ("error", format!("{}: {short}", e.kind));
+        return (CellStatus::Error, format!("{}: {short}", e.kind));
     }
     if let Some(e) = r.groups.iter().find_map(|g| g.error.as_ref()) {
         return (
-            "error",
+            CellStatus::Error,
             format!(
                 "{}: {}",
                 e.kind,
@@ -78,7 +100,7 @@ pub fn summarize(r: &Report) -> (&'static str, String) {
         );
     }
     let mut parts: Vec<String> = Vec::new();
-    for g in r.groups.iter().filter(|g| g.backend == "FLASHINFER") {
+    for g in r.groups.iter().filter(|g| g.backend == Backend::FlashInfer) {
         let s = format!(
             "{}/{} {}/{}",
             short_dtype(g.q_dtype.prefill),
@@ -91,11 +113,11 @@ pub fn summarize(r: &Report) -> (&'static str, String) {
         }
     }
     if parts.is_empty() {
-        let mut others: Vec<&str> = r.groups.iter().map(|g| g.backend.as_str()).collect();
+        let mut others: Vec<&str> = r.groups.iter().map(|g| g.backend.name()).collect();
         others.dedup();
-        return ("other-backend", others.join(", "));
+        return (CellStatus::OtherBackend, others.join(", "));
     }
-    ("ok", parts.join("; "))
+    (CellStatus::Ok, parts.join("; "))
 }
 
 /// Resolves the base scenario on every GPU of the table with every FlashInfer cache dtype of its release.
@@ -144,7 +166,7 @@ pub fn markdown(m: &Matrix) -> String {
             .iter()
             .map(|c| {
                 let s = c.summary.replace('|', "\\|");
-                if c.status == "error" {
+                if c.status == CellStatus::Error {
                     format!("**{s}**")
                 } else {
                     s
@@ -154,4 +176,16 @@ pub fn markdown(m: &Matrix) -> String {
         out.push_str(&format!("| {g} | {} |\n", row.join(" | ")));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CellStatus;
+
+    #[test]
+    fn status_names_are_the_json_strings() {
+        for s in [CellStatus::Ok, CellStatus::Error, CellStatus::OtherBackend] {
+            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{}\"", s.name()));
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{GroupReport, Kernel, Report};
+use crate::report::{attention_name, Backend, GroupReport, Kernel, Report};
 use crate::resolve::short_list;
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -16,7 +16,7 @@ fn kernel(k: Option<Kernel>) -> String {
 fn outcome(g: &GroupReport) -> String {
     match &g.error {
         Some(e) => format!("{} at {}: {}", e.kind, stage_name(e.stage), e.message),
-        None if g.backend != "FLASHINFER" => format!("runs on {}", g.backend),
+        None if g.backend != Backend::FlashInfer => format!("runs on {}", g.backend),
         None => "ok".to_string(),
     }
 }
@@ -25,8 +25,8 @@ fn outcome(g: &GroupReport) -> String {
 fn cells(g: &GroupReport) -> [String; 9] {
     [
         short_list(&g.layers),
-        g.attention.clone(),
-        g.backend.clone(),
+        attention_name(g.attention).to_string(),
+        g.backend.name().to_string(),
         g.cache_dtype.clone(),
         opt(g.q_dtype.prefill),
         opt(g.q_dtype.decode),

@@ -1,9 +1,12 @@
 //! What a resolution produces: serde DTOs whose JSON is the CLI's `--format json` and the JS API's return value.
-//! The shape is fixed by the resolution-core issue; keys may be added, never renamed.
+//! Keys may be added, never renamed; `tests/json_stable.rs` pins the JSON of thousands of scenarios byte for byte.
+//! Every value the page or a script matches on is an enum here, serialised as the exact string the JSON has always had.
 
 use serde::Serialize;
 
 use crate::dtype::TorchDtype;
+pub use crate::model::AttentionKind;
+pub use crate::selection::Backend;
 
 /// The answer for one scenario.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -36,12 +39,72 @@ pub struct GpuRef {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ScenarioError {
-    /// `ValueError`, `AssertionError`, `ArgumentError` (argparse), …; `InputError` for input qpath cannot read.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: ScenarioErrorKind,
     pub message: String,
     /// Where vLLM raises it (`file:line` of that release), when it is vLLM's own error.
     pub source: Option<String>,
+}
+
+/// The JSON name of an attention kind (`full`, `sliding_window`), for the renderers.
+pub fn attention_name(k: AttentionKind) -> &'static str {
+    match k {
+        AttentionKind::Full => "full",
+        AttentionKind::SlidingWindow => "sliding_window",
+    }
+}
+
+/// The exception a whole scenario fails with (`ScenarioError.type`); the JSON is the variant's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ScenarioErrorKind {
+    /// argparse rejects the command line (`vllm serve` exits with its usage error).
+    ArgumentError,
+    /// vLLM's own `ValueError` (an environment variable, `--dtype`, tensor parallelism, backend selection).
+    ValueError,
+    /// Input qpath cannot read (an unknown model without `--hf-overrides`, a backend qpath does not model).
+    InputError,
+}
+
+impl ScenarioErrorKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScenarioErrorKind::ArgumentError => "ArgumentError",
+            ScenarioErrorKind::ValueError => "ValueError",
+            ScenarioErrorKind::InputError => "InputError",
+        }
+    }
+}
+
+impl std::fmt::Display for ScenarioErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The Python exception one attention group raises (`GroupError.type`); the JSON is the variant's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum GroupErrorKind {
+    ValueError,
+    AssertionError,
+    NotImplementedError,
+    RuntimeError,
+}
+
+impl GroupErrorKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupErrorKind::ValueError => "ValueError",
+            GroupErrorKind::AssertionError => "AssertionError",
+            GroupErrorKind::NotImplementedError => "NotImplementedError",
+            GroupErrorKind::RuntimeError => "RuntimeError",
+        }
+    }
+}
+
+impl std::fmt::Display for GroupErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -122,7 +185,7 @@ impl Stage {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GroupError {
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: GroupErrorKind,
     pub message: String,
     pub stage: Stage,
     /// `file:line` of the raise in that release (vLLM or the pinned FlashInfer).
@@ -132,25 +195,33 @@ pub struct GroupError {
 /// One decision step: what the code looked at, what it decided, and the line it restates.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TraceStep {
+    /// What the step looked at; [`UNVERIFIED_RULE`] for an unverified prediction.
     pub rule: String,
     pub outcome: String,
     /// `file:line` in this release; `null` for qpath's own bookkeeping (grouping, inputs).
     pub source: Option<String>,
     pub url: Option<String>,
+    /// The step predicts beyond what the Python source decides (derived, not run). Not in the JSON: there such a step
+    /// is the one whose `rule` is [`UNVERIFIED_RULE`].
+    #[serde(skip)]
+    pub unverified: bool,
 }
+
+/// The `rule` text of an unverified prediction (see [`TraceStep::unverified`]).
+pub const UNVERIFIED_RULE: &str = "unverified prediction";
 
 /// One attention group: layers that share a backend and a KV-cache spec (one metadata builder in vLLM).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GroupReport {
     pub layers: Vec<u32>,
     /// `full` or `sliding_window`.
-    pub attention: String,
+    pub attention: AttentionKind,
     pub sliding_window: Option<u32>,
     pub head_dim: u32,
     pub num_q_heads: u32,
     pub num_kv_heads: u32,
     pub has_sinks: bool,
-    pub backend: String,
+    pub backend: Backend,
     /// The builder's `cache_dtype`: the global `--kv-cache-dtype` string for quantized groups, `auto` otherwise.
     pub cache_dtype: String,
     /// `null` where the code raised before computing it, and for groups on another backend.
@@ -160,4 +231,42 @@ pub struct GroupReport {
     pub warnings: Vec<String>,
     pub logs: Vec<String>,
     pub trace: Vec<TraceStep>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each enum's `name()` (what the renderers print) is its JSON string.
+    #[test]
+    fn names_are_the_json_strings() {
+        for b in Backend::ALL {
+            assert_eq!(json(&b), format!("\"{b}\""));
+        }
+        for k in [AttentionKind::Full, AttentionKind::SlidingWindow] {
+            assert_eq!(json(&k), format!("\"{}\"", attention_name(k)));
+        }
+        for k in [
+            ScenarioErrorKind::ArgumentError,
+            ScenarioErrorKind::ValueError,
+            ScenarioErrorKind::InputError,
+        ] {
+            assert_eq!(json(&k), format!("\"{k}\""));
+        }
+        for k in [
+            GroupErrorKind::ValueError,
+            GroupErrorKind::AssertionError,
+            GroupErrorKind::NotImplementedError,
+            GroupErrorKind::RuntimeError,
+        ] {
+            assert_eq!(json(&k), format!("\"{k}\""));
+        }
+        for k in [Kernel::TrtllmGen, Kernel::Xqa, Kernel::Fa3, Kernel::Fa2] {
+            assert_eq!(json(&k), format!("\"{}\"", k.name()));
+        }
+    }
+
+    fn json<T: Serialize>(v: &T) -> String {
+        serde_json::to_string(v).unwrap()
+    }
 }

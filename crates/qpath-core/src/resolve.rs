@@ -2,18 +2,19 @@
 //! skip-adjusted cache dtypes, each layer selects its backend, layers are grouped like vLLM groups them into attention
 //! groups, and each FlashInfer group runs through [`crate::builder`].
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde::Serialize;
 
 use crate::builder::{self, GroupSpec};
 use crate::capability::{ComputeCapability, CudaVersion};
+use crate::dtype::TorchDtype;
 use crate::gpu::{self, Gpu};
-use crate::model::{self, AttentionKind, ModelSpec};
+use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
 use crate::platform::Platform;
 use crate::release::Release;
-use crate::report::{GpuRef, GroupReport, ModelSummary, Phases, Report, ScenarioError};
-use crate::selection::{self, Backend, LayerQuery};
+use crate::report::{GpuRef, GroupReport, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind};
+use crate::selection::{self, Backend, LayerQuery, Selection, SelectionError};
 use crate::serve::{self, ServeCommand};
 use crate::source;
 use crate::trace::Trace;
@@ -74,9 +75,14 @@ impl Scenario {
     }
 }
 
-fn scenario_error(kind: &str, message: impl Into<String>, cite: Option<&source::Cite>, release: Release) -> ScenarioError {
+fn scenario_error(
+    kind: ScenarioErrorKind,
+    message: impl Into<String>,
+    cite: Option<&source::Cite>,
+    release: Release,
+) -> ScenarioError {
     ScenarioError {
-        kind: kind.to_string(),
+        kind,
         message: message.into(),
         source: cite.and_then(|c| c.at(release)).map(|s| s.short()),
     }
@@ -112,36 +118,80 @@ pub fn resolve(s: &Scenario) -> Report {
     report
 }
 
+/// The phases of engine start-up in vLLM's order: the command line (argparse), the environment, the model config,
+/// the forced attention backend, the platform, each layer's backend (`get_attn_backend` per `Attention` layer), the
+/// KV-cache groups, and each group's metadata builder. The first phase that raises ends the scenario.
 fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Result<(), ScenarioError> {
     let r = s.release;
-    let cmd: ServeCommand =
-        serve::parse(r, &s.command_line).map_err(|e| scenario_error("ArgumentError", e.to_string(), None, r))?;
+    let cmd = parse_command(s)?;
     report.unused_flags = cmd.unused.clone();
+    let env = read_env(r, &cmd, report)?;
+    let (spec, model_dtype) = load_model(r, &cmd, cc, report)?;
+    let forced = forced_backend(r, &cmd)?;
+    let p = platform(s, cc, &cmd, &env, model_dtype);
+    input_notes(&cmd, &spec, report);
+    let rows = select_layers(&p, forced, &cmd, &spec)?;
+    report.logs = selection_logs(&rows);
+    for (key, layers) in group_layers(&rows) {
+        let Some(row) = rows.iter().find(|row| row.layer.index == layers[0]) else {
+            continue;
+        };
+        report.groups.push(group_report(&p, &cmd, key, layers, row));
+    }
+    Ok(())
+}
 
-    // Environment variables that matter.
-    let env_bool = |name: &str| cmd.env_flag(name).map_err(|m| scenario_error("ValueError", m, None, r));
+/// `vllm serve`'s argparse (`FlexibleArgumentParser`): a command line it rejects is an `ArgumentError`.
+fn parse_command(s: &Scenario) -> Result<ServeCommand, ScenarioError> {
+    serve::parse(s.release, &s.command_line)
+        .map_err(|e| scenario_error(ScenarioErrorKind::ArgumentError, e.to_string(), None, s.release))
+}
+
+/// The environment variables that matter (`vllm/envs.py`, read as `bool(int(...))`, which raises `ValueError`).
+struct Env {
+    batch_invariant: bool,
+    /// TRTLLM cubins available: the scenario's option, or `VLLM_HAS_FLASHINFER_CUBIN=1`.
+    cubins: bool,
+}
+
+/// `VLLM_BATCH_INVARIANT` and `VLLM_HAS_FLASHINFER_CUBIN` (`vllm/envs.py`); the cubin flag is written back to the report.
+fn read_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Env, ScenarioError> {
+    let env_bool = |name: &str| {
+        cmd.env_flag(name)
+            .map_err(|m| scenario_error(ScenarioErrorKind::ValueError, m, None, r))
+    };
     let batch_invariant = env_bool("VLLM_BATCH_INVARIANT")?.unwrap_or(false);
     let cubin_env = env_bool("VLLM_HAS_FLASHINFER_CUBIN")?.unwrap_or(false);
-    let cubins = cubin_env || report.trtllm_cubins;
-    report.trtllm_cubins = cubins;
+    report.trtllm_cubins = cubin_env || report.trtllm_cubins;
+    Ok(Env {
+        batch_invariant,
+        cubins: report.trtllm_cubins,
+    })
+}
 
-    // The model and its dtype.
+/// `ModelConfig`: the model's layers (preset and `--hf-overrides`), its dtype (`_resolve_dtype` with `--dtype`), and
+/// `ParallelConfig`'s check that the attention heads divide by the tensor-parallel size.
+fn load_model(
+    r: Release,
+    cmd: &ServeCommand,
+    cc: ComputeCapability,
+    report: &mut Report,
+) -> Result<(ModelSpec, TorchDtype), ScenarioError> {
     let spec: ModelSpec = model::resolve_model_at(r, &cmd.model, cmd.hf_overrides.as_ref())
-        .map_err(|e| scenario_error("InputError", e.to_string(), None, r))?;
+        .map_err(|e| scenario_error(ScenarioErrorKind::InputError, e.to_string(), None, r))?;
     let model_dtype = model::resolve_dtype_on(r, &cmd.dtype, spec.config_dtype, spec.model_type(), cc)
-        .map_err(|m| scenario_error("ValueError", m, None, r))?;
+        .map_err(|m| scenario_error(ScenarioErrorKind::ValueError, m, None, r))?;
     report.model = Some(ModelSummary {
         id: spec.id.clone(),
         dtype: model_dtype,
         num_layers: spec.layers.len() as u32,
         preset: spec.preset,
     });
-
     let tp = cmd.tensor_parallel_size.max(1);
     if let Some(l) = spec.layers.first() {
         if l.num_q_heads % tp != 0 {
             return Err(scenario_error(
-                "ValueError",
+                ScenarioErrorKind::ValueError,
                 format!(
                     "Total number of attention heads ({}) must be divisible by tensor parallel size ({tp}).",
                     l.num_q_heads
@@ -151,8 +201,11 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
             ));
         }
     }
+    Ok((spec, model_dtype))
+}
 
-    // --attention-backend and --attention-config.backend.
+/// `--attention-backend` and `--attention-config.backend` (`EngineArgs`: mutually exclusive; `auto` is no choice).
+fn forced_backend(r: Release, cmd: &ServeCommand) -> Result<Option<Backend>, ScenarioError> {
     let backend_flag = cmd.attention_backend.as_deref().filter(|b| !b.eq_ignore_ascii_case("auto"));
     let backend_cfg = cmd
         .attention_config
@@ -161,38 +214,45 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
         .filter(|b| !b.eq_ignore_ascii_case("auto"));
     if cmd.attention_backend.is_some() && backend_cfg.is_some() {
         return Err(scenario_error(
-            "ValueError",
+            ScenarioErrorKind::ValueError,
             "attention_backend and attention_config.backend are mutually exclusive",
             Some(&source::ARGS_BACKEND_EXCLUSIVE),
             r,
         ));
     }
-    let forced = match backend_flag.or(backend_cfg) {
-        None => None,
-        Some(name) => Some(Backend::parse(name).ok_or_else(|| {
+    match backend_flag.or(backend_cfg) {
+        None => Ok(None),
+        Some(name) => Backend::parse(name).map(Some).ok_or_else(|| {
             scenario_error(
-                "InputError",
+                ScenarioErrorKind::InputError,
                 format!("attention backend `{name}` is not one qpath models (FLASH_ATTN, FLASHINFER, TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT)"),
                 None,
                 r,
             )
-        })?),
-    };
+        }),
+    }
+}
 
-    let p = Platform {
+/// What `current_platform` and the engine config tell the attention code: the GPU, CUDA, cubins, the attention config.
+fn platform(s: &Scenario, cc: ComputeCapability, cmd: &ServeCommand, env: &Env, model_dtype: TorchDtype) -> Platform {
+    let r = s.release;
+    Platform {
         release: r,
         cc,
         cuda: s.cuda,
-        cubins,
-        batch_invariant,
+        cubins: env.cubins,
+        batch_invariant: env.batch_invariant,
         model_dtype,
         force_trtllm: cmd.attention_config.use_trtllm_attention,
         disable_q_quant: cmd.attention_config.disable_flashinfer_q_quantization,
         dcp: cmd.decode_context_parallel_size.max(1),
-        page_size: page_size(r, &cmd),
+        page_size: page_size(r, cmd),
         global_kv: cmd.kv_cache_dtype.clone(),
-    };
+    }
+}
 
+/// qpath's notes on input vLLM accepts silently: what is not modelled yet, and skip tokens that match no layer.
+fn input_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Report) {
     if let Some(spec) = &cmd.speculative_config {
         report.notes.push(format!(
             "--speculative-config ({} speculative tokens): qpath resolves a batch of prefills and single-token decodes; \
@@ -206,11 +266,9 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
             "VLLM_KV_CACHE_LAYOUT is read by vLLM but its effect on the layout FlashInfer gets is not modelled yet.".into(),
         );
     }
-
     // Skip layers: tokens that match no layer are accepted by vLLM and do nothing; say so.
-    let skip = &cmd.kv_cache_dtype_skip_layers;
     let n = spec.layers.len();
-    for tok in skip {
+    for tok in &cmd.kv_cache_dtype_skip_layers {
         let matches_any = if tok == "sliding_window" {
             spec.layers.iter().any(|l| l.sliding_window.is_some())
         } else {
@@ -227,51 +285,77 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
             });
         }
     }
+}
 
-    // Per layer: skip-adjusted cache dtype, then backend selection (cached on the query, like vLLM's selector).
-    let mut selections: BTreeMap<String, Result<selection::Selection, selection::SelectionError>> = BTreeMap::new();
-    let mut layer_rows = Vec::with_capacity(n);
+/// One layer after selection: its skip-adjusted query to the selector and the backend it got.
+struct LayerRow<'a> {
+    layer: &'a LayerSpec,
+    skipped: bool,
+    query: LayerQuery,
+    selection: Selection,
+}
+
+/// Per layer, in order (`Attention.__init__`): the skip-adjusted cache dtype, then `get_attn_backend`, which is
+/// cached on its arguments (`functools.cache`), so equal queries get one selection.
+fn select_layers<'a>(
+    p: &Platform,
+    forced: Option<Backend>,
+    cmd: &ServeCommand,
+    spec: &'a ModelSpec,
+) -> Result<Vec<LayerRow<'a>>, ScenarioError> {
+    let r = p.release;
+    let skip = &cmd.kv_cache_dtype_skip_layers;
+    let tp = cmd.tensor_parallel_size.max(1);
+    let mut cache: HashMap<LayerQuery, Result<Selection, SelectionError>> = HashMap::new();
+    let mut rows = Vec::with_capacity(spec.layers.len());
     for l in &spec.layers {
         let skipped = !skip.is_empty()
             && ((l.sliding_window.is_some() && skip.iter().any(|t| t == "sliding_window"))
                 || skip.contains(&l.index.to_string()));
-        let kv = if skipped {
-            "auto".to_string()
-        } else {
-            cmd.kv_cache_dtype.clone()
-        };
-        let q = LayerQuery {
+        let query = LayerQuery {
             head_size: l.head_dim,
-            kv_cache_dtype: kv.clone(),
+            kv_cache_dtype: if skipped {
+                "auto".to_string()
+            } else {
+                cmd.kv_cache_dtype.clone()
+            },
             has_sinks: l.has_sinks,
             sliding_window: l.sliding_window.is_some(),
             q_heads: l.num_q_heads / tp,
             kv_heads: (l.num_kv_heads / tp).max(1),
             block_size: cmd.block_size,
         };
-        let key = format!("{q:?}");
-        let sel = selections
-            .entry(key)
-            .or_insert_with(|| selection::select(&p, forced, &q))
-            .clone();
-        let sel = sel.map_err(|e| {
-            scenario_error(
-                "ValueError",
-                e.message,
-                Some(if e.forced {
-                    &source::CUDA_FORCED_INVALID
-                } else {
-                    &source::CUDA_NONE_VALID
-                }),
-                r,
-            )
-        })?;
-        layer_rows.push((l, skipped, q, sel));
+        let selection = cache
+            .entry(query.clone())
+            .or_insert_with(|| selection::select(p, forced, &query))
+            .clone()
+            .map_err(|e| {
+                scenario_error(
+                    ScenarioErrorKind::ValueError,
+                    e.message,
+                    Some(if e.forced {
+                        &source::CUDA_FORCED_INVALID
+                    } else {
+                        &source::CUDA_NONE_VALID
+                    }),
+                    r,
+                )
+            })?;
+        rows.push(LayerRow {
+            layer: l,
+            skipped,
+            query,
+            selection,
+        });
     }
+    Ok(rows)
+}
 
-    // Engine-wide log lines of selection, once per distinct outcome.
+/// The engine-wide log line of each distinct selection (`get_attn_backend_cls`'s `logger.info_once`), in order.
+fn selection_logs(rows: &[LayerRow]) -> Vec<String> {
     let mut seen = Vec::new();
-    for (_, _, _, sel) in &layer_rows {
+    for row in rows {
+        let sel = &row.selection;
         let line = if sel.forced {
             format!("Using AttentionBackendEnum.{} backend.", sel.backend.name())
         } else {
@@ -286,13 +370,17 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
             seen.push(line);
         }
     }
-    report.logs = seen;
+    seen
+}
 
-    // Attention groups: layers sharing backend, per-layer KV spec and per-rank heads.
+/// Attention groups (the KV-cache groups, one metadata builder each): layers sharing backend, per-layer KV spec and
+/// per-rank heads, in the order of their first layer.
+fn group_layers(rows: &[LayerRow]) -> Vec<(GroupKey, Vec<u32>)> {
     let mut groups: Vec<(GroupKey, Vec<u32>)> = Vec::new();
-    for (l, _, q, sel) in &layer_rows {
+    for row in rows {
+        let (l, q) = (row.layer, &row.query);
         let key = GroupKey {
-            backend: sel.backend,
+            backend: row.selection.backend,
             kind: l.kind,
             window: l.sliding_window,
             kv: q.kv_cache_dtype.clone(),
@@ -306,93 +394,96 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
             None => groups.push((key, vec![l.index])),
         }
     }
+    groups
+}
 
-    for (key, layers) in groups {
-        let Some((_, skipped, q, sel)) = layer_rows.iter().find(|(l, ..)| l.index == layers[0]) else {
-            continue;
-        };
-        let mut head = Trace::new(r);
-        head.step(
-            Some(&source::ATTN_SKIP_LAYERS),
-            "layer cache dtype",
-            if *skipped {
-                format!(
-                    "layers {} are in --kv-cache-dtype-skip-layers: kv_cache_dtype \"auto\"",
-                    short_list(&layers)
-                )
-            } else if skip.is_empty() {
-                format!("kv_cache_dtype {:?} (no skip list)", q.kv_cache_dtype)
-            } else {
-                format!("not in the skip list {skip:?}: kv_cache_dtype {:?}", q.kv_cache_dtype)
-            },
-        );
-        if sel.forced {
-            head.step(
-                Some(&source::CUDA_FORCED_INVALID),
-                "attention backend",
-                format!("forced {}: valid for these layers", sel.backend.name()),
-            );
+/// The trace steps every group starts with: its layers' cache dtype (`Attention.__init__`'s skip-layer check) and how
+/// their backend was selected (`get_attn_backend_cls`).
+fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], row: &LayerRow) -> Trace {
+    let skip = &cmd.kv_cache_dtype_skip_layers;
+    let (q, sel) = (&row.query, &row.selection);
+    let mut head = Trace::new(p.release);
+    head.step(
+        Some(&source::ATTN_SKIP_LAYERS),
+        "layer cache dtype",
+        if row.skipped {
+            format!(
+                "layers {} are in --kv-cache-dtype-skip-layers: kv_cache_dtype \"auto\"",
+                short_list(layers)
+            )
+        } else if skip.is_empty() {
+            format!("kv_cache_dtype {:?} (no skip list)", q.kv_cache_dtype)
         } else {
-            for (b, why) in &sel.rejected {
-                head.step(
-                    Some(&source::CUDA_NONE_VALID),
-                    format!("backend {} (priority order)", b.name()),
-                    format!("rejected: {}", why.join(", ")),
-                );
-            }
+            format!("not in the skip list {skip:?}: kv_cache_dtype {:?}", q.kv_cache_dtype)
+        },
+    );
+    if sel.forced {
+        head.step(
+            Some(&source::CUDA_FORCED_INVALID),
+            "attention backend",
+            format!("forced {}: valid for these layers", sel.backend.name()),
+        );
+    } else {
+        for (b, why) in &sel.rejected {
             head.step(
-                Some(&source::CUDA_CHOSEN_LOG),
-                format!("backend {}", sel.backend.name()),
-                "first valid backend in priority order",
+                Some(&source::CUDA_NONE_VALID),
+                format!("backend {} (priority order)", b.name()),
+                format!("rejected: {}", why.join(", ")),
             );
         }
-        let attention = match key.kind {
-            AttentionKind::Full => "full",
-            AttentionKind::SlidingWindow => "sliding_window",
-        };
-        let mut g = GroupReport {
-            layers: layers.clone(),
-            attention: attention.to_string(),
-            sliding_window: key.window,
-            head_dim: key.head_dim,
-            num_q_heads: key.q_heads,
-            num_kv_heads: key.kv_heads,
-            has_sinks: key.sinks,
-            backend: key.backend.name().to_string(),
-            cache_dtype: if selection::is_quantized(&key.kv) {
-                key.kv.clone()
-            } else {
-                "auto".to_string()
-            },
-            q_dtype: Phases::default(),
-            kernel: Phases::default(),
-            error: None,
-            warnings: vec![],
-            logs: vec![],
-            trace: head.steps,
-        };
-        if key.backend == Backend::FlashInfer {
-            let spec = GroupSpec {
-                quantized: selection::is_quantized(&key.kv),
-                spec_dtype: selection::unquantized_spec_dtype(&key.kv, model_dtype),
-                head_dim: key.head_dim,
-                q_heads: key.q_heads,
-                kv_heads: key.kv_heads,
-                sliding_window: key.window,
-                has_sinks: key.sinks,
-            };
-            let out = builder::resolve_group(&p, &spec);
-            g.cache_dtype = out.cache_dtype;
-            g.q_dtype = out.q_dtype;
-            g.kernel = out.kernel;
-            g.error = out.error;
-            g.warnings = out.trace.warnings;
-            g.logs = out.trace.logs;
-            g.trace.extend(out.trace.steps);
-        }
-        report.groups.push(g);
+        head.step(
+            Some(&source::CUDA_CHOSEN_LOG),
+            format!("backend {}", sel.backend.name()),
+            "first valid backend in priority order",
+        );
     }
-    Ok(())
+    head
+}
+
+/// One group's report; a FlashInfer group also runs its metadata builder ([`builder::resolve_group`]).
+fn group_report(p: &Platform, cmd: &ServeCommand, key: GroupKey, layers: Vec<u32>, row: &LayerRow) -> GroupReport {
+    let head = selection_trace(p, cmd, &layers, row);
+    let mut g = GroupReport {
+        layers,
+        attention: key.kind,
+        sliding_window: key.window,
+        head_dim: key.head_dim,
+        num_q_heads: key.q_heads,
+        num_kv_heads: key.kv_heads,
+        has_sinks: key.sinks,
+        backend: key.backend,
+        cache_dtype: if selection::is_quantized(&key.kv) {
+            key.kv.clone()
+        } else {
+            "auto".to_string()
+        },
+        q_dtype: Phases::default(),
+        kernel: Phases::default(),
+        error: None,
+        warnings: vec![],
+        logs: vec![],
+        trace: head.steps,
+    };
+    if key.backend == Backend::FlashInfer {
+        let spec = GroupSpec {
+            quantized: selection::is_quantized(&key.kv),
+            spec_dtype: selection::unquantized_spec_dtype(&key.kv, p.model_dtype),
+            head_dim: key.head_dim,
+            q_heads: key.q_heads,
+            kv_heads: key.kv_heads,
+            sliding_window: key.window,
+            has_sinks: key.sinks,
+        };
+        let out = builder::resolve_group(p, &spec);
+        g.cache_dtype = out.cache_dtype;
+        g.q_dtype = out.q_dtype;
+        g.kernel = out.kernel;
+        g.error = out.error;
+        g.warnings = out.trace.warnings;
+        g.logs = out.trace.logs;
+        g.trace.extend(out.trace.steps);
+    }
+    g
 }
 
 #[derive(Clone, Debug, PartialEq)]

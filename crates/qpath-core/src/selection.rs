@@ -6,17 +6,25 @@
 //! other backends only matter as the ones that win before FlashInfer; their rules are restated to that depth
 //! (kv dtypes, head sizes, sinks, compute capability) and say so in the trace.
 
+use serde::Serialize;
+
 use crate::dtype::TorchDtype;
 use crate::platform::Platform;
 use crate::release::Release::*;
 use crate::trtllm;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// An attention backend as `AttentionBackendEnum` names it (the JSON's `backend`, e.g. `"FLASHINFER"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Backend {
+    #[serde(rename = "FLASH_ATTN")]
     FlashAttn,
+    #[serde(rename = "FLASHINFER")]
     FlashInfer,
+    #[serde(rename = "TRITON_ATTN")]
     TritonAttn,
+    #[serde(rename = "FLEX_ATTENTION")]
     FlexAttention,
+    #[serde(rename = "TURBOQUANT")]
     TurboQuant,
 }
 
@@ -31,16 +39,23 @@ impl Backend {
         }
     }
 
+    /// Every backend qpath models.
+    pub const ALL: [Backend; 5] = [
+        Backend::FlashAttn,
+        Backend::FlashInfer,
+        Backend::TritonAttn,
+        Backend::FlexAttention,
+        Backend::TurboQuant,
+    ];
+
     pub fn parse(s: &str) -> Option<Backend> {
-        [
-            Backend::FlashAttn,
-            Backend::FlashInfer,
-            Backend::TritonAttn,
-            Backend::FlexAttention,
-            Backend::TurboQuant,
-        ]
-        .into_iter()
-        .find(|b| b.name().eq_ignore_ascii_case(s.trim()))
+        Backend::ALL.into_iter().find(|b| b.name().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -79,12 +94,8 @@ fn flashinfer_accepts_kv(p: &Platform, kv: &str) -> bool {
     if !list.contains(&kv) {
         return false;
     }
-    let nvfp4 = if r <= V0_27_0 {
-        kv == "nvfp4"
-    } else {
-        kv.starts_with("nvfp4")
-    };
-    if !nvfp4 || r == V0_24_0 {
+    let nvfp4 = if r < V0_28_0 { kv == "nvfp4" } else { kv.starts_with("nvfp4") };
+    if !nvfp4 || r < V0_25_0Prefix {
         return true;
     }
     if r >= V0_32_0 && matches!(p.major(), 8 | 9 | 12) {
@@ -108,7 +119,7 @@ pub fn flashinfer_reasons(p: &Platform, l: &LayerQuery) -> Vec<String> {
     if let Some(b) = l.block_size {
         let mut sizes = vec![16, 32, 64];
         let gqa = l.kv_heads > 0 && l.q_heads / l.kv_heads > 1;
-        let sm100 = p.release == V0_24_0 || p.is_family(100);
+        let sm100 = p.release < V0_25_0Prefix || p.is_family(100);
         if gqa && sm100 && trtllm::can_use(p, l.q_heads, l.kv_heads, false) {
             sizes.extend([128, 256, 512, 1024]);
         }
@@ -168,7 +179,7 @@ pub fn flash_attn_reasons(p: &Platform, l: &LayerQuery) -> Vec<String> {
     } else if r >= V0_27_0 && l.kv_cache_dtype.starts_with("fp8") && p.is_family(90) && l.head_size > 256 {
         // `supports_combination` asks again with the head size: SM90 runs head sizes above 256 on FA4, which takes an
         // FP8 cache there only from 0.31.0 (and only at head size 512).
-        if r <= V0_30_0 {
+        if r < V0_31_0 {
             reasons.push("FP8 KV cache requires FA3 on SM90 or FA4 on SM100".to_string());
         } else if l.head_size != 512 {
             reasons.push("FP8 KV cache requires FA3 on SM90, FA4 with head_size=512 on SM90, or FA4 on SM100".to_string());

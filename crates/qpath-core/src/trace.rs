@@ -1,7 +1,7 @@
 //! Collects a group's decision steps, warnings and log lines while the rules run.
 
 use crate::release::Release;
-use crate::report::TraceStep;
+use crate::report::{TraceStep, UNVERIFIED_RULE};
 use crate::source::Cite;
 
 #[derive(Debug)]
@@ -30,6 +30,19 @@ impl Trace {
             outcome: outcome.into(),
             source: at.as_ref().map(|s| s.short()),
             url: at.map(|s| s.url),
+            unverified: false,
+        });
+    }
+
+    /// Records a prediction beyond what the Python source decides (derived from it, not run): no source line, the
+    /// rule [`UNVERIFIED_RULE`], and [`TraceStep::unverified`] set.
+    pub fn unverified(&mut self, outcome: impl Into<String>) {
+        self.steps.push(TraceStep {
+            rule: UNVERIFIED_RULE.to_string(),
+            outcome: outcome.into(),
+            source: None,
+            url: None,
+            unverified: true,
         });
     }
 

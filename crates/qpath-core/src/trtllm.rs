@@ -24,7 +24,7 @@ pub fn supports(p: &Platform, is_prefill: bool) -> bool {
     if p.batch_invariant {
         return false;
     }
-    if p.release == V0_24_0 {
+    if p.release < V0_25_0Prefix {
         return p.is_family(100) && p.cubins;
     }
     if !p.cubins {
@@ -49,7 +49,7 @@ pub fn supports_reason(p: &Platform, is_prefill: bool) -> String {
     }
     let ok = supports(p, is_prefill);
     let arch = p.arch();
-    let why = if p.release == V0_24_0 {
+    let why = if p.release < V0_25_0Prefix {
         "0.24.0 supports TRTLLM on the SM100 family only"
     } else if p.is_cc(90) || (p.release >= V0_28_0 && p.is_family(120)) {
         if p.is_cc(90) {
@@ -92,19 +92,41 @@ pub struct UseArgs<'a> {
 /// The builder asks it only for prefills (every release); the decode branches are restated for completeness and for
 /// vLLM's own unit tests (`tests/kernels/attention/test_use_trtllm_attention.py`).
 pub fn use_trtllm(p: &Platform, t: &mut Trace, a: &UseArgs) -> bool {
-    let r = p.release;
-    let ph = phase(a.is_prefill);
     let rule = format!(
         "use_trtllm_attention(is_prefill={})",
         if a.is_prefill { "True" } else { "False" }
     );
+    if refused(p, t, a, &rule) {
+        return false;
+    }
+    if required(t, a, &rule) {
+        return true;
+    }
+    if a.force.is_none() {
+        return auto_detected(p, t, a, &rule);
+    }
+    t.info("Using TRTLLM attention (--attention-config.use_trtllm_attention is set to 1)");
+    t.step(
+        Some(&source::UF_USE_TRTLLM_FORCED_ON),
+        rule,
+        "use_trtllm_attention is true: TRTLLM",
+    );
+    true
+}
+
+/// `use_trtllm_attention`'s early `return False`s, in order: forced off ([`source::UF_USE_TRTLLM_FORCED_OFF`]), DCP
+/// ([`source::UF_USE_TRTLLM_DCP`]), an unsupported platform ([`source::UF_USE_TRTLLM_PLATFORM`]) and heads that do not
+/// divide ([`source::UF_USE_TRTLLM_HEADS`]). True when one of them returns.
+fn refused(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
+    let r = p.release;
+    let ph = phase(a.is_prefill);
     if a.force == Some(false) {
         t.step(
             Some(&source::UF_USE_TRTLLM_FORCED_OFF),
             rule,
             format!("use_trtllm_attention is false: native {ph}"),
         );
-        return false;
+        return true;
     }
     if a.dcp_world_size > 1 {
         t.warn(if r >= V0_26_0 {
@@ -117,11 +139,11 @@ pub fn use_trtllm(p: &Platform, t: &mut Trace, a: &UseArgs) -> bool {
             rule,
             format!("decode_context_parallel_size {} > 1: native {ph}", a.dcp_world_size),
         );
-        return false;
+        return true;
     }
     if !supports(p, a.is_prefill) {
         if a.force == Some(true) {
-            t.warn(if r == V0_24_0 {
+            t.warn(if r < V0_25_0Prefix {
                 "TRTLLM attention is not supported on this platform, but --attention-config.use_trtllm_attention is set to 1".to_string()
             } else {
                 format!("TRTLLM attention is not supported on this platform for {ph}, but --attention-config.use_trtllm_attention is set to 1")
@@ -132,7 +154,7 @@ pub fn use_trtllm(p: &Platform, t: &mut Trace, a: &UseArgs) -> bool {
             rule,
             format!("{}: native {ph}", supports_reason(p, a.is_prefill)),
         );
-        return false;
+        return true;
     }
     if a.kv_heads == 0 || a.q_heads % a.kv_heads != 0 {
         if a.force == Some(true) {
@@ -146,8 +168,16 @@ pub fn use_trtllm(p: &Platform, t: &mut Trace, a: &UseArgs) -> bool {
                 a.q_heads, a.kv_heads
             ),
         );
-        return false;
+        return true;
     }
+    false
+}
+
+/// `use_trtllm_attention`'s `return True`s that hold whatever the config says, in order: speculative decoding on a
+/// decode ([`source::UF_USE_TRTLLM_SPEC`]), a quantized query ([`source::UF_USE_TRTLLM_Q_QUANTIZED`]) and attention
+/// sinks ([`source::UF_USE_TRTLLM_SINKS`]).
+fn required(t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
+    let ph = phase(a.is_prefill);
     if a.has_spec && !a.is_prefill {
         t.info("Using TRTLLM attention (enabled for speculative decoding).");
         t.step(
@@ -175,45 +205,45 @@ pub fn use_trtllm(p: &Platform, t: &mut Trace, a: &UseArgs) -> bool {
         );
         return true;
     }
-    if a.force.is_none() {
-        let xqa_arch = p.is_cc(90) || (r >= V0_28_0 && p.is_family(120));
-        let (value, why) = if a.is_prefill {
-            (
-                a.kv_cache_dtype == "auto",
-                format!(
-                    "auto: prefill uses TRTLLM only over an unquantized cache (this group: {:?})",
-                    a.kv_cache_dtype
-                ),
-            )
-        } else if r >= V0_25_0Prefix && xqa_arch && a.kv_cache_dtype.starts_with("fp8") {
-            (true, format!("auto: {} decode over an FP8 cache uses XQA", p.arch()))
-        } else {
-            (
-                a.num_tokens <= 256 && a.kv_cache_dtype == "auto",
-                format!(
-                    "auto: decode uses TRTLLM for at most 256 tokens over an unquantized cache ({} tokens, cache {:?})",
-                    a.num_tokens, a.kv_cache_dtype
-                ),
-            )
-        };
-        if value {
-            // 0.24.0 prints fixed strings, 0.25.0+ formats `Using TRTLLM %s attention (auto-detected).`: the same text.
-            t.warn(format!("Using TRTLLM {ph} attention (auto-detected)."));
-        }
-        t.step(
-            Some(&source::UF_USE_TRTLLM_AUTO),
-            rule,
-            format!("{why}: {}", if value { "TRTLLM" } else { "native" }),
-        );
-        return value;
+    false
+}
+
+/// `if force_use_trtllm is None:` the auto-detection ([`source::UF_USE_TRTLLM_AUTO`]): a prefill over an unquantized
+/// cache; from 0.25.0 a decode over an FP8 cache on XQA's architectures; else a decode of at most 256 tokens over an
+/// unquantized cache.
+fn auto_detected(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
+    let r = p.release;
+    let ph = phase(a.is_prefill);
+    let xqa_arch = p.is_cc(90) || (r >= V0_28_0 && p.is_family(120));
+    let (value, why) = if a.is_prefill {
+        (
+            a.kv_cache_dtype == "auto",
+            format!(
+                "auto: prefill uses TRTLLM only over an unquantized cache (this group: {:?})",
+                a.kv_cache_dtype
+            ),
+        )
+    } else if r >= V0_25_0Prefix && xqa_arch && a.kv_cache_dtype.starts_with("fp8") {
+        (true, format!("auto: {} decode over an FP8 cache uses XQA", p.arch()))
+    } else {
+        (
+            a.num_tokens <= 256 && a.kv_cache_dtype == "auto",
+            format!(
+                "auto: decode uses TRTLLM for at most 256 tokens over an unquantized cache ({} tokens, cache {:?})",
+                a.num_tokens, a.kv_cache_dtype
+            ),
+        )
+    };
+    if value {
+        // 0.24.0 prints fixed strings, 0.25.0+ formats `Using TRTLLM %s attention (auto-detected).`: the same text.
+        t.warn(format!("Using TRTLLM {ph} attention (auto-detected)."));
     }
-    t.info("Using TRTLLM attention (--attention-config.use_trtllm_attention is set to 1)");
     t.step(
-        Some(&source::UF_USE_TRTLLM_FORCED_ON),
+        Some(&source::UF_USE_TRTLLM_AUTO),
         rule,
-        "use_trtllm_attention is true: TRTLLM",
+        format!("{why}: {}", if value { "TRTLLM" } else { "native" }),
     );
-    true
+    value
 }
 
 /// `FlashInferBackend.supports_sink()` (`FI_SUPPORTS_SINK`): never when TRTLLM is forced off;
@@ -224,7 +254,7 @@ pub fn supports_sink(p: &Platform) -> bool {
         return false;
     }
     let r = p.release;
-    if r == V0_24_0 {
+    if r < V0_25_0Prefix {
         return supports(p, false);
     }
     (p.is_family(100) && supports(p, true) && supports(p, false))
@@ -232,8 +262,8 @@ pub fn supports_sink(p: &Platform) -> bool {
         || (r >= V0_30_0 && p.is_cc(90) && supports(p, false))
 }
 
-/// vLLM's own unit tests of these functions (`tests/kernels/attention/test_use_trtllm_attention.py`, 0.25.0 and 0.33.0;
-/// spec §6.1), restated: each test's mocks become a [`Platform`]. The default call is Llama-3-70B's heads 64/8,
+/// vLLM's own unit tests of these functions (`tests/kernels/attention/test_use_trtllm_attention.py`, 0.25.0 and 0.33.0),
+/// restated: each test's mocks become a [`Platform`]. The default call is Llama-3-70B's heads 64/8,
 /// 128 tokens, DCP 1, kv "auto", a bf16 query, decode, force None, no sinks, no speculative decoding.
 #[cfg(test)]
 mod vllm_unit_tests {
@@ -329,9 +359,8 @@ mod vllm_unit_tests {
     }
 
     #[test]
-    fn use_cases() {
+    fn use_cases_forced_off_and_dcp() {
         let s = supported();
-        let un = platform(V0_33_0, (8, 9), true);
         let d = default_args;
         assert!(
             !use_(
@@ -376,6 +405,13 @@ mod vllm_unit_tests {
             ),
             "..._force_on_still_false"
         );
+    }
+
+    #[test]
+    fn use_cases_platform_and_heads() {
+        let s = supported();
+        let un = platform(V0_33_0, (8, 9), true);
+        let d = default_args;
         assert!(!use_(&un, d()), "test_use_platform_unsupported");
         assert!(
             !use_(
@@ -410,6 +446,12 @@ mod vllm_unit_tests {
             ),
             "..._force_on_still_false"
         );
+    }
+
+    #[test]
+    fn use_cases_trtllm_or_auto() {
+        let s = supported();
+        let d = default_args;
         assert!(use_(&s, UseArgs { has_spec: true, ..d() }), "test_use_spec_decode_enables");
         assert!(
             use_(

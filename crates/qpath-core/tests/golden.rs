@@ -1,10 +1,12 @@
-//! Golden cases: the spec's truth tables (§1.5 Q dtypes, §2.9 kernels, as corrected by its errata), the seed story of
-//! vLLM PR #47485, and for each release the case where it differs from the release before it. Each case runs the whole
+//! Golden cases: the query-dtype and kernel truth tables of 0.33.0, the seed story (vLLM's XQA-decode change shipped
+//! without its fix, as the reconstructed 0.25.0-prefix, against 0.25.0 with both), and for each release the case where
+//! it differs from the release before it. Each case runs the whole
 //! resolution (command-line parsing, model presets, selection, grouping, builder) and compares the answer.
 
 use qpath_core::capability::CudaVersion;
 use qpath_core::release::Release::{self, *};
-use qpath_core::report::{GroupReport, Kernel, Report, Stage};
+use qpath_core::report::GroupErrorKind::{self, AssertionError, RuntimeError, ValueError};
+use qpath_core::report::{AttentionKind, Backend, GroupReport, Kernel, Report, Stage};
 use qpath_core::resolve::{resolve, Hardware, Scenario};
 
 const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
@@ -54,14 +56,14 @@ fn expect(r: &Report, qp: &str, qd: &str, kp: &str, kd: &str) {
     );
 }
 
-fn expect_error(r: &Report, kind: &str, message: &str, stage: Stage) {
+fn expect_error(r: &Report, kind: GroupErrorKind, message: &str, stage: Stage) {
     let g = group(r, 0);
     let e = g
         .error
         .as_ref()
         .unwrap_or_else(|| panic!("expected {kind}, got none; trace {:#?}", g.trace));
     assert_eq!(
-        (e.kind.as_str(), e.message.as_str(), e.stage),
+        (e.kind, e.message.as_str(), e.stage),
         (kind, message, stage),
         "trace {:#?}",
         g.trace
@@ -70,7 +72,7 @@ fn expect_error(r: &Report, kind: &str, message: &str, stage: Stage) {
 
 const FI: &str = "--attention-backend FLASHINFER";
 
-// ---- §1.5 query dtypes (0.33.0, bf16 model) and §2.9 kernels ----
+// ---- query dtypes (0.33.0, bf16 model) and kernels ----
 
 #[test]
 fn spec_1_5_and_2_9_ampere_and_ada() {
@@ -262,7 +264,7 @@ fn errata_1_nvfp4_errors_by_release() {
     let r = run("h100-sxm", V0_24_0, &format!("{FI} --kv-cache-dtype nvfp4"));
     expect_error(
         &r,
-        "ValueError",
+        ValueError,
         "--kv-cache-dtype nvfp4 requires sm100f, please try a different dtype or remove",
         Stage::Init,
     );
@@ -271,7 +273,7 @@ fn errata_1_nvfp4_errors_by_release() {
     let r = run("b200", V0_25_0, "--kv-cache-dtype nvfp4 -ac.use_trtllm_attention false");
     expect_error(
         &r,
-        "ValueError",
+        ValueError,
         "--kv-cache-dtype nvfp4 requires the SM100 trtllm-gen FlashInfer path.",
         Stage::Init,
     );
@@ -282,14 +284,14 @@ fn errata_1_nvfp4_errors_by_release() {
     );
     expect_error(
         &r,
-        "ValueError",
+        ValueError,
         "--kv-cache-dtype nvfp4_4over6 requires the SM100 trtllm-gen FlashInfer path.",
         Stage::Init,
     );
     let r = run("b200", V0_33_0, "--kv-cache-dtype nvfp4 -ac.use_trtllm_attention false");
     expect_error(
         &r,
-        "ValueError",
+        ValueError,
         "--kv-cache-dtype nvfp4 requires the SM100 trtllm-gen FlashInfer path.",
         Stage::Init,
     );
@@ -329,17 +331,17 @@ fn errata_2_sm90_head_dim_512_prefill() {
     }
 }
 
-// ---- the seed story: PR #43232 before and after its fix #47485 ----
+// ---- the seed story: the XQA-decode change before (0.25.0-prefix) and after (0.25.0) its fix ----
 
 #[test]
 fn seed_story_l4_fp8() {
     let args = "--kv-cache-dtype fp8";
     // FLASH_ATTN refuses fp8 on SM89, so FlashInfer is selected without being asked for.
     let prefix = run_with("l4", V0_25_0Prefix, None, None, args);
-    assert_eq!(group(&prefix, 0).backend, "FLASHINFER");
+    assert_eq!(group(&prefix, 0).backend, Backend::FlashInfer);
     expect_error(
         &prefix,
-        "AssertionError",
+        AssertionError,
         "fp8 tensor core is not supported in fa2 backend",
         Stage::PrefillPlan,
     );
@@ -348,7 +350,7 @@ fn seed_story_l4_fp8() {
     expect(&fixed, "bfloat16", "bfloat16", "fa2", "fa2");
     assert!(group(&fixed, 0).logs.iter().any(|l| l
         == "FlashInfer resolved query dtypes: prefill=torch.bfloat16, decode=torch.bfloat16, decode_backend=flashinfer-native, kv_cache_dtype=torch.float8_e4m3fn, arch=sm89"));
-    // Before #43232 there was no FP8 query off SM100 at all.
+    // Before the XQA-decode change (0.24.0) there was no FP8 query off SM100 at all.
     expect(
         &run_with("l4", V0_24_0, None, None, args),
         "bfloat16",
@@ -390,8 +392,8 @@ fn seed_story_skipped_layers_keep_16_bit_queries_after_the_fix() {
         None,
         "--kv-cache-dtype fp8 --kv-cache-dtype-skip-layers 0 2",
     );
-    assert_eq!(group(&l4, 0).backend, "FLASH_ATTN");
-    assert_eq!(group(&l4, 1).backend, "FLASHINFER");
+    assert_eq!(group(&l4, 0).backend, Backend::FlashAttn);
+    assert_eq!(group(&l4, 1).backend, Backend::FlashInfer);
 }
 
 // ---- each release against the one before it ----
@@ -447,11 +449,12 @@ fn release_0_26_0_drops_xqa_under_dcp_at_init_and_rewords_the_dcp_warning() {
 
 #[test]
 fn release_0_26_0_without_cubins_b200_fp8_hits_the_fa2_assert() {
-    // spec §8.1: SM100 without TRTLLM still gets FP8 queries (step 3), and FA2 asserts.
+    // SM100 without TRTLLM still gets FP8 queries (`get_q_data_type` quantizes on the SM100 family whatever the
+    // decode kernel), and FlashInfer's FA2 prefill module asserts on them.
     let r = run_with("b200", V0_26_0, None, None, "--kv-cache-dtype fp8");
     expect_error(
         &r,
-        "AssertionError",
+        AssertionError,
         "fp8 tensor core is not supported in fa2 backend",
         Stage::PrefillPlan,
     );
@@ -477,7 +480,7 @@ fn release_0_29_0_reverts_xqa_for_head_dim_512() {
     let old = run("h100-sxm", V0_28_0, &args);
     expect_error(
         &old,
-        "ValueError",
+        ValueError,
         "Invalid head_dim: 512, must be divisible by 16 and in range [16, 256]",
         Stage::DecodePlan,
     );
@@ -497,7 +500,11 @@ fn release_0_30_0_lifts_the_sm90_sliding_window_error() {
         })
     };
     let old = mk(V0_29_0);
-    let sliding = old.groups.iter().find(|g| g.attention == "sliding_window").unwrap();
+    let sliding = old
+        .groups
+        .iter()
+        .find(|g| g.attention == AttentionKind::SlidingWindow)
+        .unwrap();
     assert_eq!(
         sliding.error.as_ref().map(|e| e.message.as_str()),
         Some("FlashInfer backend on SM90 currently crashes with sliding-window attention layers. Use the default attention backend.")
@@ -509,8 +516,8 @@ fn release_0_30_0_lifts_the_sm90_sliding_window_error() {
 #[test]
 fn release_0_31_0_flash_attn_takes_fp8_head_dim_512_on_sm90() {
     let args = "--kv-cache-dtype fp8 --hf-overrides '{\"head_dim\": 512}'";
-    assert_eq!(group(&run("h100-sxm", V0_30_0, args), 0).backend, "FLASHINFER");
-    assert_eq!(group(&run("h100-sxm", V0_31_0, args), 0).backend, "FLASH_ATTN");
+    assert_eq!(group(&run("h100-sxm", V0_30_0, args), 0).backend, Backend::FlashInfer);
+    assert_eq!(group(&run("h100-sxm", V0_31_0, args), 0).backend, Backend::FlashAttn);
 }
 
 #[test]
@@ -541,7 +548,7 @@ fn release_0_33_0_relaxes_flashinfers_large_head_fa2_rule_for_fp8() {
     let old = run("h100-sxm", V0_32_0, &args);
     expect_error(
         &old,
-        "RuntimeError",
+        RuntimeError,
         "No supported CUDA architectures found for major versions [10, 11, 12].",
         Stage::PrefillPlan,
     );
@@ -581,7 +588,7 @@ fn gpt_oss_sinks() {
 fn auto_selection_traces_the_rejections() {
     let r = run_with("l4", V0_33_0, None, None, "--kv-cache-dtype fp8");
     let g = group(&r, 0);
-    assert_eq!(g.backend, "FLASHINFER");
+    assert_eq!(g.backend, Backend::FlashInfer);
     assert!(
         g.trace
             .iter()

@@ -2,12 +2,12 @@
 //! hold whatever the release. `builder_grid` drives the builder directly (over 100,000 groups); `scenario_grid` runs
 //! whole scenarios (command line, model, selection, grouping).
 
-use qpath_core::builder::{resolve_group, GroupSpec, UNVERIFIED};
+use qpath_core::builder::{resolve_group, GroupSpec};
 use qpath_core::capability::{ComputeCapability, CudaVersion};
 use qpath_core::dtype::TorchDtype;
 use qpath_core::platform::Platform;
 use qpath_core::release::Release;
-use qpath_core::report::{GroupReport, Kernel, Stage};
+use qpath_core::report::{Backend, GroupReport, Kernel, Stage};
 use qpath_core::resolve::{resolve, Hardware, Scenario};
 
 const CAPS: &[(u8, u8)] = &[(8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (10, 3), (11, 0), (12, 0), (12, 1)];
@@ -139,7 +139,7 @@ fn builder_grid() {
                                                         kernel: [out.kernel.prefill, out.kernel.decode],
                                                         error: out.error.as_ref().map(|e| (e.message.as_str(), e.stage)),
                                                         steps: out.trace.steps.len(),
-                                                        unverified: out.trace.steps.iter().any(|s| s.rule == UNVERIFIED),
+                                                        unverified: out.trace.steps.iter().any(|s| s.unverified),
                                                     };
                                                     check(&c, &|| {
                                                         format!("{release} {cc} kv={kv} q={quantized} force={force:?} disable={disable} heads={qh}/{kh} hd={head_dim} dcp={dcp} sinks={sinks} window={window:?} cubins={cubins}: {out:?}")
@@ -224,7 +224,7 @@ fn scenario_grid() {
 }
 
 fn check_group(g: &GroupReport, release: Release, r: &qpath_core::report::Report) {
-    if g.backend != "FLASHINFER" {
+    if g.backend != Backend::FlashInfer {
         assert!(g.q_dtype.prefill.is_none() && g.kernel.prefill.is_none());
         return;
     }
@@ -237,7 +237,7 @@ fn check_group(g: &GroupReport, release: Release, r: &qpath_core::report::Report
         kernel: [g.kernel.prefill, g.kernel.decode],
         error: g.error.as_ref().map(|e| (e.message.as_str(), e.stage)),
         steps: g.trace.len(),
-        unverified: g.trace.iter().any(|s| s.rule == UNVERIFIED),
+        unverified: g.trace.iter().any(|s| s.unverified),
     };
     check(&c, &|| scenario_ctx(r));
 }

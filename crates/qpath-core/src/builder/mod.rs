@@ -1,0 +1,133 @@
+//! One FlashInfer attention group, as vLLM's `FlashInferMetadataBuilder` sees it: `__init__` (cache dtype, query
+//! dtypes, decode kernel, start-up errors), then the first mixed batch (`build()`: the prefill TRTLLM decision and the
+//! decode route) and the FlashInfer wrappers' `plan()` (which resolve `backend="auto"` and generate the JIT module).
+//!
+//! One procedure for every release; each release difference is an `if` on [`Release`] next to the line it restates.
+//! [`init`] restates `__init__` and [`batch`] the first batch, each as named steps in the source's order
+//! (`vllm/v1/attention/backends/flashinfer.py`; each step's doc comment names the statement and its [`source`] line).
+
+mod batch;
+mod init;
+
+use crate::dtype::TorchDtype;
+use crate::platform::Platform;
+use crate::release::Release;
+use crate::report::{GroupError, GroupErrorKind, Kernel, Phases, Stage};
+use crate::source::Cite;
+use crate::trace::Trace;
+
+/// What the builder is constructed from: one attention group's per-layer KV spec and heads (per tensor-parallel rank).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupSpec {
+    /// The layer's (skip-adjusted) `kv_cache_dtype` is not `auto`/`float16`/`bfloat16`: `kv_quant_mode != NONE`.
+    pub quantized: bool,
+    /// `kv_cache_spec.dtype` for an unquantized group (the model dtype, or `--kv-cache-dtype float16/bfloat16`).
+    pub spec_dtype: TorchDtype,
+    pub head_dim: u32,
+    pub q_heads: u32,
+    pub kv_heads: u32,
+    pub sliding_window: Option<u32>,
+    pub has_sinks: bool,
+}
+
+/// What the builder decided for the group.
+#[derive(Debug)]
+pub struct GroupOutcome {
+    pub cache_dtype: String,
+    pub q_dtype: Phases<Option<TorchDtype>>,
+    pub kernel: Phases<Option<Kernel>>,
+    pub error: Option<GroupError>,
+    pub trace: Trace,
+}
+
+struct Run<'a> {
+    p: &'a Platform,
+    g: &'a GroupSpec,
+    t: Trace,
+    cache_dtype: String,
+    q: Phases<Option<TorchDtype>>,
+    kernel: Phases<Option<Kernel>>,
+}
+
+/// An error the real code raises, stopping the group where it fires.
+struct Raise {
+    kind: GroupErrorKind,
+    message: String,
+    stage: Stage,
+    cite: Cite,
+}
+
+fn raise(kind: GroupErrorKind, message: impl Into<String>, stage: Stage, cite: Cite) -> Raise {
+    Raise {
+        kind,
+        message: message.into(),
+        stage,
+        cite,
+    }
+}
+
+/// Runs the builder for one group.
+pub fn resolve_group(p: &Platform, g: &GroupSpec) -> GroupOutcome {
+    let mut run = Run {
+        p,
+        g,
+        t: Trace::new(p.release),
+        cache_dtype: String::new(),
+        q: Phases::default(),
+        kernel: Phases::default(),
+    };
+    let error = run.all().err().map(|r| {
+        let src = r.cite.at(p.release).map(|s| s.short());
+        let shown = if r.message.is_empty() {
+            "(a bare assert, no message)".to_string()
+        } else {
+            r.message.clone()
+        };
+        run.t.step(Some(&r.cite), format!("raises {}", r.kind), shown);
+        GroupError {
+            kind: r.kind,
+            message: r.message,
+            stage: r.stage,
+            source: src,
+        }
+    });
+    GroupOutcome {
+        cache_dtype: run.cache_dtype,
+        q_dtype: run.q,
+        kernel: run.kernel,
+        error,
+        trace: run.t,
+    }
+}
+
+/// `get_dtype_for_flashinfer`: the FP8 dtype of an fp8* string (NVFP4 is handled before it is called).
+fn fp8_of(cache_dtype: &str) -> Option<TorchDtype> {
+    match cache_dtype {
+        "fp8" | "fp8_e4m3" => Some(TorchDtype::Float8E4m3fn),
+        "fp8_e5m2" => Some(TorchDtype::Float8E5m2),
+        _ => None,
+    }
+}
+
+impl Run<'_> {
+    fn r(&self) -> Release {
+        self.p.release
+    }
+
+    /// `__init__` at engine start, then the first mixed batch.
+    fn all(&mut self) -> Result<(), Raise> {
+        let init = self.init()?;
+        self.first_batch(init)
+    }
+}
+
+/// The prefill tokens of the modelled first batch (`use_trtllm_attention` reads the count only for decodes).
+const PREFILL_TOKENS: u32 = 512;
+
+/// What `__init__` leaves for `build()`.
+struct Init {
+    kv: TorchDtype,
+    nvfp4: bool,
+    nvfp4_fa2: bool,
+    decode_kernel: Option<Kernel>,
+}

@@ -1,0 +1,122 @@
+//! The string-literal unions of `static/qpath.d.ts` list exactly the strings the report's enums serialise to, so a
+//! variant added on either side fails here even when no scenario of `scripts/dts-check.sh` produces it. Each list below
+//! is kept complete by an exhaustive `match`: a new Rust variant does not compile until it is added.
+
+use qpath_core::dtype::TorchDtype;
+use qpath_core::matrix::CellStatus;
+use qpath_core::report::{AttentionKind, Backend, GroupErrorKind, Kernel, ScenarioErrorKind, Stage};
+use serde::Serialize;
+
+const DTS: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/qpath.d.ts"));
+
+/// The quoted strings of `export type NAME = "a" | "b" …;` in the d.ts.
+fn union(name: &str) -> Vec<String> {
+    let head = format!("export type {name} = ");
+    let start = DTS.find(&head).unwrap_or_else(|| panic!("qpath.d.ts has no `{head}`")) + head.len();
+    let body = &DTS[start..start + DTS[start..].find(';').expect("a union ends with `;`")];
+    body.split('|')
+        .map(|part| {
+            let part = part.trim();
+            assert!(
+                part.len() >= 2 && part.starts_with('"') && part.ends_with('"'),
+                "{name}: `{part}` is not a string literal"
+            );
+            part[1..part.len() - 1].to_string()
+        })
+        .collect()
+}
+
+fn json<T: Serialize>(values: &[T]) -> Vec<String> {
+    values
+        .iter()
+        .map(|v| {
+            serde_json::to_value(v)
+                .unwrap()
+                .as_str()
+                .expect("serialises as a string")
+                .to_string()
+        })
+        .collect()
+}
+
+fn same(name: &str, rust: Vec<String>) {
+    let (mut d, mut r) = (union(name), rust);
+    d.sort();
+    r.sort();
+    assert_eq!(d, r, "qpath.d.ts `{name}` (left) vs the strings the core serialises (right)");
+}
+
+#[test]
+fn unions_match_the_enums() {
+    let backends = Backend::ALL;
+    let _: fn(Backend) = |b| match b {
+        Backend::FlashAttn | Backend::FlashInfer | Backend::TritonAttn | Backend::FlexAttention | Backend::TurboQuant => {}
+    };
+    same("Backend", json(&backends));
+
+    let attention = [AttentionKind::Full, AttentionKind::SlidingWindow];
+    let _: fn(AttentionKind) = |a| match a {
+        AttentionKind::Full | AttentionKind::SlidingWindow => {}
+    };
+    same("AttentionKind", json(&attention));
+
+    let scenario = [
+        ScenarioErrorKind::ArgumentError,
+        ScenarioErrorKind::ValueError,
+        ScenarioErrorKind::InputError,
+    ];
+    let _: fn(ScenarioErrorKind) = |k| match k {
+        ScenarioErrorKind::ArgumentError | ScenarioErrorKind::ValueError | ScenarioErrorKind::InputError => {}
+    };
+    same("ScenarioErrorType", json(&scenario));
+
+    let group = [
+        GroupErrorKind::ValueError,
+        GroupErrorKind::AssertionError,
+        GroupErrorKind::NotImplementedError,
+        GroupErrorKind::RuntimeError,
+    ];
+    let _: fn(GroupErrorKind) = |k| match k {
+        GroupErrorKind::ValueError
+        | GroupErrorKind::AssertionError
+        | GroupErrorKind::NotImplementedError
+        | GroupErrorKind::RuntimeError => {}
+    };
+    same("GroupErrorType", json(&group));
+
+    let kernels = [Kernel::TrtllmGen, Kernel::Xqa, Kernel::Fa3, Kernel::Fa2];
+    let _: fn(Kernel) = |k| match k {
+        Kernel::TrtllmGen | Kernel::Xqa | Kernel::Fa3 | Kernel::Fa2 => {}
+    };
+    same("Kernel", json(&kernels));
+
+    let stages = [Stage::Init, Stage::Build, Stage::PrefillPlan, Stage::DecodePlan];
+    let _: fn(Stage) = |s| match s {
+        Stage::Init | Stage::Build | Stage::PrefillPlan | Stage::DecodePlan => {}
+    };
+    same("Stage", json(&stages));
+
+    let statuses = [CellStatus::Ok, CellStatus::Error, CellStatus::OtherBackend];
+    let _: fn(CellStatus) = |s| match s {
+        CellStatus::Ok | CellStatus::Error | CellStatus::OtherBackend => {}
+    };
+    same("CellStatus", json(&statuses));
+
+    let dtypes = [
+        TorchDtype::Float16,
+        TorchDtype::BFloat16,
+        TorchDtype::Float32,
+        TorchDtype::Float8E4m3fn,
+        TorchDtype::Float8E5m2,
+        TorchDtype::Uint8,
+    ];
+    let _: fn(TorchDtype) = |d| match d {
+        TorchDtype::Float16
+        | TorchDtype::BFloat16
+        | TorchDtype::Float32
+        | TorchDtype::Float8E4m3fn
+        | TorchDtype::Float8E5m2
+        | TorchDtype::Uint8 => {}
+    };
+    same("Dtype", json(&dtypes));
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Checks static/qpath.d.ts against the real JSON: the CLI writes the JSON of a few reports and a matrix
+# (`qpath --format json`, `qpath matrix --format json`), each becomes a .ts file `const value: Report = <json>;` in a
+# temporary folder, and `tsc --noEmit --strict` (tests/e2e's pinned typescript) type-checks them against the d.ts. A key
+# the d.ts lacks, a key it has that the JSON lacks, a wrong type or a string outside one of its unions fails the check.
+# `qpath gpus` and `qpath releases` print text, not JSON, so the d.ts's GpuInfo and ReleaseInfo (the JS API's gpus()
+# and releases()) are not checked here.
+# Needs tests/e2e's node packages (scripts/setup.sh test, or `npm ci` in tests/e2e). Ends with "dts: N passed, M failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TSC=tests/e2e/node_modules/.bin/tsc
+[ -x "$TSC" ] || { echo "dts: $TSC missing; run scripts/setup.sh test (or npm ci in tests/e2e)" >&2; exit 1; }
+cargo build -q -p qpath-cli
+QPATH=target/debug/qpath
+
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+cp static/qpath.d.ts "$DIR/qpath.d.ts"
+count=0
+
+# emit NAME TYPE QPATH-ARGS...: $DIR/NAME.ts holds the JSON the CLI prints, typed as TYPE of the d.ts.
+emit() {
+  local name="$1" type="$2"
+  shift 2
+  {
+    printf 'import type { %s } from "./qpath.d.ts";\n\nexport const value: %s = ' "$type" "$type"
+    "$QPATH" "$@"
+    printf ';\n'
+  } >"$DIR/$name.ts"
+  count=$((count + 1))
+}
+
+LLAMA="vllm serve meta-llama/Llama-3.1-8B-Instruct"
+# FlashInfer groups that raise: the FA2 FP8 assertion (0.25.0-prefix on L4), SM90 with sliding-window layers
+# (NotImplementedError, next to a group that works), an NVFP4 cache off SM100 (ValueError), FA2 with head_dim 512 off
+# Blackwell (RuntimeError); groups that work, one with attention sinks.
+emit group-assertion Report --gpu l4 --vllm 0.25.0-prefix --format json -- $LLAMA --kv-cache-dtype fp8
+emit group-not-implemented Report --gpu h100-sxm --vllm 0.26.0 --format json -- \
+  vllm serve google/gemma-3-27b-it --attention-backend FLASHINFER
+emit group-value-error Report --gpu h100-sxm --vllm 0.24.0 --format json -- $LLAMA --attention-backend FLASHINFER --kv-cache-dtype nvfp4
+emit group-runtime-error Report --gpu h100-sxm --vllm 0.32.0 --format json -- $LLAMA --attention-backend FLASHINFER \
+  --kv-cache-dtype fp8 -ac.disable_flashinfer_q_quantization true --hf-overrides '{"head_dim": 512}'
+emit group-ok Report --gpu b200 --format json -- $LLAMA --kv-cache-dtype fp8
+emit group-sinks Report --gpu b200 --trtllm-cubins yes --format json -- vllm serve openai/gpt-oss-20b
+# Scenario errors: argparse, an invalid forced backend (vLLM's ValueError), a model qpath cannot read.
+emit scenario-argument Report --format json -- $LLAMA --no-such-flag
+emit scenario-value Report --gpu v100 --format json -- $LLAMA --attention-backend FLASHINFER
+emit scenario-input Report --format json -- vllm serve no-such-org/no-such-model
+# Several groups: sliding-window and full layers, one quantized and one skipped.
+emit multi-group Report --gpu h100-sxm --format json -- vllm serve google/gemma-3-27b-it
+emit multi-group-skip Report --gpu b200 --format json -- \
+  vllm serve google/gemma-3-27b-it --kv-cache-dtype fp8 --kv-cache-dtype-skip-layers sliding_window
+# A raw compute capability (gpu.id is null).
+emit capability Report --compute-capability 9.0 --format json -- $LLAMA
+# Matrices: every status (ok, error, other-backend) appears in these.
+emit matrix Matrix matrix --vllm 0.33.0 --format json -- $LLAMA
+emit matrix-gemma Matrix matrix --vllm 0.28.0 --format json -- vllm serve google/gemma-3-27b-it
+
+cat >"$DIR/tsconfig.json" <<'EOF'
+{
+  "compilerOptions": {
+    "strict": true,
+    "noEmit": true,
+    "target": "es2020",
+    "module": "esnext",
+    "moduleResolution": "bundler",
+    "allowImportingTsExtensions": true,
+    "skipLibCheck": false,
+    "types": []
+  },
+  "include": ["*.ts"]
+}
+EOF
+
+if "$TSC" --noEmit --strict -p "$DIR/tsconfig.json"; then
+  echo "dts: $count passed, 0 failed"
+else
+  echo "dts: static/qpath.d.ts does not describe the JSON above (files in $DIR are removed on exit)" >&2
+  echo "dts: 0 passed, 1 failed"
+  exit 1
+fi
