@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # qpath's whole test suite, as CI runs it (.ci/run -> make test -> this). Stops at the first failing step.
-#   1. cargo fmt --check             5. wasm-bindgen-test in headless Chromium (chromedriver)
-#   2. clippy, native, -D warnings    6. wasm-bindgen-test in headless Firefox (geckodriver)
-#   3. clippy, wasm32, -D warnings    7. trunk build --release (the page as it ships, wasm-opt -Oz)
-#   4. native tests (core + page logic)     8. the built site under a sub-path: the embedding example in Chromium
-#                                           9. size budgets of the built page (scripts/budget.sh)
-#                                           10. end-to-end: user stories and axe-core audits of dist/ in Chromium
+#   1. cargo fmt --check                        7. wasm-bindgen-test in headless Firefox (geckodriver)
+#   2. clippy, native, -D warnings               8. trunk build --release (the page as it ships, wasm-opt -Oz)
+#   3. clippy, wasm32, -D warnings               9. the built site under a sub-path: the embedding example in Chromium
+#   4. native tests (core + page logic)          10. size budgets of the built page (scripts/budget.sh)
+#   5. static/qpath.d.ts type-checked (tsc)      11. end-to-end: user stories and axe-core audits of dist/ in Chromium
+#      against the CLI's real JSON
+#   6. wasm-bindgen-test in headless Chromium (chromedriver)
 # It ends with one summary line: "summary: N passed, N failed" over every cargo test run, the sub-path checks, the
-# budgets and the end-to-end checks (their "test result:", "subpath:", "budget:" and "e2e:" lines).
+# budgets, the d.ts check and the end-to-end checks (their "test result:", "subpath:", "budget:", "dts:" and "e2e:" lines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -21,7 +22,7 @@ failed=0
 
 count() { # add up the "test result: ... N passed; M failed" (cargo), "subpath: N passed, M failed" and "e2e: …" lines of a log
   local sums
-  sums=$(awk '/^(test result|subpath|budget|e2e): / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+  sums=$(awk '/^(test result|subpath|budget|e2e|dts): / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
               END { print p + 0, f + 0 }' "$1")
   passed=$((passed + ${sums% *})); failed=$((failed + ${sums#* }))
 }
@@ -53,6 +54,7 @@ step fmt cargo fmt --all --check
 step clippy-native cargo clippy --workspace --all-targets --locked -- -D warnings
 step clippy-wasm32 cargo clippy --workspace --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
 step native-tests cargo test --workspace --locked
+step dts scripts/dts-check.sh
 browser_tests chromium-tests env -u GECKODRIVER CHROMEDRIVER="$(command -v chromedriver)" \
   cargo test --locked --target wasm32-unknown-unknown -p qpath-web
 browser_tests firefox-tests env -u CHROMEDRIVER GECKODRIVER="$(command -v geckodriver)" \

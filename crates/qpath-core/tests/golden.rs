@@ -420,6 +420,55 @@ fn release_0_25_1_equals_0_25_0() {
     }
 }
 
+/// 0.27.1 changes only `_version.py` and `model_executor/models/qwen3_dspark.py` against 0.27.0 (`diff -rq` of the
+/// wheels), so qpath answers as 0.27.0 does, under its own name, links at its own tag and 0.27.0's line numbers.
+#[test]
+fn release_0_27_1_equals_0_27_0_under_its_own_name() {
+    for gpu in ["l4", "h100-sxm", "b200", "rtx-5090", "dgx-spark"] {
+        for args in [
+            "",
+            "--kv-cache-dtype fp8",
+            "--kv-cache-dtype fp8 -dcp 2",
+            "--kv-cache-dtype nvfp4",
+            "--kv-cache-dtype fp8_e5m2",
+        ] {
+            let a = run(gpu, V0_27_0, &format!("{FI} {args}"));
+            let b = run(gpu, V0_27_1, &format!("{FI} {args}"));
+            assert_eq!((a.vllm.as_str(), b.vllm.as_str()), ("0.27.0", "0.27.1"));
+            assert_eq!(
+                (a.flashinfer.as_str(), b.flashinfer.as_str()),
+                ("0.6.16.post3", "0.6.16.post3")
+            );
+            for (ga, gb) in a.groups.iter().zip(&b.groups) {
+                for (sa, sb) in ga.trace.iter().zip(&gb.trace) {
+                    assert_eq!(
+                        (&sa.rule, &sa.outcome, &sa.source),
+                        (&sb.rule, &sb.outcome, &sb.source),
+                        "{gpu} {args}"
+                    );
+                    if let (Some(ua), Some(ub)) = (&sa.url, &sb.url) {
+                        assert_eq!(ua.replace("/v0.27.0/", "/v0.27.1/"), *ub, "{gpu} {args}");
+                    }
+                }
+            }
+            let strip = |r: Report| -> Vec<GroupReport> {
+                let mut groups = r.groups;
+                groups.iter_mut().flat_map(|g| g.trace.iter_mut()).for_each(|s| s.url = None);
+                groups
+            };
+            assert_eq!(strip(a), strip(b), "{gpu} {args}");
+        }
+    }
+    // The seed story on an L4 at 0.27.1: FlashInfer chosen for the FP8 cache, 16-bit queries on FA2.
+    expect(
+        &run("l4", V0_27_1, "--kv-cache-dtype fp8"),
+        "bfloat16",
+        "bfloat16",
+        "fa2",
+        "fa2",
+    );
+}
+
 #[test]
 fn release_0_26_0_drops_xqa_under_dcp_at_init_and_rewords_the_dcp_warning() {
     let args = format!("{FI} --kv-cache-dtype fp8 -dcp 2");
