@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 [ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
 
-TARGET_TOTAL_GZIP=153600   # issue 6's 150 KB: reported, not enforced yet
+TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced yet
 TOTAL_GZIP_LIMIT=264000
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
@@ -81,7 +81,7 @@ else
   passed=$((passed + 1))
 fi
 if [ "$total" -gt "$TARGET_TOTAL_GZIP" ]; then
-  echo "budget: note: $total B is $((total - TARGET_TOTAL_GZIP)) B over issue 6's target of $TARGET_TOTAL_GZIP B (150 KB)"
+  echo "budget: note: $total B is $((total - TARGET_TOTAL_GZIP)) B over the page-size target of $TARGET_TOTAL_GZIP B (150 KB)"
 fi
 echo "budget: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

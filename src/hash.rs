@@ -130,7 +130,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_issue_example() {
+    fn reads_a_whole_link() {
         let l = parse("#gpu=l4&vllm=0.25.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8");
         assert_eq!(l.gpu.map(|g| g.id), Some("l4"));
         assert_eq!(l.release, Some(Release::V0_25_0));

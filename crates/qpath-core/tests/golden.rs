@@ -256,10 +256,10 @@ fn disabling_query_quantization_gives_model_dtype_everywhere() {
     }
 }
 
-// ---- errata 1: NVFP4 raises before any query dtype exists ----
+// ---- NVFP4 caches raise before any query dtype exists ----
 
 #[test]
-fn errata_1_nvfp4_errors_by_release() {
+fn nvfp4_errors_by_release() {
     // 0.24.0: NVFP4 off the SM100 family (FlashInfer is selected: FLASH_ATTN refuses nvfp4, FlashInfer lists it).
     let r = run("h100-sxm", V0_24_0, &format!("{FI} --kv-cache-dtype nvfp4"));
     expect_error(
@@ -310,10 +310,10 @@ fn errata_1_nvfp4_errors_by_release() {
     assert!(r.error.unwrap().message.contains("kv_cache_dtype not supported"));
 }
 
-// ---- errata 2: SM90 head_dim 512 prefill is fa3 with FlashInfer 0.6.12–0.6.14, fa2 from 0.6.16.post3 ----
+// ---- SM90 head_dim 512 prefill is fa3 with FlashInfer 0.6.12–0.6.14, fa2 from 0.6.16.post3 ----
 
 #[test]
-fn errata_2_sm90_head_dim_512_prefill() {
+fn sm90_head_dim_512_prefill() {
     let args = format!("{FI} --hf-overrides '{{\"head_dim\": 512}}'");
     for rel in [V0_24_0, V0_25_0, V0_26_0] {
         assert_eq!(
