@@ -64,13 +64,19 @@ fn variant(name: &str) -> String {
 
 pub fn generate(manifest: &Path) {
     let table: Releases = super::load(manifest, "releases.toml");
-    let rows = &table.release;
+    let source = source_releases(&table.release);
+    let dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    std::fs::write(dir.join("releases.rs"), releases_rs(&table.release, &source)).unwrap();
+    std::fs::write(dir.join("cites.rs"), cites_rs(manifest, &table.release, &source)).unwrap();
+}
+
+/// Each release's source release: itself, or the byte-identical release it names (checked to exist, to have no
+/// source of its own and to pin the same FlashInfer).
+fn source_releases(rows: &[Row]) -> Vec<usize> {
     assert!(!rows.is_empty(), "data/releases.toml lists no release");
     let index: BTreeMap<&str, usize> = rows.iter().enumerate().map(|(i, r)| (r.name.as_str(), i)).collect();
     assert_eq!(index.len(), rows.len(), "data/releases.toml lists a release twice");
-    // Each release's source release (itself, or the byte-identical earlier one it names).
-    let source: Vec<usize> = rows
-        .iter()
+    rows.iter()
         .enumerate()
         .map(|(i, r)| match &r.source {
             None => i,
@@ -94,7 +100,11 @@ pub fn generate(manifest: &Path) {
                 j
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The `Release` enum, `ALL`, `LATEST` and the per-release facts.
+fn releases_rs(rows: &[Row], source: &[usize]) -> String {
     let latest = rows
         .iter()
         .rposition(|r| r.released)
@@ -149,10 +159,12 @@ pub fn generate(manifest: &Path) {
         .unwrap();
     }
     out.push_str("];\n");
-    let dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-    std::fs::write(dir.join("releases.rs"), out).unwrap();
+    out
+}
 
-    // Citations.
+/// One `Cite` constant per entry of `data/source-lines.toml`, its lines resolved for every release, and `ALL_CITES`.
+fn cites_rs(manifest: &Path, rows: &[Row], source: &[usize]) -> String {
+    let index: BTreeMap<&str, usize> = rows.iter().enumerate().map(|(i, r)| (r.name.as_str(), i)).collect();
     let cites: BTreeMap<String, CiteRow> = super::load(manifest, "source-lines.toml");
     let pins: Vec<&str> = rows.iter().map(|r| r.flashinfer.as_str()).collect();
     let text = std::fs::read_to_string(manifest.join("../../data/source-lines.toml")).unwrap();
@@ -212,5 +224,5 @@ pub fn generate(manifest: &Path) {
         all.join(", ")
     )
     .unwrap();
-    std::fs::write(dir.join("cites.rs"), out).unwrap();
+    out
 }

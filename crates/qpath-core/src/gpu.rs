@@ -161,94 +161,112 @@ pub fn validate_table(rows: &[Gpu]) -> Vec<String> {
     let mut names = HashSet::new();
     for g in rows {
         let mut bad = |what: String| problems.push(format!("gpu `{}`: {what}", g.id));
-        let id_ok = !g.id.is_empty()
-            && g.id
-                .bytes()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-            && !g.id.starts_with('-')
-            && !g.id.ends_with('-');
-        if !id_ok {
-            bad("id must be lowercase letters, digits and inner dashes".into());
-        }
         if !ids.insert(g.id) {
             bad("duplicate id".into());
         }
         if g.name.trim().is_empty() || !names.insert(g.name) {
             bad(format!("name `{}` is empty or used twice", g.name));
         }
-        if g.arch.trim().is_empty() {
-            bad("arch is empty".into());
-        }
-        let cc = g.capability;
-        // CUDA capabilities in use run from 3.0 (Kepler) to 12.x (Blackwell); a minor is one digit.
-        if !(3..=12).contains(&cc.major) || cc.minor > 9 {
-            bad(format!("compute capability {cc} is not a CUDA capability"));
-        }
-        if !sm_matches(g.sm, cc) {
-            bad(format!(
-                "sm `{}` does not match capability {cc} (expected `{1}`, `{1}a` or `{1}f`)",
-                g.sm,
-                cc.sm()
-            ));
-        }
-        // Tensor-core dtypes arrived with these architectures: BF16 with Ampere (8.0), FP8 with Ada (8.9), FP4 with Blackwell (10.0).
-        if g.bf16 && cc < ComputeCapability::new(8, 0) {
-            bad(format!("bf16 claimed below 8.0 (capability {cc})"));
-        }
-        if g.fp8 && cc < ComputeCapability::new(8, 9) {
-            bad(format!("fp8 claimed below 8.9 (capability {cc})"));
-        }
-        if g.fp4 && (!g.fp8 || cc < ComputeCapability::new(10, 0)) {
-            bad(format!("fp4 claimed without fp8 or below 10.0 (capability {cc})"));
-        }
-        if g.memory_gb == 0 || (!g.memory_gb_variants.is_empty() && !g.memory_gb_variants.contains(&g.memory_gb)) {
-            bad(format!(
-                "memory_gb {} is zero or not one of memory_gb_variants {:?}",
-                g.memory_gb, g.memory_gb_variants
-            ));
-        }
-        if g.memory_type.trim().is_empty() {
-            bad("memory_type is empty".into());
-        }
-        if !SEGMENTS.contains(&g.segment) {
-            bad(format!("segment `{}` is not one of {SEGMENTS:?}", g.segment));
-        }
-        if !(2010..=2030).contains(&g.year) {
-            bad(format!("year {} is implausible", g.year));
-        }
-        if g.sources.is_empty() || g.sources.iter().any(|s| s.trim().is_empty()) {
-            bad("every row needs at least one non-empty source".into());
-        }
-        for f in g.unconfirmed {
-            if !FIELDS.contains(f) {
-                bad(format!("unconfirmed names `{f}`, which is not a field"));
-            }
-        }
-        for r in g.capability_by_cuda {
-            let rc = r.capability;
-            if !(3..=12).contains(&rc.major) || rc.minor > 9 || !sm_matches(r.sm, rc) {
-                bad(format!(
-                    "capability_by_cuda entry {rc} / {} is not a valid capability and SM pair",
-                    r.sm
-                ));
-            }
-            if r.cuda_min.is_none() && r.cuda_max.is_none() {
-                bad(format!("capability_by_cuda entry {rc} names no CUDA range"));
-            }
-            if let (Some(a), Some(b)) = (r.cuda_min, r.cuda_max) {
-                if a > b {
-                    bad(format!("capability_by_cuda entry {rc}: cuda_min {a} is above cuda_max {b}"));
-                }
-            }
-            if r.when.trim().is_empty() {
-                bad(format!("capability_by_cuda entry {rc} does not say when it applies"));
-            }
-        }
-        if !g.capability_by_cuda.is_empty() && !g.capability_by_cuda.iter().any(|r| r.capability == cc) {
-            bad(format!("capability_by_cuda does not list the current capability {cc}"));
-        }
+        check_identity(g, &mut bad);
+        check_capability(g, &mut bad);
+        check_capability_by_cuda(g, &mut bad);
     }
     problems
+}
+
+/// The row's id, texts, memory, segment, year, sources and `unconfirmed` list.
+fn check_identity(g: &Gpu, bad: &mut impl FnMut(String)) {
+    let id_ok = !g.id.is_empty()
+        && g.id
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        && !g.id.starts_with('-')
+        && !g.id.ends_with('-');
+    if !id_ok {
+        bad("id must be lowercase letters, digits and inner dashes".into());
+    }
+    if g.arch.trim().is_empty() {
+        bad("arch is empty".into());
+    }
+    if g.memory_gb == 0 || (!g.memory_gb_variants.is_empty() && !g.memory_gb_variants.contains(&g.memory_gb)) {
+        bad(format!(
+            "memory_gb {} is zero or not one of memory_gb_variants {:?}",
+            g.memory_gb, g.memory_gb_variants
+        ));
+    }
+    if g.memory_type.trim().is_empty() {
+        bad("memory_type is empty".into());
+    }
+    if !SEGMENTS.contains(&g.segment) {
+        bad(format!("segment `{}` is not one of {SEGMENTS:?}", g.segment));
+    }
+    if !(2010..=2030).contains(&g.year) {
+        bad(format!("year {} is implausible", g.year));
+    }
+    if g.sources.is_empty() || g.sources.iter().any(|s| s.trim().is_empty()) {
+        bad("every row needs at least one non-empty source".into());
+    }
+    for f in g.unconfirmed {
+        if !FIELDS.contains(f) {
+            bad(format!("unconfirmed names `{f}`, which is not a field"));
+        }
+    }
+}
+
+/// The capability, its SM target, and the tensor-core dtypes it can have.
+fn check_capability(g: &Gpu, bad: &mut impl FnMut(String)) {
+    let cc = g.capability;
+    // CUDA capabilities in use run from 3.0 (Kepler) to 12.x (Blackwell); a minor is one digit.
+    if !(3..=12).contains(&cc.major) || cc.minor > 9 {
+        bad(format!("compute capability {cc} is not a CUDA capability"));
+    }
+    if !sm_matches(g.sm, cc) {
+        bad(format!(
+            "sm `{}` does not match capability {cc} (expected `{1}`, `{1}a` or `{1}f`)",
+            g.sm,
+            cc.sm()
+        ));
+    }
+    // Tensor-core dtypes arrived with these architectures: BF16 with Ampere (8.0), FP8 with Ada (8.9), FP4 with Blackwell (10.0).
+    if g.bf16 && cc < ComputeCapability::new(8, 0) {
+        bad(format!("bf16 claimed below 8.0 (capability {cc})"));
+    }
+    if g.fp8 && cc < ComputeCapability::new(8, 9) {
+        bad(format!("fp8 claimed below 8.9 (capability {cc})"));
+    }
+    if g.fp4 && (!g.fp8 || cc < ComputeCapability::new(10, 0)) {
+        bad(format!("fp4 claimed without fp8 or below 10.0 (capability {cc})"));
+    }
+}
+
+/// The capabilities a GPU reports under different CUDA versions (Jetson Thor).
+fn check_capability_by_cuda(g: &Gpu, bad: &mut impl FnMut(String)) {
+    for r in g.capability_by_cuda {
+        let rc = r.capability;
+        if !(3..=12).contains(&rc.major) || rc.minor > 9 || !sm_matches(r.sm, rc) {
+            bad(format!(
+                "capability_by_cuda entry {rc} / {} is not a valid capability and SM pair",
+                r.sm
+            ));
+        }
+        if r.cuda_min.is_none() && r.cuda_max.is_none() {
+            bad(format!("capability_by_cuda entry {rc} names no CUDA range"));
+        }
+        if let (Some(a), Some(b)) = (r.cuda_min, r.cuda_max) {
+            if a > b {
+                bad(format!("capability_by_cuda entry {rc}: cuda_min {a} is above cuda_max {b}"));
+            }
+        }
+        if r.when.trim().is_empty() {
+            bad(format!("capability_by_cuda entry {rc} does not say when it applies"));
+        }
+    }
+    if !g.capability_by_cuda.is_empty() && !g.capability_by_cuda.iter().any(|r| r.capability == g.capability) {
+        bad(format!(
+            "capability_by_cuda does not list the current capability {}",
+            g.capability
+        ));
+    }
 }
 
 #[cfg(test)]
