@@ -2,12 +2,20 @@
 //! changes through `on<verb>` callbacks.
 
 pub mod app;
+pub mod attention_fieldset;
+pub mod cache_fieldset;
 pub mod choice;
+pub mod chrome;
 pub mod command_line;
 pub mod compare;
 pub mod filters;
 pub mod gpu_detail;
 pub mod gpu_list;
+pub mod gpu_picker;
+pub mod hooks;
 pub mod inputs;
 pub mod matrix_view;
+pub mod model_fieldset;
+pub mod release_fieldset;
 pub mod results;
+pub mod views;

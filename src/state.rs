@@ -2,9 +2,12 @@
 //! is the state of the flags: controls edit it (through the last command line that parsed) and the page re-derives
 //! everything else (the parsed flags, the report) in render.
 
+use std::fmt::Display;
 use std::rc::Rc;
+use std::str::FromStr;
 
 use qpath_core::capability::{ComputeCapability, CudaVersion};
+use qpath_core::choices;
 use qpath_core::gpu::{self, Gpu, GpuFilter};
 use qpath_core::release::Release;
 use qpath_core::resolve::{Hardware, Scenario, DEFAULT_CUDA};
@@ -13,7 +16,8 @@ use yew::Reducible;
 
 use crate::hash;
 
-/// The command line a first visit shows: the seed story of vLLM PR #47485.
+/// The command line a first visit shows: an FP8 KV cache on an L4, whose FP8 queries crashed FlashInfer's fa2 prefill
+/// in the 0.25.0 prefix release.
 pub const DEFAULT_COMMAND: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8";
 pub const DEFAULT_GPU: &str = "l4";
 
@@ -93,6 +97,24 @@ pub enum Action {
     SetCompareRelease(Release),
     /// A matrix cell: this GPU with this `--kv-cache-dtype`, back to the explainer.
     PickCell(&'static Gpu, String),
+    /// A message about input the page could not use (a value a select reported that is not one qpath knows).
+    Notice(String),
+}
+
+impl Action {
+    /// The action for `value`, chosen in the select of `what`: `make` of the parsed value, or a notice naming the value
+    /// when it does not parse (the state then keeps its previous choice).
+    pub fn parsed<T: FromStr>(what: &str, value: &str, make: impl FnOnce(T) -> Action) -> Action
+    where
+        T::Err: Display,
+    {
+        match value.parse() {
+            Ok(v) => make(v),
+            Err(e) => Action::Notice(format!(
+                "The {what} `{value}` is not one qpath knows ({e}); the previous choice is kept."
+            )),
+        }
+    }
 }
 
 impl Default for Page {
@@ -200,19 +222,8 @@ impl Page {
             Edit::DisableQQuant(v) => c.attention_config.disable_flashinfer_q_quantization = v,
             Edit::Dcp(n) => c.decode_context_parallel_size = n.max(1),
             Edit::BlockSize(b) => c.block_size = b,
-            Edit::BatchInvariant(on) => {
-                c.env.retain(|(k, _)| k != "VLLM_BATCH_INVARIANT");
-                if on {
-                    c.env.push(("VLLM_BATCH_INVARIANT".into(), "1".into()));
-                }
-            }
-            Edit::SpeculativeTokens(n) => {
-                c.speculative_config = n.map(|n| serve::SpeculativeConfig {
-                    method: Some("ngram".into()),
-                    model: None,
-                    num_speculative_tokens: Some(n),
-                })
-            }
+            Edit::BatchInvariant(on) => choices::set_batch_invariant(c, on),
+            Edit::SpeculativeTokens(n) => c.speculative_config = choices::speculative_config(self.release, n),
             Edit::HfOverride(key, value) => {
                 let map = c.hf_overrides.get_or_insert_with(Default::default);
                 match value {
@@ -288,6 +299,12 @@ impl Reducible for Page {
                 next.edit(Edit::KvCacheDtype(kv));
                 next.view = View::Explain;
             }
+            Action::Notice(n) => {
+                if !next.notices.contains(&n) {
+                    next.notices.push(n);
+                }
+                next.history = History::Replace;
+            }
         }
         next.into()
     }
@@ -357,6 +374,17 @@ mod tests {
         assert_eq!(p.gpu.id, DEFAULT_GPU);
         assert_eq!(p.last_valid.model, "Qwen/Qwen3-8B");
         assert_eq!(p.notices.len(), 1);
+    }
+
+    #[test]
+    fn a_value_that_does_not_parse_is_named_and_the_choice_stays() {
+        let p = Rc::new(Page::default()).reduce(Action::SetCompareRelease(Release::V0_26_0));
+        let p = p.reduce(Action::parsed("release to compare with", "9.9.9", Action::SetCompareRelease));
+        assert_eq!(p.compare_release, Release::V0_26_0);
+        assert_eq!(p.notices.len(), 1, "{:?}", p.notices);
+        assert!(p.notices[0].contains("`9.9.9`"), "{:?}", p.notices);
+        let p = p.reduce(Action::parsed("release to compare with", "0.25.0", Action::SetCompareRelease));
+        assert_eq!(p.compare_release, Release::V0_25_0);
     }
 
     #[test]

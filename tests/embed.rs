@@ -4,7 +4,6 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
 
 use gloo::events::EventListener;
 use qpath_web::embed::{self, Message};
@@ -123,7 +122,7 @@ async fn removing_the_element_unmounts_it_and_moving_it_does_not() {
     let holder = document().create_element("div").unwrap();
     document().body().unwrap().append_child(&holder).unwrap();
     holder.append_child(&e).unwrap();
-    tick().await;
+    spawned_tasks_ran().await;
     assert_eq!(e.get_attribute(embed::INSTANCE_ATTRIBUTE), Some(id));
     e.set_attribute("vllm", "0.25.0").unwrap();
     assert!(eventually(|| !exists(&e, ".group-error") && exists(&e, "article.group")).await);
@@ -135,7 +134,7 @@ async fn removing_the_element_unmounts_it_and_moving_it_does_not() {
     assert!(e.get_attribute(embed::INSTANCE_ATTRIBUTE).is_none());
     // Attribute changes on a removed element do nothing.
     e.set_attribute("vllm", "0.25.0-prefix").unwrap();
-    tick().await;
+    flush().await;
     assert_eq!(e.child_element_count(), 0);
     // Put back, it renders again.
     document().body().unwrap().append_child(&e).unwrap();
@@ -190,7 +189,8 @@ async fn embed_mode_drops_the_chrome_and_keeps_embed_in_the_hash() {
     js_sys::Reflect::set(&set, &"type".into(), &"qpath:setState".into()).unwrap();
     js_sys::Reflect::set(&set, &"hash".into(), &"#embed=1&gpu=h100-sxm".into()).unwrap();
     window.post_message(&set, "*").unwrap();
-    yew::platform::time::sleep(Duration::from_millis(150)).await;
+    posted_messages_delivered().await;
+    flush().await;
     assert_eq!(location_hash(), before);
     assert!(text_of(&root, "#selected-gpu").unwrap().contains("L4"));
 }
@@ -221,16 +221,27 @@ async fn a_top_level_page_posts_nothing() {
     let root = mount_with_hash("#embed=1&gpu=t4").await;
     assert!(exists(&root, ".qpath.embed"));
     grow(&root).await;
-    yew::platform::time::sleep(Duration::from_millis(150)).await;
+    posted_messages_delivered().await;
     assert!(got.borrow().is_empty(), "{:?}", got.borrow());
 }
 
-/// Changes the embedded app's size, so its ResizeObserver fires.
+/// Changes the embedded app's size and waits until its ResizeObserver has fired: one observing the same element,
+/// created after the app's, is called after it.
 async fn grow(root: &Element) {
+    let app = root.first_element_child().unwrap();
+    let seen = Rc::new(RefCell::new(false));
+    let sink = seen.clone();
+    let callback = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || *sink.borrow_mut() = true);
+    let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).unwrap();
+    observer.observe(&app);
+    // The first observation reports the current size; the one that matters is the change.
+    assert!(eventually(|| *seen.borrow()).await, "no first observation");
+    *seen.borrow_mut() = false;
     let pad = document().create_element("div").unwrap();
     pad.set_attribute("style", "height: 300px").unwrap();
-    root.first_element_child().unwrap().append_child(&pad).unwrap();
-    tick().await;
+    app.append_child(&pad).unwrap();
+    assert!(eventually(|| *seen.borrow()).await, "the app's size never changed");
+    observer.disconnect();
 }
 
 /// A panic never leaves a blank page: the hook shows a visible, reportable error box.

@@ -3,7 +3,6 @@
 #![cfg(target_arch = "wasm32")]
 
 use std::rc::Rc;
-use std::time::Duration;
 
 use qpath_core::release::Release;
 use qpath_core::report::Report;
@@ -34,7 +33,7 @@ async fn mount(report: Report) -> Element {
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
     yew::Renderer::<Results>::with_root_and_props(root.clone(), ResultsProps { report: Rc::new(report) }).render();
-    yew::platform::time::sleep(Duration::from_millis(20)).await;
+    flush().await;
     root
 }
 

@@ -41,7 +41,7 @@ async fn mount_compare(left: &Scenario, right: &Scenario) -> Element {
         right: Rc::new(resolve(right)),
     };
     yew::Renderer::<Compare>::with_root_and_props(root.clone(), props).render();
-    tick().await;
+    flush().await;
     assert!(
         eventually(|| exists(&root, "#compare-table")).await,
         "the compare table never rendered"
@@ -158,7 +158,7 @@ async fn matrix_has_every_gpu_and_cache_dtype_and_reports_picks() {
         },
     )
     .render();
-    tick().await;
+    flush().await;
     assert!(
         eventually(|| exists(&root, "#matrix-table")).await,
         "the matrix never rendered"
@@ -199,7 +199,7 @@ async fn matrix_has_every_gpu_and_cache_dtype_and_reports_picks() {
     q(&root, r#"button[data-gpu="b200"][data-kv="nvfp4"]"#)
         .unchecked_into::<HtmlElement>()
         .click();
-    tick().await;
+    flush().await;
     let got = picked.borrow().clone().expect("onpick was not called");
     assert_eq!(got.0.id, "b200");
     assert_eq!(got.1, "nvfp4");
@@ -221,7 +221,7 @@ async fn matrix_shows_a_command_line_that_does_not_parse() {
         },
     )
     .render();
-    tick().await;
+    flush().await;
     assert!(eventually(|| exists(&root, ".matrix-error")).await);
     assert!(!exists(&root, "#matrix-table"));
     assert!(

@@ -50,14 +50,14 @@ async fn choose(root: &Element, selector: &str, value: &str) {
     select.set_value(value);
     assert_eq!(select.value(), value, "{selector} has no option {value}");
     select.dispatch_event(&bubbling("change")).unwrap();
-    tick().await;
+    flush().await;
 }
 
 async fn type_into(root: &Element, selector: &str, value: &str) {
     let input: HtmlInputElement = q(root, selector).unchecked_into();
     input.set_value(value);
     input.dispatch_event(&bubbling("input")).unwrap();
-    tick().await;
+    flush().await;
 }
 
 /// Puts text into the command line as a paste does (an input event with the new value).
@@ -65,7 +65,7 @@ async fn paste_command(root: &Element, line: &str) {
     let area: HtmlTextAreaElement = q(root, "#command-line").unchecked_into();
     area.set_value(line);
     area.dispatch_event(&bubbling("input")).unwrap();
-    tick().await;
+    flush().await;
 }
 
 fn command(root: &Element) -> String {
@@ -77,7 +77,7 @@ fn select_value(root: &Element, selector: &str) -> String {
 }
 
 /// Asserts that a select comes to show `want`. The selects take their value from the state in an effect
-/// (components/choice.rs), which a loaded Firefox may run after a fixed tick.
+/// (components/choice.rs); after a navigation the state itself arrives on the browser's time.
 async fn assert_select(root: &Element, selector: &str, want: &str) {
     eventually(|| select_value(root, selector) == want).await;
     assert_eq!(select_value(root, selector), want, "{selector}");
@@ -150,7 +150,7 @@ async fn controls_edit_the_command_line_and_the_answer() {
     );
     let check: HtmlInputElement = q(&root, "#disable-q-quant").unchecked_into();
     check.click();
-    tick().await;
+    flush().await;
     assert!(
         command(&root).contains("disable_flashinfer_q_quantization"),
         "{}",
@@ -173,7 +173,7 @@ async fn skip_layer_chips() {
     input
         .dispatch_event(&KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap())
         .unwrap();
-    tick().await;
+    flush().await;
     assert!(
         command(&root).contains("--kv-cache-dtype-skip-layers 0 2"),
         "{}",
@@ -183,7 +183,7 @@ async fn skip_layer_chips() {
     assert_eq!(root.query_selector_all("article.group").unwrap().length(), 2);
     // Removing a chip edits the command line again.
     q(&root, "#skip-layers .chip button").unchecked_into::<HtmlElement>().click();
-    tick().await;
+    flush().await;
     assert!(
         command(&root).contains("--kv-cache-dtype-skip-layers 2"),
         "{}",
@@ -268,7 +268,7 @@ async fn the_gpu_picker_finds_both_6000s_and_selects() {
     q(&root, "tr[data-gpu-id='rtx-pro-6000-blackwell'] button.pick")
         .unchecked_into::<HtmlElement>()
         .click();
-    tick().await;
+    flush().await;
     assert!(text(&root, "#selected-gpu").contains("compute capability 12.0"));
     assert!(
         eventually(|| location_hash().starts_with("#gpu=rtx-pro-6000-blackwell&")).await,
@@ -296,7 +296,7 @@ async fn gpu_filters_combine_and_clear() {
     .collect();
     assert_eq!(shown_ids(&root), expected);
     q(&root, "button.clear").unchecked_into::<HtmlElement>().click();
-    tick().await;
+    flush().await;
     assert_eq!(shown_ids(&root).len(), GPUS.len());
     assert_select(&root, "#filter-fp4", "").await;
 }
@@ -306,7 +306,7 @@ async fn compare_puts_the_prefix_crash_beside_the_fix() {
     let root =
         mount_with_hash("#gpu=l4&vllm=0.25.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8").await;
     q(&root, "#tab-compare").unchecked_into::<HtmlElement>().click();
-    tick().await;
+    flush().await;
     assert!(eventually(|| exists(&root, "#compare-table")).await);
     choose(&root, "#compare-release", "0.25.0-prefix").await;
     assert!(text(&root, ".left-outcome").contains("fp8 tensor core is not supported in fa2 backend"));
@@ -328,7 +328,7 @@ async fn a_matrix_cell_loads_its_scenario() {
     q(&root, "button.cell[data-gpu='b200'][data-kv='nvfp4']")
         .unchecked_into::<HtmlElement>()
         .click();
-    tick().await;
+    flush().await;
     assert!(eventually(|| exists(&root, "article.group")).await, "back on the explainer");
     assert!(text(&root, "#selected-gpu").starts_with("NVIDIA B200"));
     assert!(command(&root).contains("--kv-cache-dtype nvfp4"), "{}", command(&root));
@@ -408,4 +408,62 @@ async fn back_and_forward_walk_the_choices() {
         eventually(|| select_value(&root, "#release") == "0.25.0-prefix").await,
         "forward restores the prefix"
     );
+}
+
+#[wasm_bindgen_test]
+async fn the_batch_invariance_box_reads_the_variable_as_vllm_does() {
+    let root = mount().await;
+    let checked = || q(&root, "#batch-invariant").unchecked_into::<HtmlInputElement>().checked();
+    let llama = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
+    for (env, want) in [
+        ("VLLM_BATCH_INVARIANT=1", true),
+        ("VLLM_BATCH_INVARIANT=00", false),
+        ("VLLM_BATCH_INVARIANT=1 VLLM_BATCH_INVARIANT=0", false),
+    ] {
+        paste_command(&root, &format!("{env} {llama}")).await;
+        assert_eq!(checked(), want, "{env}");
+        assert!(!exists(&root, "#batch-invariant-error"), "{env}");
+    }
+    paste_command(&root, &format!("VLLM_BATCH_INVARIANT=true {llama}")).await;
+    assert!(!checked());
+    let error = text(&root, "#batch-invariant-error");
+    assert!(
+        error.starts_with("invalid value: VLLM_BATCH_INVARIANT=true") && error.contains("invalid literal for int()"),
+        "{error}"
+    );
+    // Checking the box replaces the value vLLM cannot read.
+    q(&root, "#batch-invariant").unchecked_into::<HtmlElement>().click();
+    flush().await;
+    assert!(checked());
+    assert!(
+        command(&root).starts_with("VLLM_BATCH_INVARIANT=1 vllm serve"),
+        "{}",
+        command(&root)
+    );
+    assert!(!exists(&root, "#batch-invariant-error"));
+}
+
+#[wasm_bindgen_test]
+async fn a_compare_release_qpath_does_not_know_is_named_and_the_choice_stays() {
+    let root =
+        mount_with_hash("#gpu=l4&vllm=0.25.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8").await;
+    q(&root, "#tab-compare").unchecked_into::<HtmlElement>().click();
+    flush().await;
+    choose(&root, "#compare-release", "0.26.0").await;
+    assert!(text(&root, "#compare-left").contains("vLLM 0.26.0 /"));
+    // A value no release has, as a select could report it (an option added from outside).
+    let option = gloo::utils::document().create_element("option").unwrap();
+    option.set_attribute("value", "9.9.9").unwrap();
+    q(&root, "#compare-release").append_child(&option).unwrap();
+    choose(&root, "#compare-release", "9.9.9").await;
+    let notices = text(&root, "#notices");
+    assert!(
+        notices.contains("`9.9.9`") && notices.contains("previous choice is kept"),
+        "{notices}"
+    );
+    assert!(
+        text(&root, "#compare-left").contains("vLLM 0.26.0 /"),
+        "the previous release stays"
+    );
+    assert_eq!(select_value(&root, "#compare-release"), "0.26.0");
 }

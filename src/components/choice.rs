@@ -42,9 +42,15 @@ pub fn choice(props: &ChoiceProps) -> Html {
             }
         });
     }
-    let onchange = props
-        .onchange
-        .reform(|e: Event| e.target_unchecked_into::<HtmlSelectElement>().value());
+    // The select goes back to the state's value at once; the state, if it takes the new value, brings it back in the
+    // render that follows (before the browser paints). A value the state refuses leaves the previous choice shown.
+    let shown = props.value.clone();
+    let onchange = props.onchange.reform(move |e: Event| {
+        let select = e.target_unchecked_into::<HtmlSelectElement>();
+        let chosen = select.value();
+        select.set_value(&shown);
+        chosen
+    });
     html! {
         <select id={props.id.clone()} ref={node} {onchange}>
             { for props.options.iter().map(|o| html! {

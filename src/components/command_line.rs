@@ -4,23 +4,22 @@
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-use crate::state::Action;
-
 #[derive(PartialEq, Properties)]
 pub struct CommandLineProps {
     pub command: AttrValue,
     /// The parse error at this release, naming the input.
     pub error: Option<AttrValue>,
     pub unused: Vec<String>,
-    pub ondispatch: Callback<Action>,
+    /// The text typed or pasted.
+    pub oninput: Callback<String>,
     pub oncopy: Callback<String>,
 }
 
 #[function_component(CommandLine)]
 pub fn command_line(props: &CommandLineProps) -> Html {
     let oninput = props
-        .ondispatch
-        .reform(|e: InputEvent| Action::SetCommand(e.target_unchecked_into::<HtmlTextAreaElement>().value()));
+        .oninput
+        .reform(|e: InputEvent| e.target_unchecked_into::<HtmlTextAreaElement>().value());
     let command = props.command.to_string();
     let oncopy = props.oncopy.reform(move |_: MouseEvent| command.clone());
     html! {

@@ -1,18 +1,20 @@
 //! Helpers shared by the browser tests (each `tests/*.rs` file is its own crate and includes this module).
 #![allow(dead_code)]
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::time::Duration;
 
-use web_sys::Element;
+use gloo::events::EventListener;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, MessageEvent};
 
-/// Lets Yew run its scheduled renders.
-pub async fn tick() {
-    yew::platform::time::sleep(Duration::from_millis(30)).await;
-}
+/// Lets Yew finish what its scheduler holds: the renders and effects that an event handler or a mount scheduled.
+/// Event handlers run synchronously when a test dispatches an event; the renders they cause wait for this.
+pub use yew::scheduler::flush;
 
-/// Waits (up to two seconds) for a condition that a render or an effect brings about, such as the URL being written;
-/// returns whether it came true. Browsers differ in when effects run relative to a fixed tick.
+/// Waits (up to two seconds) for a condition that the browser brings about on its own time (history navigation, a
+/// custom element's callbacks, a ResizeObserver), checking it after each poll; returns whether it came true.
 pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
     for _ in 0..100 {
         if cond() {
@@ -63,11 +65,36 @@ pub async fn mount_with_hash(hash: &str) -> Element {
     doc.body().unwrap().append_child(&root).unwrap();
     let app = yew::Renderer::<qpath_web::App>::with_root(root.clone()).render();
     MOUNTED.with(|m| m.borrow_mut().push((app, root.clone())));
-    tick().await;
+    flush().await;
     root
 }
 
 /// The page's URL hash (with its `#`).
 pub fn location_hash() -> String {
     web_sys::window().unwrap().location().hash().unwrap()
+}
+
+/// Waits until the tasks spawned so far (`spawn_local`, such as the explainer's deferred unmount) have run: they run in
+/// order, so a marker task spawned now runs after them.
+pub async fn spawned_tasks_ran() {
+    let ran = Rc::new(Cell::new(false));
+    let marker = ran.clone();
+    yew::platform::spawn_local(async move { marker.set(true) });
+    assert!(eventually(|| ran.get()).await, "a spawned task never ran");
+}
+
+/// Waits until the messages posted to this window so far have been delivered: messages arrive in order, so a marker
+/// posted now arrives after them.
+pub async fn posted_messages_delivered() {
+    let window = web_sys::window().unwrap();
+    let arrived = Rc::new(Cell::new(false));
+    let seen = arrived.clone();
+    let _listener = EventListener::new(&window, "message", move |ev| {
+        let data = ev.unchecked_ref::<MessageEvent>().data();
+        if data.as_string().as_deref() == Some("qpath-test:marker") {
+            seen.set(true);
+        }
+    });
+    window.post_message(&"qpath-test:marker".into(), "*").unwrap();
+    assert!(eventually(|| arrived.get()).await, "the marker message never arrived");
 }

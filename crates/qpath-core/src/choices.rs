@@ -1,2 +1,264 @@
 //! The choices the page offers and the verdicts it shows beside its controls, computed here so that the page holds
 //! no rule of its own.
+//!
+//! Every list is per release where vLLM's answer can differ between releases, and every value in it is one that the
+//! release's `vllm serve` accepts (the tests check each against [`crate::serve::parse`]).
+
+use crate::capability::CudaVersion;
+use crate::matrix::flashinfer_kv_dtypes;
+use crate::model::ModelPreset;
+use crate::release::Release;
+use crate::selection::Backend;
+use crate::serve::{ServeCommand, SpeculativeConfig};
+
+/// The environment variable that turns on vLLM's batch-invariant mode.
+pub const BATCH_INVARIANT: &str = "VLLM_BATCH_INVARIANT";
+
+/// The `--kv-cache-dtype-skip-layers` keyword that skips every sliding-window layer (the other tokens are layer
+/// indices, compared as text).
+pub const SKIP_SLIDING_WINDOW: &str = "sliding_window";
+
+/// What a checkbox for an int-bool environment variable shows: vLLM's reading of the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Flag {
+    Checked,
+    Unchecked,
+    /// vLLM cannot read the value: its error, naming the variable and the value.
+    Invalid(String),
+}
+
+impl Flag {
+    pub fn is_checked(&self) -> bool {
+        *self == Flag::Checked
+    }
+
+    /// The error to show beside the checkbox, if vLLM cannot read the value.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            Flag::Invalid(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Whether the command line runs vLLM in batch-invariant mode, as vLLM reads `VLLM_BATCH_INVARIANT`
+/// (`bool(int(...))`, the last assignment winning): `00` is off, `1` then `0` is off, `true` is an error.
+pub fn batch_invariant(cmd: &ServeCommand) -> Flag {
+    match cmd.env_flag(BATCH_INVARIANT) {
+        Ok(Some(true)) => Flag::Checked,
+        Ok(Some(false) | None) => Flag::Unchecked,
+        Err(e) => Flag::Invalid(e),
+    }
+}
+
+/// Sets or clears batch-invariant mode: every `VLLM_BATCH_INVARIANT` assignment is removed, and `=1` added when `on`.
+pub fn set_batch_invariant(cmd: &mut ServeCommand, on: bool) {
+    cmd.env.retain(|(k, _)| k != BATCH_INVARIANT);
+    if on {
+        cmd.env.push((BATCH_INVARIANT.into(), "1".into()));
+    }
+}
+
+/// The CUDA versions of the torch builds the page offers (the CUDA wheels torch publishes for the releases qpath
+/// covers); [`crate::resolve::DEFAULT_CUDA`] is one of them.
+pub fn cuda_versions() -> &'static [CudaVersion] {
+    const CUDAS: &[CudaVersion] = &[
+        CudaVersion::new(12, 4),
+        CudaVersion::new(12, 6),
+        CudaVersion::new(12, 8),
+        CudaVersion::new(12, 9),
+        CudaVersion::new(13, 0),
+    ];
+    CUDAS
+}
+
+/// The `--attention-backend` values the page offers at a release: the backends whose rules qpath restates for
+/// standard attention, FlashInfer first. TURBOQUANT, which qpath also models, takes only `turboquant_*` cache dtypes,
+/// none of which [`kv_cache_dtypes`] offers, so forcing it could only fail.
+/// The same four exist in every release qpath covers (the tests check each against that release's parser).
+pub fn attention_backends(_release: Release) -> Vec<&'static str> {
+    [
+        Backend::FlashInfer,
+        Backend::FlashAttn,
+        Backend::TritonAttn,
+        Backend::FlexAttention,
+    ]
+    .into_iter()
+    .map(Backend::name)
+    .collect()
+}
+
+/// The `--kv-cache-dtype` values the page offers at a release: those FlashInfer's backend lists.
+pub fn kv_cache_dtypes(release: Release) -> Vec<&'static str> {
+    flashinfer_kv_dtypes(release)
+}
+
+/// The `-dcp` (decode context parallel) sizes the page offers; 1 is vLLM's default.
+pub fn dcp_sizes() -> &'static [u32] {
+    &[1, 2, 4, 8]
+}
+
+/// The `--block-size` values the page offers besides the default (unset). Every release qpath covers takes any
+/// integer; these are the page sizes the attention backends use.
+pub fn block_sizes(_release: Release) -> &'static [u32] {
+    &[16, 32, 64, 128, 256]
+}
+
+/// The numbers of speculative tokens the page offers.
+pub fn speculative_tokens() -> std::ops::RangeInclusive<u32> {
+    1..=5
+}
+
+/// The speculative method the page sets with a number of tokens: n-gram lookup, which needs no draft model and is a
+/// `--spec-method` choice in every release qpath covers.
+pub fn speculative_method(_release: Release) -> &'static str {
+    "ngram"
+}
+
+/// The `--speculative-config` for `tokens` speculative tokens with [`speculative_method`]; `None` for none.
+pub fn speculative_config(release: Release, tokens: Option<u32>) -> Option<SpeculativeConfig> {
+    tokens.map(|n| SpeculativeConfig {
+        method: Some(speculative_method(release).into()),
+        model: None,
+        num_speculative_tokens: Some(n),
+    })
+}
+
+/// One `--hf-overrides` key the page offers an input for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HfOverride {
+    /// The key of the model's config.
+    pub key: &'static str,
+    /// A short name for ids (`layers`, `heads`, …).
+    pub slug: &'static str,
+    pub label: &'static str,
+    /// The preset's value, when the model is a preset that has one.
+    pub preset: Option<u32>,
+}
+
+/// The `--hf-overrides` keys qpath's model reading uses, with the preset's values.
+pub fn hf_overrides(preset: Option<&ModelPreset>) -> [HfOverride; 4] {
+    let o = |key, slug, label, preset| HfOverride {
+        key,
+        slug,
+        label,
+        preset,
+    };
+    [
+        o("num_hidden_layers", "layers", "layers", preset.map(|p| p.num_hidden_layers)),
+        o(
+            "num_attention_heads",
+            "heads",
+            "query heads",
+            preset.map(|p| p.num_attention_heads),
+        ),
+        o(
+            "num_key_value_heads",
+            "kv-heads",
+            "KV heads",
+            preset.and_then(|p| p.num_key_value_heads),
+        ),
+        o("head_dim", "head-dim", "head dim", preset.and_then(|p| p.head_dim)),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::find_preset;
+    use crate::resolve::DEFAULT_CUDA;
+    use crate::serve::{format, parse};
+
+    fn cmd(line: &str) -> ServeCommand {
+        parse(Release::LATEST, line).unwrap()
+    }
+
+    #[test]
+    fn batch_invariance_is_read_as_vllm_reads_it() {
+        let flag = |env: &str| batch_invariant(&cmd(&format!("{env} vllm serve m")));
+        assert_eq!(flag("VLLM_BATCH_INVARIANT=00"), Flag::Unchecked, "int('00') is 0");
+        assert_eq!(
+            flag("VLLM_BATCH_INVARIANT=1 VLLM_BATCH_INVARIANT=0"),
+            Flag::Unchecked,
+            "the last assignment wins"
+        );
+        assert_eq!(flag("VLLM_BATCH_INVARIANT=0 VLLM_BATCH_INVARIANT=1"), Flag::Checked);
+        let invalid = flag("VLLM_BATCH_INVARIANT=true");
+        let e = invalid.error().expect("`true` is not an int");
+        assert!(
+            e.contains("VLLM_BATCH_INVARIANT=true") && e.contains("invalid literal for int()"),
+            "{e}"
+        );
+        assert!(!invalid.is_checked());
+        assert_eq!(flag("VLLM_BATCH_INVARIANT=2"), Flag::Checked);
+        assert_eq!(batch_invariant(&cmd("vllm serve m")), Flag::Unchecked);
+    }
+
+    #[test]
+    fn setting_batch_invariance_replaces_every_assignment() {
+        let mut c = cmd("VLLM_BATCH_INVARIANT=true VLLM_BATCH_INVARIANT=0 vllm serve m");
+        set_batch_invariant(&mut c, true);
+        assert_eq!(batch_invariant(&c), Flag::Checked);
+        assert!(format(&c).starts_with("VLLM_BATCH_INVARIANT=1 vllm serve"), "{}", format(&c));
+        set_batch_invariant(&mut c, false);
+        assert!(c.env.is_empty());
+    }
+
+    #[test]
+    fn every_offered_value_parses_at_its_release() {
+        for r in Release::ALL {
+            for b in attention_backends(r) {
+                let c = parse(r, &format!("vllm serve m --attention-backend {b}")).unwrap();
+                assert_eq!(c.attention_backend.as_deref(), Some(b), "{r:?}");
+            }
+            for kv in kv_cache_dtypes(r) {
+                assert_eq!(
+                    parse(r, &format!("vllm serve m --kv-cache-dtype {kv}"))
+                        .unwrap()
+                        .kv_cache_dtype,
+                    kv
+                );
+            }
+            for n in block_sizes(r) {
+                assert_eq!(
+                    parse(r, &format!("vllm serve m --block-size {n}")).unwrap().block_size,
+                    Some(*n)
+                );
+            }
+            for n in dcp_sizes() {
+                let c = parse(r, &format!("vllm serve m -dcp {n}")).unwrap();
+                assert_eq!(c.decode_context_parallel_size, *n);
+            }
+            for n in speculative_tokens() {
+                let mut c = cmd("vllm serve m");
+                c.speculative_config = speculative_config(r, Some(n));
+                let again = parse(r, &format(&c)).unwrap_or_else(|e| panic!("{r:?}: {}", e.message));
+                assert_eq!(again.speculative_config, c.speculative_config, "{r:?}");
+            }
+            let skip = parse(r, &format!("vllm serve m --kv-cache-dtype-skip-layers {SKIP_SLIDING_WINDOW}")).unwrap();
+            assert_eq!(skip.kv_cache_dtype_skip_layers, [SKIP_SLIDING_WINDOW]);
+        }
+        assert!(speculative_config(Release::LATEST, None).is_none());
+    }
+
+    #[test]
+    fn the_default_cuda_is_offered_and_the_list_is_ordered() {
+        let cudas = cuda_versions();
+        assert!(cudas.contains(&DEFAULT_CUDA));
+        assert!(cudas.windows(2).all(|w| w[0] < w[1]), "{cudas:?}");
+    }
+
+    #[test]
+    fn overrides_carry_the_presets_values() {
+        let llama = find_preset("meta-llama/Llama-3.1-8B-Instruct").unwrap();
+        let o = hf_overrides(Some(llama));
+        assert_eq!(o[0].key, "num_hidden_layers");
+        assert_eq!(o[0].preset, Some(llama.num_hidden_layers));
+        assert_eq!(o[1].preset, Some(llama.num_attention_heads));
+        assert!(hf_overrides(None).iter().all(|o| o.preset.is_none()));
+        for o in hf_overrides(None) {
+            let c = parse(Release::LATEST, &format!("vllm serve m --hf-overrides '{{\"{}\":7}}'", o.key)).unwrap();
+            assert!(c.hf_overrides.unwrap().contains_key(o.key));
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! The fieldset "Attention": the backend, the `AttentionConfig` switches, DCP, block size, speculative decoding and
+//! batch invariance.
+
+use qpath_core::choices::{self, Flag, BATCH_INVARIANT};
+use qpath_core::release::Release;
+use qpath_core::serve::ServeCommand;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::inputs::{opt_bool, parse_opt_bool};
+use crate::state::Edit;
+
+#[derive(PartialEq, Properties)]
+pub struct AttentionFieldsetProps {
+    pub release: Release,
+    pub command: ServeCommand,
+    pub onedit: Callback<Edit>,
+}
+
+/// Options: `first` (the unset value ""), then `values`, then the command line's `current` when it is none of them.
+fn options<T: ToString>(first: Option<&str>, values: impl IntoIterator<Item = (T, String)>, current: &str) -> Vec<ChoiceOption> {
+    let mut v: Vec<ChoiceOption> = first.map(|label| ChoiceOption::new("", label)).into_iter().collect();
+    v.extend(
+        values
+            .into_iter()
+            .map(|(value, label)| ChoiceOption::new(value.to_string(), label)),
+    );
+    if !v.iter().any(|o| o.value == current) {
+        v.push(ChoiceOption::new(current, format!("{current} (from the command line)")));
+    }
+    v
+}
+
+fn text<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+#[function_component(AttentionFieldset)]
+pub fn attention_fieldset(props: &AttentionFieldsetProps) -> Html {
+    let (c, r, e) = (&props.command, props.release, &props.onedit);
+    let backend = text(c.attention_backend.as_ref());
+    let dcp = c.decode_context_parallel_size.to_string();
+    let block = text(c.block_size);
+    let spec = text(c.speculative_config.as_ref().and_then(|s| s.num_speculative_tokens));
+    let backends = options(
+        Some("auto (priority order)"),
+        choices::attention_backends(r).into_iter().map(|b| (b, b.into())),
+        &backend,
+    );
+    let dcps = options(None, choices::dcp_sizes().iter().map(|n| (n, n.to_string())), &dcp);
+    let blocks = options(
+        Some("default"),
+        choices::block_sizes(r).iter().map(|n| (n, n.to_string())),
+        &block,
+    );
+    let specs = options(
+        Some("off"),
+        choices::speculative_tokens().map(|n| (n, format!("{n} speculative tokens"))),
+        &spec,
+    );
+    let trtllm = vec![
+        ChoiceOption::new("", "unset (auto)"),
+        ChoiceOption::new("true", "true"),
+        ChoiceOption::new("false", "false"),
+    ];
+    let checked = |f: fn(bool) -> Edit| e.reform(move |ev: Event| f(ev.target_unchecked_into::<HtmlInputElement>().checked()));
+    // A select offers only numbers; anything else changes nothing.
+    let number = |f: fn(u32) -> Edit| {
+        let e = e.clone();
+        Callback::from(move |v: String| {
+            if let Ok(n) = v.parse() {
+                e.emit(f(n));
+            }
+        })
+    };
+    html! {
+        <fieldset class="row">
+            <legend>{ "Attention" }</legend>
+            <label><span>{ "--attention-backend" }</span>
+                <Choice id="attention-backend" options={backends} value={AttrValue::from(backend)}
+                    onchange={e.reform(|v: String| Edit::AttentionBackend((!v.is_empty()).then_some(v)))} /></label>
+            <label><span>{ "use_trtllm_attention" }</span>
+                <Choice id="use-trtllm" options={trtllm} value={opt_bool(c.attention_config.use_trtllm_attention)}
+                    onchange={e.reform(|v: String| Edit::UseTrtllm(parse_opt_bool(&v)))} /></label>
+            <label class="check"><input id="disable-q-quant" type="checkbox" checked={c.attention_config.disable_flashinfer_q_quantization}
+                onchange={checked(Edit::DisableQQuant)} />
+                <span>{ "disable_flashinfer_q_quantization" }</span></label>
+            <label><span>{ "DCP size (-dcp)" }</span>
+                <Choice id="dcp" options={dcps} value={AttrValue::from(dcp)} onchange={number(Edit::Dcp)} /></label>
+            <label><span>{ "--block-size" }</span>
+                <Choice id="block-size" options={blocks} value={AttrValue::from(block)}
+                    onchange={e.reform(|v: String| Edit::BlockSize(v.parse().ok()))} /></label>
+            <label><span>{ "speculative decoding" }</span>
+                <Choice id="spec-tokens" options={specs} value={AttrValue::from(spec)}
+                    onchange={e.reform(|v: String| Edit::SpeculativeTokens(v.parse().ok()))} /></label>
+            <BatchInvariantCheck flag={choices::batch_invariant(c)} onchange={e.reform(Edit::BatchInvariant)} />
+        </fieldset>
+    }
+}
+
+#[derive(PartialEq, Properties)]
+pub struct BatchInvariantCheckProps {
+    /// vLLM's reading of the command line's `VLLM_BATCH_INVARIANT`.
+    pub flag: Flag,
+    pub onchange: Callback<bool>,
+}
+
+/// The batch-invariance checkbox, and vLLM's error beside it when it cannot read the variable's value.
+#[function_component(BatchInvariantCheck)]
+pub fn batch_invariant_check(props: &BatchInvariantCheckProps) -> Html {
+    let onchange = props
+        .onchange
+        .reform(|e: Event| e.target_unchecked_into::<HtmlInputElement>().checked());
+    let error = props.flag.error();
+    html! {
+        <>
+            <label class="check"><input id="batch-invariant" type="checkbox" checked={props.flag.is_checked()} {onchange}
+                aria-invalid={error.is_some().to_string()} aria-describedby={error.map(|_| "batch-invariant-error")} />
+                <span>{ format!("{BATCH_INVARIANT}=1") }</span></label>
+            if let Some(e) = error {
+                <p id="batch-invariant-error" class="command-error" role="alert">{ format!("invalid value: {e}") }</p>
+            }
+        </>
+    }
+}

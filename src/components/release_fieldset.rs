@@ -1,0 +1,62 @@
+//! The fieldset "vLLM and the machine": the vLLM release, the CUDA of the torch build, the TRTLLM cubins.
+
+use qpath_core::capability::CudaVersion;
+use qpath_core::choices;
+use qpath_core::release::Release;
+use qpath_core::resolve::default_cubins;
+use yew::prelude::*;
+
+use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::inputs::{opt_bool, parse_opt_bool};
+
+#[derive(PartialEq, Properties)]
+pub struct ReleaseFieldsetProps {
+    pub release: Release,
+    pub cuda: CudaVersion,
+    /// `None`: the release's default.
+    pub cubins: Option<bool>,
+    /// The release select's value, as it reports it (the page parses it and names a value it cannot use).
+    pub onrelease: Callback<String>,
+    /// The CUDA select's value, as it reports it.
+    pub oncuda: Callback<String>,
+    pub oncubins: Callback<Option<bool>>,
+}
+
+#[function_component(ReleaseFieldset)]
+pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
+    let releases: Vec<ChoiceOption> = Release::ALL
+        .iter()
+        .map(|r| ChoiceOption::new(r.name(), format!("{} (FlashInfer {})", r.name(), r.flashinfer())))
+        .collect();
+    let mut cudas: Vec<ChoiceOption> = choices::cuda_versions()
+        .iter()
+        .map(|c| ChoiceOption::new(c.to_string(), format!("CUDA {c}")))
+        .collect();
+    if !choices::cuda_versions().contains(&props.cuda) {
+        // A link can name any CUDA version; the select shows it.
+        cudas.push(ChoiceOption::new(
+            props.cuda.to_string(),
+            format!("CUDA {} (from the link)", props.cuda),
+        ));
+    }
+    let cubin_default = if default_cubins(props.release) { "yes" } else { "no" };
+    let cubins = vec![
+        ChoiceOption::new("", format!("release default ({cubin_default})")),
+        ChoiceOption::new("true", "yes: flashinfer-cubin or artifactory reachable"),
+        ChoiceOption::new("false", "no: offline, no flashinfer-cubin"),
+    ];
+    html! {
+        <fieldset class="row">
+            <legend>{ "vLLM and the machine" }</legend>
+            <label><span>{ "vLLM release" }</span>
+                <Choice id="release" options={releases} value={AttrValue::from(props.release.name())}
+                    onchange={props.onrelease.clone()} /></label>
+            <label><span>{ "CUDA of the torch build" }</span>
+                <Choice id="cuda" options={cudas} value={AttrValue::from(props.cuda.to_string())}
+                    onchange={props.oncuda.clone()} /></label>
+            <label><span>{ "TRTLLM cubins available" }</span>
+                <Choice id="cubins" options={cubins} value={opt_bool(props.cubins)}
+                    onchange={props.oncubins.reform(|v: String| parse_opt_bool(&v))} /></label>
+        </fieldset>
+    }
+}
