@@ -91,7 +91,8 @@ async fn a_bad_attribute_is_named_and_the_results_still_show() {
     let notice = text_of(&e, ".explainer-notices").unwrap();
     assert!(notice.contains("gpu=\"h900\" is not in qpath's GPU table"), "{notice}");
     assert!(exists(&e, "article.group"), "results for the default GPU");
-    assert!(text_of(&e, "#result-stamp").unwrap().contains("L4"));
+    // The core's default GPU, as for the JS API and the CLI.
+    assert!(text_of(&e, "#result-stamp").unwrap().contains("H100 SXM"));
 
     let wrapper = e.query_selector(".qpath-explainer").unwrap().unwrap();
     assert!(wrapper.class_list().contains("dark"));
@@ -114,7 +115,7 @@ async fn a_bad_attribute_is_named_and_the_results_still_show() {
 
 #[wasm_bindgen_test]
 async fn removing_the_element_unmounts_it_and_moving_it_does_not() {
-    let e = explainer(&[("vllm", "0.25.0-prefix")]);
+    let e = explainer(&[("gpu", "l4"), ("vllm", "0.25.0-prefix")]);
     assert!(eventually(|| exists(&e, ".group-error")).await);
     let id = e.get_attribute(embed::INSTANCE_ATTRIBUTE).expect("an instance number");
 
