@@ -22,6 +22,19 @@ pub struct Link {
     pub problems: Vec<String>,
 }
 
+impl Link {
+    /// Whether the link says anything about the scenario (a key of it, usable or not), as opposed to an empty hash or
+    /// one that only sets `embed`.
+    pub fn names_a_scenario(&self) -> bool {
+        self.gpu.is_some()
+            || self.release.is_some()
+            || self.cuda.is_some()
+            || self.cubins.is_some()
+            || self.cmd.is_some()
+            || !self.problems.is_empty()
+    }
+}
+
 /// Decodes `application/x-www-form-urlencoded` text: `+` is a space, `%XX` a byte; a malformed escape is kept as
 /// written. Invalid UTF-8 becomes U+FFFD.
 pub fn form_decode(s: &str) -> String {

@@ -16,10 +16,13 @@ use yew::Reducible;
 
 use crate::hash;
 
-/// The command line a first visit shows: an FP8 KV cache on an L4, whose FP8 queries crashed FlashInfer's fa2 prefill
-/// in the 0.25.0 prefix release.
-pub const DEFAULT_COMMAND: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8";
-pub const DEFAULT_GPU: &str = "l4";
+/// The scenario a first visit shows (the page before any link or control changed it): an FP8 KV cache on an L4,
+/// whose FP8 queries crashed FlashInfer's fa2 prefill in the 0.25.0 prefix release, at the newest release. This is the
+/// page's opening story, not a default: a link (opened, or typed into the address bar) or an element that leaves the
+/// GPU out, or names one qpath does not know, gets the core's default GPU (`qpath_core::options`, as the CLI and the
+/// JS API do); only an empty hash opens the story.
+pub const FIRST_VISIT_COMMAND: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8";
+pub const FIRST_VISIT_GPU: &str = "l4";
 
 /// How the URL should record a change: a new history entry for a discrete choice, a replacement while typing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,12 +127,12 @@ impl Default for Page {
             view: View::Explain,
             compare_release: Release::V0_25_0Prefix,
             filter: GpuFilter::default(),
-            gpu: gpu::find(DEFAULT_GPU).unwrap_or(&gpu::GPUS[0]),
+            gpu: gpu::find(FIRST_VISIT_GPU).unwrap_or(&gpu::GPUS[0]),
             release,
             cuda: DEFAULT_CUDA,
             cubins: None,
-            command: DEFAULT_COMMAND.to_string(),
-            last_valid: serve::parse(release, DEFAULT_COMMAND).unwrap_or_default(),
+            command: FIRST_VISIT_COMMAND.to_string(),
+            last_valid: serve::parse(release, FIRST_VISIT_COMMAND).unwrap_or_default(),
             notices: vec![],
             history: History::Replace,
             embed: false,
@@ -146,6 +149,9 @@ impl Page {
     /// The page a [`hash::Link`] describes (a hash, or the attributes of a `<qpath-explainer>` element).
     pub fn from_link(link: hash::Link) -> Page {
         let mut page = Page::default();
+        if link.names_a_scenario() && link.gpu.is_none() {
+            page.gpu = qpath_core::options::default_gpu();
+        }
         page.apply_link(link);
         page
     }
@@ -371,7 +377,10 @@ mod tests {
     fn a_bad_link_keeps_its_valid_parts() {
         let p = Page::from_hash("#gpu=nope&vllm=0.26.0&cmd=vllm+serve+Qwen%2FQwen3-8B");
         assert_eq!(p.release, Release::V0_26_0);
-        assert_eq!(p.gpu.id, DEFAULT_GPU);
+        // A link opened anew that names no usable GPU shows the core's default GPU; no link is the first visit.
+        assert_eq!(p.gpu.id, qpath_core::options::DEFAULT_GPU);
+        assert_eq!(Page::from_hash("").gpu.id, FIRST_VISIT_GPU);
+        assert_eq!(Page::from_hash("#vllm=0.25.0").gpu.id, qpath_core::options::DEFAULT_GPU);
         assert_eq!(p.last_valid.model, "Qwen/Qwen3-8B");
         assert_eq!(p.notices.len(), 1);
     }
