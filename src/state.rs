@@ -184,6 +184,8 @@ impl Page {
             cuda: self.cuda,
             trtllm_cubins: self.cubins,
             command_line: self.command.clone(),
+            model_config: None,
+            flashinfer: None,
         }
     }
 

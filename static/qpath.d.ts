@@ -27,7 +27,7 @@ export type Stage = "init" | "build" | "prefill_plan" | "decode_plan";
 export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENTION" | "TURBOQUANT";
 
 /** A layer's attention: every previous token, or a window of them. */
-export type AttentionKind = "full" | "sliding_window";
+export type AttentionKind = "full" | "sliding_window" | "linear_attention" | "mamba";
 
 /** What a whole scenario fails with: `ArgumentError` (argparse rejects the command line), vLLM's own `ValueError`, or
  *  `InputError` (input qpath cannot read: an unknown model without `--hf-overrides`, a backend qpath does not model). */

@@ -69,6 +69,8 @@ fn attention_words(g: &GroupReport) -> String {
         (AttentionKind::Full, _) => "full attention".to_string(),
         (AttentionKind::SlidingWindow, Some(w)) => format!("sliding-window attention ({w} tokens)"),
         (AttentionKind::SlidingWindow, None) => "sliding_window attention".to_string(),
+        (AttentionKind::LinearAttention, _) => "linear attention (gated delta net)".to_string(),
+        (AttentionKind::Mamba, _) => "Mamba (state-space) layers".to_string(),
     }
 }
 

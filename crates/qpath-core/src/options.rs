@@ -204,6 +204,8 @@ impl ScenarioOptions {
             cuda: self.cuda_or_default(),
             trtllm_cubins: self.cubins,
             command_line: command_line.into(),
+            model_config: None,
+            flashinfer: None,
         })
     }
 }

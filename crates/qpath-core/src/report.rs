@@ -51,6 +51,8 @@ pub fn attention_name(k: AttentionKind) -> &'static str {
     match k {
         AttentionKind::Full => "full",
         AttentionKind::SlidingWindow => "sliding_window",
+        AttentionKind::LinearAttention => "linear_attention",
+        AttentionKind::Mamba => "mamba",
     }
 }
 
@@ -243,7 +245,7 @@ mod tests {
         for b in Backend::ALL {
             assert_eq!(json(&b), format!("\"{b}\""));
         }
-        for k in [AttentionKind::Full, AttentionKind::SlidingWindow] {
+        for k in AttentionKind::ALL {
             assert_eq!(json(&k), format!("\"{}\"", attention_name(k)));
         }
         for k in [

@@ -52,6 +52,12 @@ pub struct Scenario {
     /// default ([`default_cubins`]). `VLLM_HAS_FLASHINFER_CUBIN=1` in the command line makes them available regardless.
     pub trtllm_cubins: Option<bool>,
     pub command_line: String,
+    /// The model's `config.json` text (a file the CLI found or was given, one pasted into the page or passed to the
+    /// JS API), read instead of the preset of the command line's model id; `None`: the preset or `--hf-overrides`.
+    pub model_config: Option<String>,
+    /// The flashinfer-python release installed when it is not the one the release pins (users upgrade it); `None`:
+    /// the pin ([`Release::flashinfer`]).
+    pub flashinfer: Option<&'static str>,
 }
 
 /// The torch CUDA version qpath assumes when none is given.
@@ -71,6 +77,8 @@ impl Scenario {
             cuda: DEFAULT_CUDA,
             trtllm_cubins: None,
             command_line: command_line.into(),
+            model_config: None,
+            flashinfer: None,
         }
     }
 }

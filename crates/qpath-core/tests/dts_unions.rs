@@ -54,9 +54,9 @@ fn unions_match_the_enums() {
     };
     same("Backend", json(&backends));
 
-    let attention = [AttentionKind::Full, AttentionKind::SlidingWindow];
+    let attention = AttentionKind::ALL;
     let _: fn(AttentionKind) = |a| match a {
-        AttentionKind::Full | AttentionKind::SlidingWindow => {}
+        AttentionKind::Full | AttentionKind::SlidingWindow | AttentionKind::LinearAttention | AttentionKind::Mamba => {}
     };
     same("AttentionKind", json(&attention));
 

@@ -39,6 +39,9 @@ pub(super) struct TextConfig {
     pub(super) layer_types: Option<Vec<HfLayerType>>,
     /// Where `layer_types` came from, for messages.
     pub(super) layer_types_origin: String,
+    /// The language model's config fields as config.json (or a preset) gives them, for the fields other steps read by
+    /// name (e.g. a hybrid model's linear-attention or Mamba state sizes). Empty when nothing gave them.
+    pub(super) raw: serde_json::Map<String, serde_json::Value>,
 }
 
 /// The whole config: the language model's attention settings and the two places a config dtype can sit.
@@ -75,6 +78,7 @@ impl Config {
                     "the preset's layer_types ({} entries, built by transformers before --hf-overrides applies)",
                     p.num_hidden_layers
                 ),
+                raw: serde_json::Map::new(),
             },
             root_dtype: Some(p.torch_dtype),
             text_dtype: None,

@@ -8,12 +8,31 @@ use super::presets::VllmModel;
 use super::{err, ModelError};
 use crate::release::Release;
 
-/// Whether a layer attends to every previous token or to a window of them.
+/// What a decoder layer's token mixer is: softmax attention over every previous token or over a window of them, or,
+/// in hybrid models, a layer with a recurrent state instead of a KV cache: linear attention (gated delta net, GDN) or
+/// a Mamba (state-space) mixer. Only the first two have a query dtype and a FlashInfer kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AttentionKind {
     Full,
     SlidingWindow,
+    LinearAttention,
+    Mamba,
+}
+
+impl AttentionKind {
+    /// Every kind, in the order above.
+    pub const ALL: [AttentionKind; 4] = [
+        AttentionKind::Full,
+        AttentionKind::SlidingWindow,
+        AttentionKind::LinearAttention,
+        AttentionKind::Mamba,
+    ];
+
+    /// Whether the layer is softmax attention with a KV cache (full or sliding window).
+    pub fn is_attention(self) -> bool {
+        matches!(self, AttentionKind::Full | AttentionKind::SlidingWindow)
+    }
 }
 
 /// One decoder layer's attention as vLLM builds it. Head counts are the model's totals (tensor parallel size 1).
