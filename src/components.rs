@@ -1,5 +1,7 @@
 //! The page's components. [`app::App`] owns the state; the others get what they show as props and report
-//! changes through `on<verb>` callbacks.
+//! changes through `on<verb>` callbacks. A part that holds no state (the header, the GPU section, the command line,
+//! the tabs, the share box, …) is a plain function returning [`yew::Html`], called in its parent's render: a
+//! component costs code of its own in the wasm, and gains nothing where the props change on every render.
 
 pub mod app;
 pub mod attention_fieldset;

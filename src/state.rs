@@ -52,8 +52,9 @@ pub struct Page {
     pub cubins: Option<bool>,
     /// The command line as the user wrote it (or as the controls last formatted it).
     pub command: String,
-    /// The last command line that parsed, which the controls show and edit.
-    pub last_valid: ServeCommand,
+    /// The last command line that parsed, which the controls show and edit; shared, not copied, with the fieldsets
+    /// that show it (which compare it by pointer).
+    pub last_valid: Rc<ServeCommand>,
     /// Messages about input the page could not use (a malformed link, …).
     pub notices: Vec<String>,
     pub history: History,
@@ -106,8 +107,9 @@ pub enum Action {
 
 impl Action {
     /// The action for `value`, chosen in the select of `what`: `make` of the parsed value, or a notice naming the value
-    /// when it does not parse (the state then keeps its previous choice).
-    pub fn parsed<T: FromStr>(what: &str, value: &str, make: impl FnOnce(T) -> Action) -> Action
+    /// when it does not parse (the state then keeps its previous choice). `make` is a function pointer, not a closure,
+    /// so the page's selects share one copy per parsed type.
+    pub fn parsed<T: FromStr>(what: &str, value: &str, make: fn(T) -> Action) -> Action
     where
         T::Err: Display,
     {
@@ -132,7 +134,7 @@ impl Default for Page {
             cuda: DEFAULT_CUDA,
             cubins: None,
             command: FIRST_VISIT_COMMAND.to_string(),
-            last_valid: serve::parse(release, FIRST_VISIT_COMMAND).unwrap_or_default(),
+            last_valid: Rc::new(serve::parse(release, FIRST_VISIT_COMMAND).unwrap_or_default()),
             notices: vec![],
             history: History::Replace,
             embed: false,
@@ -215,12 +217,12 @@ impl Page {
     /// Keeps `last_valid` in step with the command line when it parses (at the current release).
     fn reparse(&mut self) {
         if let Ok(cmd) = serve::parse(self.release, &self.command) {
-            self.last_valid = cmd;
+            self.last_valid = Rc::new(cmd);
         }
     }
 
     fn edit(&mut self, e: Edit) {
-        let c = &mut self.last_valid;
+        let c = Rc::make_mut(&mut self.last_valid);
         match e {
             Edit::Model(m) => c.model = m,
             Edit::KvCacheDtype(k) => c.kv_cache_dtype = k,
@@ -337,7 +339,7 @@ mod tests {
         );
         assert!(p.command.starts_with("VLLM_BATCH_INVARIANT=1 vllm serve"), "{}", p.command);
         let again = serve::parse(p.release, &p.command).unwrap();
-        assert_eq!(again, p.last_valid, "state → command line → state");
+        assert_eq!(again, *p.last_valid, "state → command line → state");
         assert_eq!(again.attention_config.use_trtllm_attention, Some(false));
     }
 

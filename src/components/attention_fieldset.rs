@@ -2,21 +2,12 @@
 //! batch invariance.
 
 use qpath_core::choices::{self, Flag, BATCH_INVARIANT};
-use qpath_core::release::Release;
-use qpath_core::serve::ServeCommand;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::components::choice::{Choice, ChoiceOption};
-use crate::components::inputs::{opt_bool, parse_opt_bool};
+use crate::components::inputs::{opt_bool, parse_opt_bool, FlagsProps};
 use crate::state::Edit;
-
-#[derive(PartialEq, Properties)]
-pub struct AttentionFieldsetProps {
-    pub release: Release,
-    pub command: ServeCommand,
-    pub onedit: Callback<Edit>,
-}
 
 /// Options: `first` (the unset value ""), then `values`, then the command line's `current` when it is none of them.
 fn options<T: ToString>(first: Option<&str>, values: impl IntoIterator<Item = (T, String)>, current: &str) -> Vec<ChoiceOption> {
@@ -37,7 +28,7 @@ fn text<T: ToString>(v: Option<T>) -> String {
 }
 
 #[function_component(AttentionFieldset)]
-pub fn attention_fieldset(props: &AttentionFieldsetProps) -> Html {
+pub fn attention_fieldset(props: &FlagsProps) -> Html {
     let (c, r, e) = (&props.command, props.release, &props.onedit);
     let backend = text(c.attention_backend.as_ref());
     let dcp = c.decode_context_parallel_size.to_string();
@@ -94,28 +85,18 @@ pub fn attention_fieldset(props: &AttentionFieldsetProps) -> Html {
             <label><span>{ "speculative decoding" }</span>
                 <Choice id="spec-tokens" options={specs} value={AttrValue::from(spec)}
                     onchange={e.reform(|v: String| Edit::SpeculativeTokens(v.parse().ok()))} /></label>
-            <BatchInvariantCheck flag={choices::batch_invariant(c)} onchange={e.reform(Edit::BatchInvariant)} />
+            { batch_invariant_check(choices::batch_invariant(c), checked(Edit::BatchInvariant)) }
         </fieldset>
     }
 }
 
-#[derive(PartialEq, Properties)]
-pub struct BatchInvariantCheckProps {
-    /// vLLM's reading of the command line's `VLLM_BATCH_INVARIANT`.
-    pub flag: Flag,
-    pub onchange: Callback<bool>,
-}
-
-/// The batch-invariance checkbox, and vLLM's error beside it when it cannot read the variable's value.
-#[function_component(BatchInvariantCheck)]
-pub fn batch_invariant_check(props: &BatchInvariantCheckProps) -> Html {
-    let onchange = props
-        .onchange
-        .reform(|e: Event| e.target_unchecked_into::<HtmlInputElement>().checked());
-    let error = props.flag.error();
+/// The batch-invariance checkbox for `flag`, vLLM's reading of the command line's `VLLM_BATCH_INVARIANT`, and vLLM's
+/// error beside it when it cannot read the variable's value; `onchange` is the checkbox's.
+fn batch_invariant_check(flag: Flag, onchange: Callback<Event>) -> Html {
+    let error = flag.error();
     html! {
         <>
-            <label class="check"><input id="batch-invariant" type="checkbox" checked={props.flag.is_checked()} {onchange}
+            <label class="check"><input id="batch-invariant" type="checkbox" checked={flag.is_checked()} {onchange}
                 aria-invalid={error.is_some().to_string()} aria-describedby={error.map(|_| "batch-invariant-error")} />
                 <span>{ format!("{BATCH_INVARIANT}=1") }</span></label>
             if let Some(e) = error {

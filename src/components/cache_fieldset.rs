@@ -1,26 +1,20 @@
 //! The fieldset "KV cache": `--kv-cache-dtype` and `--kv-cache-dtype-skip-layers`.
 
 use qpath_core::choices::{self, SKIP_SLIDING_WINDOW};
-use qpath_core::release::Release;
+use qpath_core::model;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::inputs::FlagsProps;
 use crate::state::Edit;
 
-#[derive(PartialEq, Properties)]
-pub struct CacheFieldsetProps {
-    pub release: Release,
-    pub kv_cache_dtype: AttrValue,
-    pub skip_layers: Vec<String>,
-    /// The model's number of layers, when it is a preset.
-    pub layers: Option<u32>,
-    pub onedit: Callback<Edit>,
-}
-
 #[function_component(CacheFieldset)]
-pub fn cache_fieldset(props: &CacheFieldsetProps) -> Html {
-    let kv = &props.kv_cache_dtype;
+pub fn cache_fieldset(props: &FlagsProps) -> Html {
+    let c = &props.command;
+    let kv = &c.kv_cache_dtype;
+    // The model's number of layers, when it is a preset.
+    let layers = model::find_preset(&c.model).map(|p| p.num_hidden_layers);
     let mut kvs: Vec<ChoiceOption> = choices::kv_cache_dtypes(props.release)
         .into_iter()
         .map(|k| ChoiceOption::new(k, k))
@@ -33,29 +27,18 @@ pub fn cache_fieldset(props: &CacheFieldsetProps) -> Html {
             <legend>{ "KV cache" }</legend>
             <label><span>{ "--kv-cache-dtype" }</span>
                 <Choice id="kv-cache-dtype" options={kvs} value={kv.clone()} onchange={props.onedit.reform(Edit::KvCacheDtype)} /></label>
-            <SkipLayers skip={props.skip_layers.clone()} layers={props.layers}
-                onchange={props.onedit.reform(Edit::SkipLayers)} />
+            { skip_layers(&c.kv_cache_dtype_skip_layers, layers, &props.onedit) }
         </fieldset>
     }
 }
 
-#[derive(PartialEq, Properties)]
-pub struct SkipLayersProps {
-    pub skip: Vec<String>,
-    pub layers: Option<u32>,
-    /// The new list of tokens.
-    pub onchange: Callback<Vec<String>>,
-}
-
-/// The skip list: a chip per token (with a remove button), an input that adds indices on Enter, and a toggle for the
-/// sliding-window keyword.
-#[function_component(SkipLayers)]
-pub fn skip_layers(props: &SkipLayersProps) -> Html {
-    let skip = &props.skip;
+/// The skip list `skip` (for a model of `layers` layers, when known): a chip per token (with a remove button), an input
+/// that adds indices on Enter, and a toggle for the sliding-window keyword. Each change sends `onedit` the new list.
+fn skip_layers(skip: &[String], layers: Option<u32>, onedit: &Callback<Edit>) -> Html {
     let chips = skip.iter().enumerate().map(|(i, tok)| {
-        let mut rest = skip.clone();
+        let mut rest = skip.to_vec();
         rest.remove(i);
-        let onclick = props.onchange.reform(move |_: MouseEvent| rest.clone());
+        let onclick = onedit.reform(move |_: MouseEvent| Edit::SkipLayers(rest.clone()));
         html! {
             <li class="chip">
                 <span>{ tok.clone() }</span>
@@ -64,8 +47,8 @@ pub fn skip_layers(props: &SkipLayersProps) -> Html {
         }
     });
     let onadd = {
-        let skip = skip.clone();
-        let onchange = props.onchange.clone();
+        let skip = skip.to_vec();
+        let onedit = onedit.clone();
         Callback::from(move |e: KeyboardEvent| {
             if e.key() != "Enter" {
                 return;
@@ -77,25 +60,22 @@ pub fn skip_layers(props: &SkipLayersProps) -> Html {
             let mut next = skip.clone();
             next.extend(typed.split_whitespace().map(str::to_string));
             if next != skip {
-                onchange.emit(next);
+                onedit.emit(Edit::SkipLayers(next));
             }
         })
     };
     let has_sw = skip.iter().any(|t| t == SKIP_SLIDING_WINDOW);
     let ontoggle_sw = {
-        let skip = skip.clone();
-        props.onchange.reform(move |_: Event| {
+        let skip = skip.to_vec();
+        onedit.reform(move |_: Event| {
             let mut next: Vec<String> = skip.iter().filter(|t| *t != SKIP_SLIDING_WINDOW).cloned().collect();
             if !has_sw {
                 next.push(SKIP_SLIDING_WINDOW.into());
             }
-            next
+            Edit::SkipLayers(next)
         })
     };
-    let range = props
-        .layers
-        .map(|n| format!(" 0–{}", n.saturating_sub(1)))
-        .unwrap_or_default();
+    let range = layers.map(|n| format!(" 0–{}", n.saturating_sub(1))).unwrap_or_default();
     html! {
         <div class="skip">
             <span id="skip-label">{ "--kv-cache-dtype-skip-layers" }</span>

@@ -1,5 +1,8 @@
 //! The page's frame around the inputs and the answer: the header (with the theme toggle), the notices and the footer.
-//! An embedded page shows only the notices.
+//! An embedded page shows only the notices. They hold no state, so they are plain functions that [`App`] calls in its
+//! render, not components.
+//!
+//! [`App`]: crate::components::app::App
 
 use qpath_core::gpu::GPUS;
 use qpath_core::release::Release;
@@ -10,20 +13,14 @@ use crate::theme::Theme;
 /// `repository` of Cargo.toml, set at build time.
 const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
 
-#[derive(PartialEq, Properties)]
-pub struct SiteHeaderProps {
-    pub theme: Theme,
-    pub ontheme: Callback<MouseEvent>,
-}
-
-#[function_component(SiteHeader)]
-pub fn site_header(props: &SiteHeaderProps) -> Html {
-    let name = props.theme.name();
+/// The header: the title, the theme toggle (showing `theme`; a click calls `ontheme`) and the tagline.
+pub fn site_header(theme: Theme, ontheme: Callback<MouseEvent>) -> Html {
+    let name = theme.name();
     html! {
         <header class="site-header">
             <div class="title-row">
                 <h1>{ "qpath" }</h1>
-                <button type="button" id="theme-toggle" onclick={props.ontheme.clone()} aria-label={format!("theme: {name}; change")}>
+                <button type="button" id="theme-toggle" onclick={ontheme} aria-label={format!("theme: {name}; change")}>
                     { format!("Theme: {name}") }
                 </button>
             </div>
@@ -35,27 +32,20 @@ pub fn site_header(props: &SiteHeaderProps) -> Html {
     }
 }
 
-#[derive(PartialEq, Properties)]
-pub struct NoticesProps {
-    pub notices: Vec<String>,
-    pub ondismiss: Callback<MouseEvent>,
-}
-
-/// Messages about input the page could not use; nothing when there are none.
-#[function_component(Notices)]
-pub fn notices(props: &NoticesProps) -> Html {
-    if props.notices.is_empty() {
+/// Messages about input the page could not use, with a button that calls `ondismiss`; nothing when there are none.
+pub fn notices(notices: &[String], ondismiss: Callback<MouseEvent>) -> Html {
+    if notices.is_empty() {
         return html! {};
     }
     html! {
         <div class="notices" role="status" id="notices">
-            <ul>{ for props.notices.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
-            <button type="button" onclick={props.ondismiss.clone()}>{ "Dismiss" }</button>
+            <ul>{ for notices.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
+            <button type="button" onclick={ondismiss}>{ "Dismiss" }</button>
         </div>
     }
 }
 
-#[function_component(SiteFooter)]
+/// The footer: what the page covers, that it runs locally, and the repository link.
 pub fn site_footer() -> Html {
     let first = Release::ALL.first().map_or("", |r| r.name());
     html! {

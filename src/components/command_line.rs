@@ -4,38 +4,29 @@
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-#[derive(PartialEq, Properties)]
-pub struct CommandLineProps {
-    pub command: AttrValue,
-    /// The parse error at this release, naming the input.
-    pub error: Option<AttrValue>,
-    pub unused: Vec<String>,
-    /// The text typed or pasted.
-    pub oninput: Callback<String>,
-    pub oncopy: Callback<String>,
-}
+use crate::components::views::copy_to_clipboard;
 
-#[function_component(CommandLine)]
-pub fn command_line(props: &CommandLineProps) -> Html {
-    let oninput = props
-        .oninput
-        .reform(|e: InputEvent| e.target_unchecked_into::<HtmlTextAreaElement>().value());
-    let command = props.command.to_string();
-    let oncopy = props.oncopy.reform(move |_: MouseEvent| command.clone());
+/// The command line `command` (the page's text), with the parse `error` at this release (naming the input) and the
+/// flags it accepted but does not use (`unused`). `oninput` gets the text typed or pasted. It holds no state, so it is
+/// a plain function that the page calls in its render.
+pub fn command_line(command: &str, error: Option<String>, unused: &[String], oninput: Callback<String>) -> Html {
+    let oninput = oninput.reform(|e: InputEvent| e.target_unchecked_into::<HtmlTextAreaElement>().value());
+    let text = command.to_string();
+    let oncopy = Callback::from(move |_: MouseEvent| copy_to_clipboard(&text));
     html! {
         <section class="command" aria-labelledby="command-heading">
             <div class="command-head">
                 <h2 id="command-heading"><label for="command-line">{ "vllm serve command line" }</label></h2>
                 <button type="button" id="copy-command" onclick={oncopy}>{ "Copy" }</button>
             </div>
-            <textarea id="command-line" rows="3" spellcheck="false" autocomplete="off" value={props.command.clone()} {oninput}
-                aria-describedby="command-help" aria-invalid={props.error.is_some().to_string()} />
+            <textarea id="command-line" rows="3" spellcheck="false" autocomplete="off" value={command.to_string()} {oninput}
+                aria-describedby="command-help" aria-invalid={error.is_some().to_string()} />
             <p id="command-help" class="hint">{ "Paste your own (ENV=VAL in front is fine): the inputs follow it. The inputs edit it too." }</p>
-            if let Some(e) = &props.error {
-                <p id="command-error" class="command-error" role="alert">{ e.clone() }</p>
+            if let Some(e) = error {
+                <p id="command-error" class="command-error" role="alert">{ e }</p>
             }
-            if !props.unused.is_empty() {
-                <p id="command-unused" class="hint">{ format!("Accepted but not part of this decision: {}", props.unused.join(" ")) }</p>
+            if !unused.is_empty() {
+                <p id="command-unused" class="hint">{ format!("Accepted but not part of this decision: {}", unused.join(" ")) }</p>
             }
         </section>
     }

@@ -1,15 +1,11 @@
+//! The GPU list's filters, in the GPU section.
+
 use qpath_core::gpu::{self, GpuFilter};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::components::choice::{Choice, ChoiceOption};
 use crate::state::Action;
-
-#[derive(PartialEq, Properties)]
-pub struct FilterBarProps {
-    pub filter: GpuFilter,
-    pub ondispatch: Callback<Action>,
-}
 
 /// Memory thresholds offered by the "memory at least" filter, in GB.
 const MEMORY_STEPS: &[u32] = &[16, 24, 32, 48, 80, 96, 128, 180];
@@ -33,10 +29,9 @@ fn yes_no() -> Vec<ChoiceOption> {
     vec![any(), ChoiceOption::new("true", "yes"), ChoiceOption::new("false", "no")]
 }
 
-#[function_component(FilterBar)]
-pub fn filter_bar(props: &FilterBarProps) -> Html {
-    let f = &props.filter;
-    let d = &props.ondispatch;
+/// The filters of the GPU list, showing `f`; each change goes to `d` as an action. It holds no state, so it is a plain
+/// function; its selects are [`Choice`] components.
+pub fn filter_bar(f: &GpuFilter, d: &Callback<Action>) -> Html {
     let oninput = d.reform(|e: InputEvent| Action::SetText(e.target_unchecked_into::<HtmlInputElement>().value()));
     let onclear = d.reform(|_: MouseEvent| Action::ClearFilters);
 

@@ -1,10 +1,7 @@
+//! The selected GPU's details, in the GPU section.
+
 use qpath_core::gpu::Gpu;
 use yew::prelude::*;
-
-#[derive(PartialEq, Properties)]
-pub struct GpuDetailProps {
-    pub gpu: Option<&'static Gpu>,
-}
 
 fn yes_no(v: Option<bool>) -> &'static str {
     match v {
@@ -24,16 +21,8 @@ fn source(s: &'static str) -> Html {
     }
 }
 
-#[function_component(GpuDetail)]
-pub fn gpu_detail(props: &GpuDetailProps) -> Html {
-    let Some(g) = props.gpu else {
-        return html! {
-            <aside id="gpu-detail" class="detail empty" aria-live="polite">
-                <h2>{ "Selected GPU" }</h2>
-                <p>{ "Pick a GPU in the list to see its compute capability, its tensor-core dtypes and where each fact comes from." }</p>
-            </aside>
-        };
-    };
+/// The selected GPU's facts and where each comes from. It holds no state, so it is a plain function.
+pub fn gpu_detail(g: &'static Gpu) -> Html {
     let memory = if g.memory_gb_variants.len() > 1 {
         let sizes: Vec<String> = g.memory_gb_variants.iter().map(|m| format!("{m} GB")).collect();
         format!("{} {}", sizes.join(" or "), g.memory_type)

@@ -1,12 +1,7 @@
+//! The GPU list, in the GPU section.
+
 use qpath_core::gpu::Gpu;
 use yew::prelude::*;
-
-#[derive(PartialEq, Properties)]
-pub struct GpuListProps {
-    pub rows: Vec<&'static Gpu>,
-    pub selected: Option<&'static str>,
-    pub onselect: Callback<&'static Gpu>,
-}
 
 fn mark(v: bool) -> &'static str {
     if v {
@@ -16,9 +11,10 @@ fn mark(v: bool) -> &'static str {
     }
 }
 
-#[function_component(GpuList)]
-pub fn gpu_list(props: &GpuListProps) -> Html {
-    let count = props.rows.len();
+/// The GPUs in `rows`, with `selected` (an id) marked; a pick calls `onselect`. It holds no state, so it is a plain
+/// function.
+pub fn gpu_list(rows: &[&'static Gpu], selected: &str, onselect: &Callback<&'static Gpu>) -> Html {
+    let count = rows.len();
     html! {
         <div class="gpu-list">
             <p id="gpu-count" class="count" aria-live="polite">
@@ -41,10 +37,9 @@ pub fn gpu_list(props: &GpuListProps) -> Html {
                             </tr>
                         </thead>
                         <tbody>
-                            { for props.rows.iter().map(|g| {
-                                let g: &'static Gpu = g;
-                                let selected = props.selected == Some(g.id);
-                                let onclick = props.onselect.reform(move |_: MouseEvent| g);
+                            { for rows.iter().map(|&g| {
+                                let selected = selected == g.id;
+                                let onclick = onselect.reform(move |_: MouseEvent| g);
                                 html! {
                                     <tr key={g.id} data-gpu-id={g.id} class={classes!(selected.then_some("selected"))}>
                                         <th scope="row">

@@ -1,26 +1,18 @@
-//! The GPU section: the selected GPU, and (folded) the filters, the list and the selected GPU's details.
+//! The GPU section: the selected GPU, and (folded) the filters, the list and the selected GPU's details. It holds no
+//! state, so it is a plain function that the page calls in its render, as are the filters, the list and the details.
 
 use qpath_core::gpu::{Gpu, GpuFilter, GPUS};
 use yew::prelude::*;
 
-use crate::components::filters::FilterBar;
-use crate::components::gpu_detail::GpuDetail;
-use crate::components::gpu_list::GpuList;
+use crate::components::filters::filter_bar;
+use crate::components::gpu_detail::gpu_detail;
+use crate::components::gpu_list::gpu_list;
 use crate::state::Action;
 
-#[derive(PartialEq, Properties)]
-pub struct GpuPickerProps {
-    pub gpu: &'static Gpu,
-    pub filter: GpuFilter,
-    /// The filters' changes (the filter bar reports them as actions).
-    pub ondispatch: Callback<Action>,
-    pub onselect: Callback<&'static Gpu>,
-}
-
-#[function_component(GpuPicker)]
-pub fn gpu_picker(props: &GpuPickerProps) -> Html {
-    let gpu = props.gpu;
-    let rows = props.filter.apply(GPUS);
+/// The GPU section for the selected `gpu` and the list's `filter`; the filters and the list report their changes to
+/// `ondispatch` as actions.
+pub fn gpu_picker(gpu: &'static Gpu, filter: &GpuFilter, ondispatch: &Callback<Action>) -> Html {
+    let rows = filter.apply(GPUS);
     html! {
         <section class="gpu-picker" aria-labelledby="gpu-heading">
             <h2 id="gpu-heading">{ "GPU" }</h2>
@@ -29,9 +21,9 @@ pub fn gpu_picker(props: &GpuPickerProps) -> Html {
             </p>
             <details class="gpu-browser">
                 <summary>{ "Choose another GPU" }</summary>
-                <FilterBar filter={props.filter.clone()} ondispatch={props.ondispatch.clone()} />
-                <GpuList {rows} selected={Some(gpu.id)} onselect={props.onselect.clone()} />
-                <GpuDetail gpu={Some(gpu)} />
+                { filter_bar(filter, ondispatch) }
+                { gpu_list(&rows, gpu.id, &ondispatch.reform(Action::SelectGpu)) }
+                { gpu_detail(gpu) }
             </details>
         </section>
     }

@@ -2,8 +2,8 @@
 //! Every flag control edits the command line (through [`Edit`]); its value always comes from the last command line
 //! that parsed. The choices each offers come from [`qpath_core::choices`].
 
-use qpath_core::capability::CudaVersion;
-use qpath_core::model;
+use std::rc::Rc;
+
 use qpath_core::release::Release;
 use qpath_core::serve::ServeCommand;
 use yew::prelude::*;
@@ -12,16 +12,7 @@ use crate::components::attention_fieldset::AttentionFieldset;
 use crate::components::cache_fieldset::CacheFieldset;
 use crate::components::model_fieldset::ModelFieldset;
 use crate::components::release_fieldset::ReleaseFieldset;
-use crate::state::Action;
-
-#[derive(PartialEq, Properties)]
-pub struct InputsProps {
-    pub release: Release,
-    pub cuda: CudaVersion,
-    pub cubins: Option<bool>,
-    pub command: ServeCommand,
-    pub ondispatch: Callback<Action>,
-}
+use crate::state::{Action, Edit, Page};
 
 /// The select value of an optional boolean: `""` for unset.
 pub fn opt_bool(v: Option<bool>) -> AttrValue {
@@ -40,22 +31,38 @@ pub fn parse_opt_bool(v: &str) -> Option<bool> {
     }
 }
 
-#[function_component(Inputs)]
-pub fn inputs(props: &InputsProps) -> Html {
-    let d = &props.ondispatch;
-    let c = &props.command;
+/// The props of the fieldsets that edit the command line's flags (model, KV cache, attention).
+#[derive(Properties)]
+pub struct FlagsProps {
+    pub release: Release,
+    /// The last command line that parsed ([`Page::last_valid`]).
+    pub command: Rc<ServeCommand>,
+    pub onedit: Callback<Edit>,
+}
+
+/// Nothing changes a command line while two `Rc`s share it, so the same `Rc` holds the same flags: a pointer comparison
+/// stands for a comparison of the whole command line (an equal command line in a new `Rc` only costs a render).
+impl PartialEq for FlagsProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.onedit == other.onedit && self.release == other.release && Rc::ptr_eq(&self.command, &other.command)
+    }
+}
+
+/// The four fieldsets, for the page's `state`; each reports its changes to `ondispatch` as actions. The container
+/// holds no state, so it is a plain function; each fieldset is a component.
+pub fn inputs(state: &Page, ondispatch: &Callback<Action>) -> Html {
+    let d = ondispatch;
+    let (release, command) = (state.release, &state.last_valid);
     let onedit = d.reform(Action::Edit);
-    let layers = model::find_preset(&c.model).map(|p| p.num_hidden_layers);
     html! {
         <div class="inputs">
-            <ReleaseFieldset release={props.release} cuda={props.cuda} cubins={props.cubins}
+            <ReleaseFieldset {release} cuda={state.cuda} cubins={state.cubins}
                 onrelease={d.reform(|v: String| Action::parsed("vLLM release", &v, Action::SetRelease))}
                 oncuda={d.reform(|v: String| Action::parsed("CUDA version", &v, Action::SetCuda))}
                 oncubins={d.reform(Action::SetCubins)} />
-            <ModelFieldset model={AttrValue::from(c.model.clone())} hf_overrides={c.hf_overrides.clone()} onedit={onedit.clone()} />
-            <CacheFieldset release={props.release} kv_cache_dtype={AttrValue::from(c.kv_cache_dtype.clone())}
-                skip_layers={c.kv_cache_dtype_skip_layers.clone()} {layers} onedit={onedit.clone()} />
-            <AttentionFieldset release={props.release} command={c.clone()} {onedit} />
+            <ModelFieldset {release} command={command.clone()} onedit={onedit.clone()} />
+            <CacheFieldset {release} command={command.clone()} onedit={onedit.clone()} />
+            <AttentionFieldset {release} command={command.clone()} {onedit} />
         </div>
     }
 }

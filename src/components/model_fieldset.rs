@@ -2,70 +2,54 @@
 
 use qpath_core::choices::{self, HfOverride};
 use qpath_core::model::{self, MODEL_PRESETS};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::inputs::FlagsProps;
 use crate::state::Edit;
 
-#[derive(PartialEq, Properties)]
-pub struct ModelFieldsetProps {
-    pub model: AttrValue,
-    pub hf_overrides: Option<Map<String, Value>>,
-    pub onedit: Callback<Edit>,
-}
-
 #[function_component(ModelFieldset)]
-pub fn model_fieldset(props: &ModelFieldsetProps) -> Html {
-    let preset = model::find_preset(&props.model);
+pub fn model_fieldset(props: &FlagsProps) -> Html {
+    let (model, hf_overrides) = (&props.command.model, &props.command.hf_overrides);
+    let preset = model::find_preset(model);
     let mut models: Vec<ChoiceOption> = MODEL_PRESETS.iter().map(|m| ChoiceOption::new(m.id, m.id)).collect();
     if preset.is_none() {
-        models.insert(
-            0,
-            ChoiceOption::new(props.model.as_str(), format!("{} (not a preset)", props.model)),
-        );
+        models.insert(0, ChoiceOption::new(model.as_str(), format!("{model} (not a preset)")));
     }
     let overrides = choices::hf_overrides(preset).map(|o| {
-        let value = props.hf_overrides.as_ref().and_then(|m| m.get(o.key)).map(|v| v.to_string());
-        html! { <OverrideInput field={o} value={value.map(AttrValue::from)} onedit={props.onedit.clone()} /> }
+        let value = hf_overrides.as_ref().and_then(|m| m.get(o.key)).map(|v| v.to_string());
+        override_input(o, value, &props.onedit)
     });
     html! {
         <fieldset class="row">
             <legend>{ "Model" }</legend>
             <label class="wide"><span>{ "Model" }</span>
-                <Choice id="model" options={models} value={props.model.clone()} onchange={props.onedit.reform(Edit::Model)} /></label>
+                <Choice id="model" options={models} value={model.clone()} onchange={props.onedit.reform(Edit::Model)} /></label>
             { for overrides }
             <p class="hint">{ "Blank keeps the preset; a number becomes a --hf-overrides key." }</p>
         </fieldset>
     }
 }
 
-#[derive(PartialEq, Properties)]
-pub struct OverrideInputProps {
-    pub field: HfOverride,
-    /// The command line's value for the key, as JSON text.
-    pub value: Option<AttrValue>,
-    pub onedit: Callback<Edit>,
-}
-
-/// A number input for one `--hf-overrides` key; blank removes the override.
-#[function_component(OverrideInput)]
-pub fn override_input(props: &OverrideInputProps) -> Html {
+/// A number input for the `--hf-overrides` key `field`, showing `value` (the command line's value for the key, as JSON
+/// text); a change sends `onedit` the new override, and blank removes it.
+fn override_input(field: HfOverride, value: Option<String>, onedit: &Callback<Edit>) -> Html {
     let HfOverride {
         key,
         slug,
         label,
         preset,
-    } = props.field;
-    let onchange = props.onedit.reform(move |e: Event| {
+    } = field;
+    let onchange = onedit.reform(move |e: Event| {
         let raw = e.target_unchecked_into::<HtmlInputElement>().value();
         Edit::HfOverride(key.to_string(), raw.trim().parse::<u64>().ok().map(Value::from))
     });
     html! {
         <label>
             <span>{ label }</span>
-            <input id={format!("ov-{slug}")} type="number" min="1" inputmode="numeric" value={props.value.clone().unwrap_or_default()}
+            <input id={format!("ov-{slug}")} type="number" min="1" inputmode="numeric" value={value.unwrap_or_default()}
                 placeholder={preset.map(|p| p.to_string()).unwrap_or_default()} {onchange} />
         </label>
     }

@@ -1,4 +1,5 @@
-//! The answer column: the tabs, the view they select (explain, compare, matrix) and the share box.
+//! The answer column: the tabs, the view they select (explain, compare, matrix) and the share box. These hold no
+//! state, so they are plain functions that the page calls in its render, not components.
 
 use std::rc::Rc;
 
@@ -9,19 +10,13 @@ use yew::prelude::*;
 
 use crate::components::choice::{Choice, ChoiceOption};
 use crate::components::compare::Compare;
-use crate::state::View;
+use crate::state::{Action, View};
 
-#[derive(PartialEq, Properties)]
-pub struct ViewTabsProps {
-    pub view: View,
-    pub onview: Callback<View>,
-}
-
-#[function_component(ViewTabs)]
-pub fn view_tabs(props: &ViewTabsProps) -> Html {
-    let tab = |view: View, id: &'static str, label: &'static str| {
-        let onclick = props.onview.reform(move |_: MouseEvent| view);
-        let selected = props.view == view;
+/// The tabs that choose the view: `view` is selected; a click dispatches [`Action::SetView`] with its view.
+pub fn view_tabs(view: View, ondispatch: &Callback<Action>) -> Html {
+    let tab = |tab_view: View, id: &'static str, label: &'static str| {
+        let onclick = ondispatch.reform(move |_: MouseEvent| Action::SetView(tab_view));
+        let selected = view == tab_view;
         html! {
             <button type="button" role="tab" {id} aria-selected={selected.to_string()}
                 class={classes!("tab", selected.then_some("active"))} {onclick}>{ label }</button>
@@ -36,27 +31,18 @@ pub fn view_tabs(props: &ViewTabsProps) -> Html {
     }
 }
 
-#[derive(PartialEq, Properties)]
-pub struct CompareViewProps {
-    /// The page's report (the right side).
-    pub report: Rc<Report>,
-    /// The same scenario at the release to compare with (the left side).
-    pub other: Scenario,
-    /// The select's value, as it reports it (the page parses it and names a value it cannot use).
-    pub onrelease: Callback<String>,
-}
-
-#[function_component(CompareView)]
-pub fn compare_view(props: &CompareViewProps) -> Html {
+/// The compare view: the release select, then the page's `report` (the right side) beside `other`, the same scenario
+/// at the release to compare with (the left side). `onrelease` gets the select's value as it reports it (the page
+/// parses it and names a value it cannot use).
+pub fn compare_view(report: Rc<Report>, other: &Scenario, onrelease: Callback<String>) -> Html {
     let releases: Vec<ChoiceOption> = Release::ALL.iter().map(|r| ChoiceOption::new(r.name(), r.name())).collect();
-    let other = Rc::new(resolve(&props.other));
+    let left = Rc::new(resolve(other));
     html! {
         <div class="compare-view">
             <label class="compare-pick"><span>{ "Compare with vLLM" }</span>
-                <Choice id="compare-release" options={releases} value={AttrValue::from(props.other.release.name())}
-                    onchange={props.onrelease.clone()} />
+                <Choice id="compare-release" options={releases} value={other.release.name()} onchange={onrelease} />
             </label>
-            <Compare left={other} right={props.report.clone()} />
+            <Compare {left} right={report} />
         </div>
     }
 }
@@ -74,20 +60,12 @@ pub fn copy_to_clipboard(text: &str) {
     }
 }
 
-#[derive(PartialEq, Properties)]
-pub struct ShareProps {
-    pub report: Rc<Report>,
-    pub command: AttrValue,
-    /// The hash of the page's state.
-    pub hash: AttrValue,
-}
-
-/// Copy the link or the Markdown for an issue. The link is the page's address with the state's hash, not the address
-/// bar's, which the hash effect updates only after this render (on a first load without a hash the bar has none yet).
-#[function_component(Share)]
-pub fn share(props: &ShareProps) -> Html {
-    let link = page_link(&props.hash);
-    let markdown = qpath_core::render::markdown(&props.report, &props.command, Some(&link));
+/// Copy the link or the Markdown for an issue, for the page's `report` and `command`. The link is the page's address
+/// with the state's `hash`, not the address bar's, which the hash effect updates only after this render (on a first
+/// load without a hash the bar has none yet).
+pub fn share(report: &Report, command: &str, hash: &str) -> Html {
+    let link = page_link(hash);
+    let markdown = qpath_core::render::markdown(report, command, Some(&link));
     let oncopy_link = Callback::from(move |_: MouseEvent| copy_to_clipboard(&link));
     let oncopy_markdown = {
         let markdown = markdown.clone();
