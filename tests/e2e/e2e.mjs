@@ -530,9 +530,10 @@ const SHOWCASE = {
     'NVIDIA B200', '.not-flashinfer'],
   'unverified prediction': [hashOf({ gpu: 'jetson-agx-thor', vllm: '0.33.0', cubins: 'yes', cmd: `${LLAMA} --attention-backend FLASHINFER` }),
     'Thor', '.unverified-badge'],
-  // A malformed link (notices) and a command line that does not parse (its error, vLLM's ArgumentError).
+  // A malformed link (notices) and a command line that does not parse (its error, vLLM's ArgumentError); the unknown
+  // GPU gives way to the core's default GPU, as in the CLI and the JS API.
   'bad link and command': [hashOf({ gpu: 'h900', vllm: '0.25.0', cuda: 'banana', cmd: `${SEED_CMD} --no-such-flag 3` }),
-    'NVIDIA L4', '#notices + main #command-error'],
+    'NVIDIA H100 SXM', '#notices + main #command-error'],
 };
 
 for (const theme of ['light', 'dark']) {
