@@ -69,13 +69,22 @@ pub(super) fn build_layers(
 
     let mut layers = Vec::with_capacity(n as usize);
     for i in 0..n {
-        let window = per_layer_window(name, rule, i, n, cfg)?.or(cache_window);
+        // A hybrid model's linear-attention / Mamba layer has no KV cache and no window.
+        let recurrent = match cfg.layer_types.as_deref().and_then(|l| l.get(i as usize)) {
+            Some(HfLayerType::Linear) => Some(AttentionKind::LinearAttention),
+            Some(HfLayerType::Mamba) => Some(AttentionKind::Mamba),
+            _ => None,
+        };
+        let window = match recurrent {
+            Some(_) => None,
+            None => per_layer_window(name, rule, i, n, cfg)?.or(cache_window),
+        };
         layers.push(LayerSpec {
             index: i,
-            kind: if window.is_some() {
-                AttentionKind::SlidingWindow
-            } else {
-                AttentionKind::Full
+            kind: match (recurrent, window) {
+                (Some(kind), _) => kind,
+                (None, Some(_)) => AttentionKind::SlidingWindow,
+                (None, None) => AttentionKind::Full,
             },
             sliding_window: window,
             head_dim,
@@ -240,7 +249,7 @@ fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfi
             }
             Some(l) => match l.get(i as usize) {
                 Some(HfLayerType::Sliding) => model_window,
-                Some(HfLayerType::Full) => None,
+                Some(HfLayerType::Full | HfLayerType::Linear | HfLayerType::Mamba) => None,
                 None => {
                     return err(format!(
                         "{name}: vLLM's {file} reads config.layer_types[{i}] but {} has only {} entries (it fails \
