@@ -4,10 +4,20 @@
 //!
 //! ```text
 //! qpath [--gpu ID | --compute-capability X.Y] [--vllm RELEASE] [--cuda X.Y] [--trtllm-cubins yes|no]
-//!       [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
+//!       [--model-config FILE] [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
+//! ```
+//!
+//! The model's config.json is read as vLLM would find it, without the network: `--model-config FILE`; else MODEL as
+//! a local directory holding config.json; else MODEL as a Hugging Face id in the local HF cache (`$HF_HUB_CACHE`,
+//! else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`: `models--ORG--NAME/snapshots/<refs/main or the newest>/
+//! config.json`); else a qpath preset of that id. The report says which (`model.config`).
+//!
+//! ```text
 //! qpath matrix [same options; --format markdown|json] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
 //! qpath gpus | releases
 //! ```
+
+use std::path::{Path, PathBuf};
 
 use qpath_core::gpu::GPUS;
 use qpath_core::options::{self, OptionKey, ScenarioOptions};
@@ -30,11 +40,13 @@ pub fn usage() -> String {
     format!(
         "usage:
   qpath [--gpu ID | --compute-capability X.Y] [--vllm RELEASE] [--cuda X.Y] [--trtllm-cubins yes|no]
-        [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
+        [--model-config FILE] [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
   qpath matrix [the same options, --format markdown|json] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
   qpath gpus        list the GPU table's ids
   qpath releases    list the vLLM releases ({range}) and the FlashInfer each pins
-defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}, TRTLLM cubins as the release ships them (yes up to {last_with}, no from {first_without})",
+defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}, TRTLLM cubins as the release ships them (yes up to {last_with}, no from {first_without})
+MODEL's config.json: --model-config FILE, else MODEL as a directory with config.json, else MODEL in the local Hugging Face
+cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), else qpath's preset of that id",
         range = Release::range_text(),
         gpu = options::DEFAULT_GPU,
         latest = Release::LATEST.name(),
@@ -55,6 +67,8 @@ pub struct Args {
     pub matrix: bool,
     pub options: ScenarioOptions,
     pub format: Option<Format>,
+    /// `--model-config FILE`: the model's config.json.
+    pub model_config: Option<String>,
     /// The vLLM command line's words, after `--`.
     pub command: Vec<String>,
 }
@@ -89,6 +103,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
         matrix: false,
         options: ScenarioOptions::default(),
         format: None,
+        model_config: None,
         command: vec![],
     };
     let mut i = 0;
@@ -107,7 +122,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
             _ => (arg, None),
         };
         let key = OptionKey::ALL.into_iter().find(|k| k.flag() == name);
-        if key.is_none() && name != "--format" {
+        if key.is_none() && name != "--format" && name != "--model-config" {
             return Err(format!("unknown option `{arg}`"));
         }
         let value = match inline {
@@ -119,6 +134,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
         };
         match key {
             Some(key) => a.options.set(key, &value).map_err(|e| option_message(&e))?,
+            None if name == "--model-config" => a.model_config = Some(value),
             None => {
                 a.format = Some(match value.as_str() {
                     "table" => Format::Table,
@@ -138,6 +154,12 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
 
 /// Runs `qpath ARGS…` and returns what it prints on success; an error is the message for standard error.
 pub fn run(argv: &[String]) -> Result<String, String> {
+    run_with_env(argv, &|name| std::env::var(name).ok())
+}
+
+/// [`run`] with the environment read through `env` (the HF cache variables and `HOME`), so tests need not change the
+/// process's environment.
+pub fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     match argv.first().map(String::as_str) {
         Some("gpus") => {
             return Ok(GPUS
@@ -158,7 +180,11 @@ pub fn run(argv: &[String]) -> Result<String, String> {
         _ => {}
     }
     let a = parse_args(argv)?;
-    let scenario = a.scenario()?;
+    let mut scenario = a.scenario()?;
+    let found = find_model_config(&a, &scenario, env)?;
+    if let Some(f) = &found {
+        scenario.model_config = Some(f.text.clone());
+    }
     if a.matrix {
         let m = matrix::matrix(&scenario)?;
         return Ok(match a.format {
@@ -166,12 +192,124 @@ pub fn run(argv: &[String]) -> Result<String, String> {
             _ => matrix::markdown(&m),
         });
     }
-    let report = resolve(&scenario);
+    let mut report = resolve(&scenario);
+    if let (Some(f), Some(m)) = (&found, report.model.as_mut()) {
+        m.config = Some(f.origin.clone());
+    }
     Ok(match a.format.unwrap_or(Format::Table) {
         Format::Json => serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n",
         Format::Markdown => render::markdown(&report, &scenario.command_line, None),
         Format::Table => render::text(&report),
     })
+}
+
+/// A config.json the CLI found, and where (for the report).
+#[derive(Debug)]
+pub struct FoundConfig {
+    pub text: String,
+    pub origin: String,
+}
+
+/// The model's config.json as vLLM would find it without the network: `--model-config FILE`, MODEL as a local
+/// directory with config.json, MODEL as a Hugging Face id in the local cache; None when none applies (a preset, or a
+/// model `--hf-overrides` describes). A command line that does not parse is left to the core to report.
+pub fn find_model_config(
+    a: &Args,
+    scenario: &Scenario,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<FoundConfig>, String> {
+    if let Some(file) = &a.model_config {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("--model-config {file}: {e}"))?;
+        return Ok(Some(FoundConfig {
+            text,
+            origin: format!("--model-config {file}"),
+        }));
+    }
+    let Ok(cmd) = qpath_core::serve::parse(scenario.release, &scenario.command_line) else {
+        return Ok(None);
+    };
+    let model = cmd.model.as_str();
+    let dir = Path::new(model);
+    if dir.is_dir() {
+        let file = dir.join("config.json");
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        return Ok(Some(FoundConfig {
+            text,
+            origin: file.display().to_string(),
+        }));
+    }
+    if let Some(file) = hf_cache_config(model, env)? {
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        return Ok(Some(FoundConfig {
+            text,
+            origin: format!("{} (Hugging Face cache)", file.display()),
+        }));
+    }
+    Ok(None)
+}
+
+/// The HF hub cache directory: `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`.
+pub fn hf_hub_cache(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let set = |name: &str| env(name).filter(|v| !v.is_empty());
+    if let Some(c) = set("HF_HUB_CACHE") {
+        return Some(PathBuf::from(c));
+    }
+    if let Some(h) = set("HF_HOME") {
+        return Some(Path::new(&h).join("hub"));
+    }
+    set("HOME").map(|h| Path::new(&h).join(".cache").join("huggingface").join("hub"))
+}
+
+/// `models--ORG--NAME/snapshots/<rev>/config.json` for an `ORG/NAME` id: the revision `refs/main` names when it
+/// exists, else the newest snapshot (by modification time) holding config.json. None when the cache has no folder for
+/// the id; an error naming the folder when it has one without a usable snapshot.
+pub fn hf_cache_config(model: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Option<PathBuf>, String> {
+    let Some((org, name)) = model.split_once('/') else { return Ok(None) };
+    if org.is_empty() || name.is_empty() || name.contains('/') || model.starts_with('.') {
+        return Ok(None);
+    }
+    let Some(cache) = hf_hub_cache(env) else { return Ok(None) };
+    let folder = cache.join(format!("models--{org}--{name}"));
+    if !folder.is_dir() {
+        return Ok(None);
+    }
+    let snapshots = folder.join("snapshots");
+    let refs_main = folder.join("refs").join("main");
+    if let Ok(rev) = std::fs::read_to_string(&refs_main) {
+        let rev = rev.trim();
+        let file = snapshots.join(rev).join("config.json");
+        if file.is_file() {
+            return Ok(Some(file));
+        }
+        return Err(format!(
+            "{}: refs/main names revision {rev}, but {} does not exist",
+            folder.display(),
+            file.display()
+        ));
+    }
+    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
+    if let Ok(entries) = std::fs::read_dir(&snapshots) {
+        for entry in entries.flatten() {
+            let file = entry.path().join("config.json");
+            if !file.is_file() {
+                continue;
+            }
+            let time = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+            if newest.as_ref().is_none_or(|(t, p)| time > *t || (time == *t && file > *p)) {
+                newest = Some((time, file));
+            }
+        }
+    }
+    match newest {
+        Some((_, file)) => Ok(Some(file)),
+        None => Err(format!(
+            "{}: the Hugging Face cache folder of {model} has no snapshot holding config.json (snapshots/*/config.json)",
+            folder.display()
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -345,7 +345,7 @@ struct LayerRow<'a> {
     layer: &'a LayerSpec,
     skipped: bool,
     /// The checkpoint field that set the cache dtype (`--kv-cache-dtype auto` with a quantized-KV checkpoint).
-    from_checkpoint: Option<&'static str>,
+    from_checkpoint: Option<(&'static str, &'static source::Cite)>,
     query: LayerQuery,
     selection: Selection,
 }
@@ -368,7 +368,13 @@ fn select_layers<'a>(
         .checkpoint_kv
         .as_ref()
         .filter(|kv| kv.cache_dtype.as_deref() == Some(cmd.kv_cache_dtype.as_str()) && checkpoint_set)
-        .map(|kv| kv.field());
+        .map(|kv| {
+            let cite = match kv.scheme {
+                model::KvScheme::CompressedTensors(_) => &source::CHECKPOINT_KV_SCHEME,
+                _ => &source::CHECKPOINT_KV_MODELOPT,
+            };
+            (kv.field(), cite)
+        });
     for l in &spec.layers {
         let skipped = !skip.is_empty()
             && ((l.sliding_window.is_some() && skip.iter().any(|t| t == "sliding_window"))
@@ -491,15 +497,19 @@ fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], row: &Layer
     let skip = &cmd.kv_cache_dtype_skip_layers;
     let (q, sel) = (&row.query, &row.selection);
     let mut head = Trace::new(p.release);
+    let cite = match row.from_checkpoint {
+        Some((_, cite)) if !row.skipped => cite,
+        _ => &source::ATTN_SKIP_LAYERS,
+    };
     head.step(
-        Some(&source::ATTN_SKIP_LAYERS),
+        Some(cite),
         "layer cache dtype",
         if row.skipped {
             format!(
                 "layers {} are in --kv-cache-dtype-skip-layers: kv_cache_dtype \"auto\"",
                 short_list(layers)
             )
-        } else if let Some(field) = row.from_checkpoint {
+        } else if let Some((field, _)) = row.from_checkpoint {
             format!(
                 "kv_cache_dtype {:?}, from the checkpoint's {field} (--kv-cache-dtype auto){}",
                 q.kv_cache_dtype,
