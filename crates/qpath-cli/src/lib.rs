@@ -362,6 +362,126 @@ mod tests {
         assert_eq!(listed.lines().count(), Release::ALL.len());
     }
 
+    /// A temporary directory removed on drop (no extra dependency).
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            let d = std::env::temp_dir().join(format!("qpath-cli-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&d);
+            std::fs::create_dir_all(&d).unwrap();
+            TempDir(d)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Qwen/Qwen3-0.6B's config.json (https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json, as the preset's
+    /// sources restate it: 28 layers, 16 heads, 8 KV heads, head_dim 128, hidden 1024, sliding_window null,
+    /// use_sliding_window false, max_window_layers 28, torch_dtype bfloat16).
+    const QWEN3_06B: &str = r#"{"architectures": ["Qwen3ForCausalLM"], "head_dim": 128, "hidden_size": 1024,
+        "max_window_layers": 28, "model_type": "qwen3", "num_attention_heads": 16, "num_hidden_layers": 28,
+        "num_key_value_heads": 8, "sliding_window": null, "torch_dtype": "bfloat16", "use_sliding_window": false}"#;
+
+    fn json_of(out: &str) -> serde_json::Value {
+        serde_json::from_str(out).unwrap()
+    }
+
+    #[test]
+    fn vllm_serve_a_local_directory_reads_its_config_json() {
+        let dir = TempDir::new("dir");
+        std::fs::write(dir.0.join("config.json"), QWEN3_06B).unwrap();
+        let d = dir.0.display().to_string();
+        let no_env = |_: &str| None;
+        let out = run_with_env(&args(&format!("--gpu l4 --format json -- vllm serve {d}")), &no_env).unwrap();
+        let j = json_of(&out);
+        assert_eq!(j["model"]["config"], format!("{d}/config.json"), "{out}");
+        assert_eq!(j["model"]["num_layers"], 28);
+        assert_eq!(j["model"]["preset"], false);
+        // Its answer is the preset's.
+        let preset = json_of(&run_with_env(&args("--gpu l4 --format json -- vllm serve Qwen/Qwen3-0.6B"), &no_env).unwrap());
+        assert_eq!(j["groups"], preset["groups"]);
+        // The table says where the config came from.
+        let table = run_with_env(&args(&format!("--gpu l4 -- vllm serve {d}")), &no_env).unwrap();
+        assert!(table.contains(&format!("config {d}/config.json")), "{table}");
+        // --model-config FILE wins and is named.
+        let file = dir.0.join("other.json");
+        std::fs::write(&file, QWEN3_06B.replace("\"num_hidden_layers\": 28", "\"num_hidden_layers\": 2")).unwrap();
+        let f = file.display().to_string();
+        let j = json_of(
+            &run_with_env(&args(&format!("--gpu l4 --model-config {f} --format json -- vllm serve {d}")), &no_env).unwrap(),
+        );
+        assert_eq!((j["model"]["config"].clone(), j["model"]["num_layers"].clone()), (format!("--model-config {f}").into(), 2.into()));
+        // A malformed config.json is named, never a panic.
+        std::fs::write(dir.0.join("config.json"), "{\"architectures\": [\"Qwen3ForCausalLM\"], \"num_hidden_layers\": ").unwrap();
+        let j = json_of(&run_with_env(&args(&format!("--gpu l4 --format json -- vllm serve {d}")), &no_env).unwrap());
+        let m = j["error"]["message"].as_str().unwrap();
+        assert!(m.contains(&format!("config.json of {d} is not valid JSON")), "{m}");
+        // A directory without config.json, a --model-config that does not exist: errors naming the file.
+        std::fs::remove_file(dir.0.join("config.json")).unwrap();
+        let e = run_with_env(&args(&format!("--gpu l4 -- vllm serve {d}")), &no_env).unwrap_err();
+        assert!(e.contains(&format!("{d}/config.json")), "{e}");
+        let e = run_with_env(&args("--model-config /nonexistent/qpath.json -- vllm serve m"), &no_env).unwrap_err();
+        assert!(e.starts_with("--model-config /nonexistent/qpath.json: "), "{e}");
+    }
+
+    #[test]
+    fn vllm_serve_an_hf_id_reads_the_local_hf_cache() {
+        let cache = TempDir::new("hub");
+        let folder = cache.0.join("models--acme--tiny-qwen3");
+        let old = folder.join("snapshots").join("1111");
+        let main = folder.join("snapshots").join("2222");
+        std::fs::create_dir_all(&old).unwrap();
+        std::fs::create_dir_all(&main).unwrap();
+        std::fs::write(old.join("config.json"), QWEN3_06B.replace("\"num_hidden_layers\": 28", "\"num_hidden_layers\": 3")).unwrap();
+        std::fs::write(main.join("config.json"), QWEN3_06B).unwrap();
+        std::fs::create_dir_all(folder.join("refs")).unwrap();
+        std::fs::write(folder.join("refs").join("main"), "2222").unwrap();
+        let hub = cache.0.display().to_string();
+        let env = |name: &str| (name == "HF_HUB_CACHE").then(|| hub.clone());
+        let j = json_of(&run_with_env(&args("--gpu h100-sxm --format json -- vllm serve acme/tiny-qwen3"), &env).unwrap());
+        assert_eq!(j["model"]["num_layers"], 28, "refs/main names 2222");
+        let origin = j["model"]["config"].as_str().unwrap();
+        assert!(origin.ends_with("snapshots/2222/config.json (Hugging Face cache)"), "{origin}");
+        // $HF_HOME/hub when HF_HUB_CACHE is unset; without refs/main the newest snapshot.
+        std::fs::remove_file(folder.join("refs").join("main")).unwrap();
+        let home = cache.0.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::rename(&folder, home.join("hub-placeholder")).unwrap();
+        std::fs::create_dir_all(home.join("hub")).unwrap();
+        std::fs::rename(home.join("hub-placeholder"), home.join("hub").join("models--acme--tiny-qwen3")).unwrap();
+        let h = home.display().to_string();
+        let env = |name: &str| (name == "HF_HOME").then(|| h.clone());
+        let out = run_with_env(&args("--gpu h100-sxm --format json -- vllm serve acme/tiny-qwen3"), &env).unwrap();
+        assert!(json_of(&out)["model"]["config"].as_str().unwrap().contains("/hub/models--acme--tiny-qwen3/snapshots/"));
+        // A cache folder without a snapshot: named.
+        let empty = home.join("hub").join("models--acme--empty");
+        std::fs::create_dir_all(empty.join("snapshots")).unwrap();
+        let e = run_with_env(&args("-- vllm serve acme/empty"), &env).unwrap_err();
+        assert!(e.contains("models--acme--empty") && e.contains("no snapshot holding config.json"), "{e}");
+        // A preset id with no local config still uses the preset.
+        let j = json_of(&run_with_env(&args("--format json -- vllm serve Qwen/Qwen3-8B"), &env).unwrap());
+        assert_eq!((j["model"]["preset"].clone(), j["model"].get("config").cloned()), (true.into(), None));
+    }
+
+    #[test]
+    fn the_process_environment_names_the_hf_cache() {
+        // The one test that sets the real variables: HF_HUB_CACHE for this process, pointing at a cache only it uses.
+        let cache = TempDir::new("env");
+        let snap = cache.0.join("models--envorg--envmodel").join("snapshots").join("abc");
+        std::fs::create_dir_all(&snap).unwrap();
+        std::fs::write(snap.join("config.json"), QWEN3_06B).unwrap();
+        std::env::set_var("HF_HUB_CACHE", &cache.0);
+        let out = run(&args("--format json -- vllm serve envorg/envmodel"));
+        std::env::remove_var("HF_HUB_CACHE");
+        let j = json_of(&out.unwrap());
+        assert!(j["model"]["config"].as_str().unwrap().contains("models--envorg--envmodel/snapshots/abc/config.json"));
+    }
+
     #[test]
     fn quoting_keeps_json_arguments_whole() {
         assert_eq!(shell_quote("fp8"), "fp8");
