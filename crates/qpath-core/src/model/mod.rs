@@ -186,7 +186,8 @@ pub fn resolve_model_from_config(
     hf_overrides: Option<&Map<String, Value>>,
 ) -> Result<ModelSpec, ModelError> {
     let empty = Map::new();
-    let name = if id.trim().is_empty() { file } else { id };
+    // Messages name the file (which names the model); the spec keeps the model's id.
+    let name = file;
     let read = config_json::read(file, text)?;
     let arch = read.architecture;
     let rule = arch.vllm_model;
@@ -210,7 +211,7 @@ pub fn resolve_model_from_config(
     let config_dtype = cfg.config_dtype(&mut source);
     let layers = layout::build_layers(release, name, rule, &cfg.text, &mut source)?;
     Ok(ModelSpec {
-        id: name.to_string(),
+        id: if id.trim().is_empty() { file.to_string() } else { id.to_string() },
         preset: false,
         config_dtype,
         layers,
