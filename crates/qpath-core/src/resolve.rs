@@ -137,6 +137,7 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
     let (spec, model_dtype) = load_model(s, &cmd, cc, report)?;
     let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
     let forced = forced_backend(r, &cmd)?;
+    gemma4_backend(r, &spec, forced)?;
     let p = platform(s, cc, &cmd, &env, model_dtype);
     input_notes(&cmd, &spec, report);
     let checkpoint_set = report.model.as_ref().is_some_and(|m| m.checkpoint_kv_cache_dtype.is_some());
@@ -284,6 +285,33 @@ fn forced_backend(r: Release, cmd: &ServeCommand) -> Result<Option<Backend>, Sce
             )
         }),
     }
+}
+
+/// gemma-4 with different head sizes on its sliding and full layers: `Gemma4Config.verify_and_update_config`
+/// ([`source::GEMMA4_VERIFY_BACKEND`], every release) sets FA4 for all layers when FA4 is installed and no other
+/// backend is forced, else forces TRITON_ATTN when no backend is forced. Whether FA4 is installed is outside what
+/// qpath knows, so only a forced backend other than FLASH_ATTN (which neither branch changes) is modelled.
+fn gemma4_backend(r: Release, spec: &ModelSpec, forced: Option<Backend>) -> Result<(), ScenarioError> {
+    if spec.vllm_model != model::VllmModel::Gemma4 {
+        return Ok(());
+    }
+    let sizes = spec.layers.iter().filter(|l| l.kind.is_attention()).map(|l| l.head_dim);
+    let (lo, hi) = (sizes.clone().min().unwrap_or(0), sizes.max().unwrap_or(0));
+    if lo == hi || forced.is_some_and(|b| b != Backend::FlashAttn) {
+        return Ok(());
+    }
+    Err(scenario_error(
+        ScenarioErrorKind::InputError,
+        format!(
+            "qpath cannot model this: --attention-backend {} on a gemma-4 model with head sizes {lo} and {hi}: vLLM's \
+             Gemma4Config.verify_and_update_config then uses FA4 for all layers if FA4 is installed, else TRITON_ATTN \
+             (without a forced backend), and qpath does not know whether FA4 is installed; force a backend (e.g. \
+             --attention-backend FLASHINFER) to see that backend's answer",
+            forced.map_or("unset", |b| b.name()),
+        ),
+        Some(&source::GEMMA4_VERIFY_BACKEND),
+        r,
+    ))
 }
 
 /// What `current_platform` and the engine config tell the attention code: the GPU, CUDA, cubins, the attention config.

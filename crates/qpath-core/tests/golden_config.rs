@@ -278,3 +278,72 @@ fn what_qpath_cannot_model_is_named() {
         assert!(e.message.contains("config.json of m") && e.message.contains(field), "{text}: {}", e.message);
     }
 }
+
+/// google/gemma-4-26B-A4B-it's text config, attention part: 30 layers, 16 heads; sliding layers head_dim 256 with 8 KV
+/// heads and window 1024, full layers (5, 11, 17, 23, 29) global_head_dim 512 with num_global_key_value_heads 2
+/// (attention_k_eq_v true), hidden 2816. Restated from public restatements of the hub config.json (the code index:
+/// a GEMMA4_26B_CONFIG table of the 26B-A4B text config, and a vllm-metal test of its per-layer KV layout,
+/// `([sliding] * 5 + [full]) * 5`); the hub file itself was not reachable. No dtype is given here: the tests pass
+/// `--dtype bfloat16`.
+const GEMMA4_26B_A4B: &str = r#"{
+  "architectures": ["Gemma4ForConditionalGeneration"],
+  "model_type": "gemma4",
+  "text_config": {
+    "model_type": "gemma4_text",
+    "hidden_size": 2816,
+    "num_hidden_layers": 30,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 8,
+    "num_global_key_value_heads": 2,
+    "head_dim": 256,
+    "global_head_dim": 512,
+    "sliding_window": 1024,
+    "attention_k_eq_v": true,
+    "num_experts": 128,
+    "top_k_experts": 8,
+    "moe_intermediate_size": 704,
+    "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention",
+                    "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention",
+                    "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention",
+                    "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention",
+                    "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]
+  }
+}"#;
+
+#[test]
+fn gemma4_full_layers_have_their_own_head_size_and_kv_heads() {
+    let line = "vllm serve google/gemma-4-26B-A4B-it --dtype bfloat16 --attention-backend FLASHINFER --kv-cache-dtype fp8";
+    // 0.28.0 (gemma4_layer_config) and 0.33.0 (per_layer_config): two groups, one per layer shape.
+    for r in [Release::V0_28_0, Release::V0_33_0] {
+        let rep = resolve(&scenario("h100-sxm", r, line, Some(GEMMA4_26B_A4B)));
+        assert!(rep.error.is_none(), "{:?}", rep.error);
+        let shapes: Vec<(Vec<u32>, u32, u32, Option<u32>)> =
+            rep.groups.iter().map(|g| (g.layers.clone(), g.head_dim, g.num_kv_heads, g.sliding_window)).collect();
+        let sliding: Vec<u32> = (0..30).filter(|i| i % 6 != 5).collect();
+        assert_eq!(
+            shapes,
+            vec![(sliding, 256, 8, Some(1024)), (vec![5, 11, 17, 23, 29], 512, 2, None)],
+            "@{}",
+            r.name()
+        );
+        // Each group's own checks. 0.33.0 on H100 with an FP8 cache: the 256-wide sliding group prefills with FA3,
+        // the 512-wide full group falls back to FA2, which refuses an FP8 query. 0.28.0: FlashInfer on SM90 refuses
+        // the sliding-window group at init; the full group is checked on its own.
+        let (s, f) = (&rep.groups[0], &rep.groups[1]);
+        if r >= Release::V0_33_0 {
+            assert!(s.error.is_none(), "{:?}", s.error);
+        } else {
+            let e = s.error.as_ref().expect("sliding windows on SM90");
+            assert!(e.message.contains("currently crashes with sliding-window attention layers"), "{}", e.message);
+        }
+        let e = f.error.as_ref().expect("the 512 group fails");
+        assert!(e.message.contains("fp8 tensor core is not supported in fa2 backend"), "{}", e.message);
+    }
+    // Before 0.28.0 vLLM reads getattr(config, "global_head_dim", config.head_dim), which depends on transformers.
+    let rep = resolve(&scenario("h100-sxm", Release::V0_27_0, line, Some(GEMMA4_26B_A4B)));
+    assert!(rep.error.is_some_and(|e| e.message.contains("qpath cannot model this: global_head_dim = 512")));
+    // Without a forced backend vLLM picks FA4 or TRITON_ATTN by what is installed: named, not guessed.
+    let rep = resolve(&scenario("h100-sxm", Release::V0_33_0, "vllm serve g --dtype bfloat16", Some(GEMMA4_26B_A4B)));
+    let e = rep.error.expect("cannot model");
+    assert!(e.message.starts_with("qpath cannot model this: --attention-backend unset on a gemma-4 model"), "{}", e.message);
+}

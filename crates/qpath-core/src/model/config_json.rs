@@ -53,6 +53,11 @@ enum ConfigClass {
     /// `head_dim = hidden_size // num_attention_heads` when None; `layer_types[i] = "sliding_attention" if (i + 1) %
     /// 2 else "full_attention"`; defaults `head_dim` 64, `num_key_value_heads` 8, `sliding_window` 128.
     GptOss,
+    /// `Gemma4TextConfig.__post_init__` (configuration_gemma4.py:185-201): `layer_types[i] = "sliding_attention" if
+    /// (i + 1) % 6 else "full_attention"` when None, then the last layer forced to `"full_attention"`; defaults
+    /// `head_dim` 256, `num_key_value_heads` 4, `sliding_window` 512; `global_head_dim` /
+    /// `num_global_key_value_heads` become `per_layer_config` of the full layers (read by the layout from `raw`).
+    Gemma4Text,
 }
 
 /// One architecture qpath restates: vLLM's registry entry (`vllm/model_executor/models/registry.py`, line at 0.24.0
@@ -76,6 +81,8 @@ pub const ARCHITECTURES: &[Architecture] = &[
     Architecture { name: "Gemma3ForCausalLM", registry_lines: (113, 114), vllm_model: VllmModel::Gemma3, config_class: ConfigClass::Gemma3Text, nested: false },
     Architecture { name: "Gemma3ForConditionalGeneration", registry_lines: (396, 418), vllm_model: VllmModel::Gemma3, config_class: ConfigClass::Gemma3Text, nested: true },
     Architecture { name: "GptOssForCausalLM", registry_lines: (123, 128), vllm_model: VllmModel::GptOss, config_class: ConfigClass::GptOss, nested: false },
+    Architecture { name: "Gemma4ForCausalLM", registry_lines: (116, 117), vllm_model: VllmModel::Gemma4, config_class: ConfigClass::Gemma4Text, nested: false },
+    Architecture { name: "Gemma4ForConditionalGeneration", registry_lines: (405, 427), vllm_model: VllmModel::Gemma4, config_class: ConfigClass::Gemma4Text, nested: true },
 ];
 
 /// Nested language-model configs of architectures qpath does not restate; named in the refusal.
@@ -464,6 +471,34 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
                         .collect()
                 }
             });
+        }
+        ConfigClass::Gemma4Text => {
+            match f.get("use_bidirectional_attention") {
+                Field::Absent | Field::Null => {}
+                Field::Set(Value::String(s)) if s == "vision" => {}
+                Field::Set(v) => {
+                    return cannot(
+                        f.file,
+                        format!("{} = {} (Gemma4TextConfig then changes sliding_window)", f.path("use_bidirectional_attention"), show(v)),
+                    )
+                }
+            }
+            t.num_key_value_heads = f.int_or("num_key_value_heads", MAX_HEADS, Some(4))?;
+            t.head_dim = f.int_or("head_dim", MAX_HEAD_DIM, Some(256))?;
+            t.sliding_window = f.window(Some(512))?;
+            let mut types = match given_types {
+                Some(l) => l,
+                None => {
+                    t.layer_types_origin = "layer_types built by transformers (Gemma4TextConfig: every 6th layer full)".to_string();
+                    (0..n)
+                        .map(|i| if (i + 1) % 6 != 0 { HfLayerType::Sliding } else { HfLayerType::Full })
+                        .collect()
+                }
+            };
+            if let Some(last) = types.last_mut() {
+                *last = HfLayerType::Full;
+            }
+            t.layer_types = Some(types);
         }
         ConfigClass::GptOss => {
             t.num_key_value_heads = kv_or_heads(Some(8))?;

@@ -79,6 +79,8 @@ pub struct ModelSpec {
     pub source: Vec<String>,
     /// The top-level config's `model_type` (a preset's, or config.json's).
     pub model_type: Option<String>,
+    /// The vLLM model file that builds the layers.
+    pub vllm_model: VllmModel,
     /// Where the config came from when it was a config.json (a path, "--model-config FILE", "modelConfig"); None for a
     /// preset or `--hf-overrides` only.
     pub config_file: Option<String>,
@@ -169,6 +171,7 @@ pub fn resolve_model_at(release: Release, id: &str, hf_overrides: Option<&Map<St
         layers,
         source,
         model_type: preset.map(|p| p.model_type.to_string()),
+        vllm_model: rule,
         config_file: None,
         checkpoint_kv: None,
     })
@@ -217,6 +220,7 @@ pub fn resolve_model_from_config(
         layers,
         source,
         model_type: read.model_type,
+        vllm_model: rule,
         config_file: Some(file.to_string()),
         checkpoint_kv: read.checkpoint_kv,
     })
