@@ -264,7 +264,9 @@ pub fn hf_hub_cache(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 /// exists, else the newest snapshot (by modification time) holding config.json. None when the cache has no folder for
 /// the id; an error naming the folder when it has one without a usable snapshot.
 pub fn hf_cache_config(model: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Option<PathBuf>, String> {
-    let Some((org, name)) = model.split_once('/') else { return Ok(None) };
+    let Some((org, name)) = model.split_once('/') else {
+        return Ok(None);
+    };
     if org.is_empty() || name.is_empty() || name.contains('/') || model.starts_with('.') {
         return Ok(None);
     }
@@ -410,14 +412,29 @@ mod tests {
         assert!(table.contains(&format!("config {d}/config.json")), "{table}");
         // --model-config FILE wins and is named.
         let file = dir.0.join("other.json");
-        std::fs::write(&file, QWEN3_06B.replace("\"num_hidden_layers\": 28", "\"num_hidden_layers\": 2")).unwrap();
+        std::fs::write(
+            &file,
+            QWEN3_06B.replace("\"num_hidden_layers\": 28", "\"num_hidden_layers\": 2"),
+        )
+        .unwrap();
         let f = file.display().to_string();
         let j = json_of(
-            &run_with_env(&args(&format!("--gpu l4 --model-config {f} --format json -- vllm serve {d}")), &no_env).unwrap(),
+            &run_with_env(
+                &args(&format!("--gpu l4 --model-config {f} --format json -- vllm serve {d}")),
+                &no_env,
+            )
+            .unwrap(),
         );
-        assert_eq!((j["model"]["config"].clone(), j["model"]["num_layers"].clone()), (format!("--model-config {f}").into(), 2.into()));
+        assert_eq!(
+            (j["model"]["config"].clone(), j["model"]["num_layers"].clone()),
+            (format!("--model-config {f}").into(), 2.into())
+        );
         // A malformed config.json is named, never a panic.
-        std::fs::write(dir.0.join("config.json"), "{\"architectures\": [\"Qwen3ForCausalLM\"], \"num_hidden_layers\": ").unwrap();
+        std::fs::write(
+            dir.0.join("config.json"),
+            "{\"architectures\": [\"Qwen3ForCausalLM\"], \"num_hidden_layers\": ",
+        )
+        .unwrap();
         let j = json_of(&run_with_env(&args(&format!("--gpu l4 --format json -- vllm serve {d}")), &no_env).unwrap());
         let m = j["error"]["message"].as_str().unwrap();
         assert!(m.contains(&format!("config.json of {d} is not valid JSON")), "{m}");
@@ -437,7 +454,11 @@ mod tests {
         let main = folder.join("snapshots").join("2222");
         std::fs::create_dir_all(&old).unwrap();
         std::fs::create_dir_all(&main).unwrap();
-        std::fs::write(old.join("config.json"), QWEN3_06B.replace("\"num_hidden_layers\": 28", "\"num_hidden_layers\": 3")).unwrap();
+        std::fs::write(
+            old.join("config.json"),
+            QWEN3_06B.replace("\"num_hidden_layers\": 28", "\"num_hidden_layers\": 3"),
+        )
+        .unwrap();
         std::fs::write(main.join("config.json"), QWEN3_06B).unwrap();
         std::fs::create_dir_all(folder.join("refs")).unwrap();
         std::fs::write(folder.join("refs").join("main"), "2222").unwrap();
@@ -446,26 +467,42 @@ mod tests {
         let j = json_of(&run_with_env(&args("--gpu h100-sxm --format json -- vllm serve acme/tiny-qwen3"), &env).unwrap());
         assert_eq!(j["model"]["num_layers"], 28, "refs/main names 2222");
         let origin = j["model"]["config"].as_str().unwrap();
-        assert!(origin.ends_with("snapshots/2222/config.json (Hugging Face cache)"), "{origin}");
+        assert!(
+            origin.ends_with("snapshots/2222/config.json (Hugging Face cache)"),
+            "{origin}"
+        );
         // $HF_HOME/hub when HF_HUB_CACHE is unset; without refs/main the newest snapshot.
         std::fs::remove_file(folder.join("refs").join("main")).unwrap();
         let home = cache.0.join("home");
         std::fs::create_dir_all(&home).unwrap();
         std::fs::rename(&folder, home.join("hub-placeholder")).unwrap();
         std::fs::create_dir_all(home.join("hub")).unwrap();
-        std::fs::rename(home.join("hub-placeholder"), home.join("hub").join("models--acme--tiny-qwen3")).unwrap();
+        std::fs::rename(
+            home.join("hub-placeholder"),
+            home.join("hub").join("models--acme--tiny-qwen3"),
+        )
+        .unwrap();
         let h = home.display().to_string();
         let env = |name: &str| (name == "HF_HOME").then(|| h.clone());
         let out = run_with_env(&args("--gpu h100-sxm --format json -- vllm serve acme/tiny-qwen3"), &env).unwrap();
-        assert!(json_of(&out)["model"]["config"].as_str().unwrap().contains("/hub/models--acme--tiny-qwen3/snapshots/"));
+        assert!(json_of(&out)["model"]["config"]
+            .as_str()
+            .unwrap()
+            .contains("/hub/models--acme--tiny-qwen3/snapshots/"));
         // A cache folder without a snapshot: named.
         let empty = home.join("hub").join("models--acme--empty");
         std::fs::create_dir_all(empty.join("snapshots")).unwrap();
         let e = run_with_env(&args("-- vllm serve acme/empty"), &env).unwrap_err();
-        assert!(e.contains("models--acme--empty") && e.contains("no snapshot holding config.json"), "{e}");
+        assert!(
+            e.contains("models--acme--empty") && e.contains("no snapshot holding config.json"),
+            "{e}"
+        );
         // A preset id with no local config still uses the preset.
         let j = json_of(&run_with_env(&args("--format json -- vllm serve Qwen/Qwen3-8B"), &env).unwrap());
-        assert_eq!((j["model"]["preset"].clone(), j["model"].get("config").cloned()), (true.into(), None));
+        assert_eq!(
+            (j["model"]["preset"].clone(), j["model"].get("config").cloned()),
+            (true.into(), None)
+        );
     }
 
     #[test]
@@ -479,7 +516,10 @@ mod tests {
         let out = run(&args("--format json -- vllm serve envorg/envmodel"));
         std::env::remove_var("HF_HUB_CACHE");
         let j = json_of(&out.unwrap());
-        assert!(j["model"]["config"].as_str().unwrap().contains("models--envorg--envmodel/snapshots/abc/config.json"));
+        assert!(j["model"]["config"]
+            .as_str()
+            .unwrap()
+            .contains("models--envorg--envmodel/snapshots/abc/config.json"));
     }
 
     #[test]

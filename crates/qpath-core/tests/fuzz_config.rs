@@ -54,6 +54,7 @@ const BASES: &[&str] = &[
     r#"{"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "head_dim": 256, "hidden_size": 1152, "num_attention_heads": 4, "num_hidden_layers": 26, "num_key_value_heads": 1, "sliding_window": 512, "layer_types": ["sliding_attention", "full_attention"], "torch_dtype": "bfloat16"}"#,
     r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "torch_dtype": "bfloat16", "quantization_config": {"quant_method": "compressed-tensors", "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor", "dynamic": false, "symmetric": true}}}"#,
     r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "torch_dtype": "bfloat16", "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}"#,
+    r#"{"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4", "text_config": {"hidden_size": 2816, "num_hidden_layers": 12, "num_attention_heads": 16, "num_key_value_heads": 8, "num_global_key_value_heads": 2, "head_dim": 256, "global_head_dim": 512, "sliding_window": 1024, "attention_k_eq_v": true}}"#,
 ];
 
 const KEYS: &[&str] = &[
@@ -84,6 +85,9 @@ const KEYS: &[&str] = &[
     "strategy",
     "symmetric",
     "dynamic",
+    "global_head_dim",
+    "num_global_key_value_heads",
+    "attention_k_eq_v",
     "x",
 ];
 
@@ -186,7 +190,9 @@ fn config_text(r: &mut Rng) -> String {
         1 => {
             let chars: Vec<char> = text.chars().collect();
             let i = r.below(chars.len());
-            let pool = ['{', '}', '[', ']', '"', ',', ':', '0', '9', '-', 'e', ' ', '\\', 'x', '\u{e9}'];
+            let pool = [
+                '{', '}', '[', ']', '"', ',', ':', '0', '9', '-', 'e', ' ', '\\', 'x', '\u{e9}',
+            ];
             let c = pool[r.below(pool.len())];
             text = chars.iter().enumerate().map(|(j, &x)| if j == i { c } else { x }).collect();
         }
@@ -216,6 +222,7 @@ const LINES: &[&str] = &[
     "vllm serve m -tp 2 --dtype float16",
     r#"vllm serve m --hf-overrides '{"num_hidden_layers": 3}'"#,
     r#"vllm serve m --hf-overrides '{"text_config": {"head_dim": 256}}'"#,
+    "vllm serve m --attention-backend FLASHINFER --kv-cache-dtype fp8",
 ];
 
 #[test]
@@ -227,7 +234,8 @@ fn config_json_texts_never_panic() {
     for i in 0..n {
         let text = config_text(&mut r);
         let release = Release::ALL[r.below(Release::ALL.len())];
-        let outcome = std::panic::catch_unwind(|| model::resolve_model_from_config(release, "m", "config.json of m", &text, None));
+        let outcome =
+            std::panic::catch_unwind(|| model::resolve_model_from_config(release, "m", "config.json of m", &text, None));
         match outcome {
             Ok(Ok(_)) => read_ok += 1,
             Ok(Err(e)) => assert!(
@@ -243,7 +251,12 @@ fn config_json_texts_never_panic() {
             let mut s = Scenario::new(Hardware::Gpu(g), release, LINES[r.below(LINES.len())]);
             s.model_config = Some(text.clone());
             let outcome = std::panic::catch_unwind(|| resolve(&s));
-            assert!(outcome.is_ok(), "case {i} (seed {}): resolve panicked on {} with {text}", seed(), s.command_line);
+            assert!(
+                outcome.is_ok(),
+                "case {i} (seed {}): resolve panicked on {} with {text}",
+                seed(),
+                s.command_line
+            );
             resolved += 1;
         }
     }

@@ -155,14 +155,24 @@ fn a_dense_models_config_json_gives_its_presets_answer() {
     ] {
         for g in GPUS {
             for r in RELEASES {
-                for flags in ["", " --kv-cache-dtype fp8", " --kv-cache-dtype fp8 --kv-cache-dtype-skip-layers sliding_window"] {
+                for flags in [
+                    "",
+                    " --kv-cache-dtype fp8",
+                    " --kv-cache-dtype fp8 --kv-cache-dtype-skip-layers sliding_window",
+                ] {
                     let line = format!("vllm serve {id}{flags}");
                     let preset = resolve(&scenario(g, r, &line, None));
                     let from_file = resolve(&scenario(g, r, &line, Some(config)));
                     assert_eq!(answer(&from_file), answer(&preset), "{id} on {g} @{}{flags}", r.name());
                     let m = from_file.model.as_ref().expect("a model");
-                    assert!(!m.preset && m.config.as_deref() == Some(&*format!("config.json of {id}")), "{m:?}");
-                    assert_eq!(preset.model.as_ref().map(|p| (p.dtype, p.num_layers)), Some((m.dtype, m.num_layers)));
+                    assert!(
+                        !m.preset && m.config.as_deref() == Some(&*format!("config.json of {id}")),
+                        "{m:?}"
+                    );
+                    assert_eq!(
+                        preset.model.as_ref().map(|p| (p.dtype, p.num_layers)),
+                        Some((m.dtype, m.num_layers))
+                    );
                 }
             }
         }
@@ -188,19 +198,37 @@ fn a_checkpoint_fp8_kv_scheme_is_the_cache_dtype_under_auto() {
         for r in RELEASES {
             // compressed-tensors: Attention.__init__ turns "auto" into "fp8".
             let auto = resolve(&scenario(g, r, "vllm serve meta-llama/Llama-3.1-8B-Instruct", Some(&ct)));
-            let fp8 = resolve(&scenario(g, r, "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8", None));
+            let fp8 = resolve(&scenario(
+                g,
+                r,
+                "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8",
+                None,
+            ));
             same_decisions(&auto, &fp8, &format!("compressed-tensors on {g} @{}", r.name()));
             assert_eq!(
-                auto.model.as_ref().and_then(|m| m.checkpoint_kv_cache_dtype.clone()).as_deref(),
+                auto.model
+                    .as_ref()
+                    .and_then(|m| m.checkpoint_kv_cache_dtype.clone())
+                    .as_deref(),
                 Some("fp8, from the checkpoint's quantization_config.kv_cache_scheme")
             );
             if let Some(g0) = auto.groups.first() {
-                assert!(g0.trace[0].outcome.contains("from the checkpoint's quantization_config.kv_cache_scheme"), "{:?}", g0.trace[0]);
+                assert!(
+                    g0.trace[0]
+                        .outcome
+                        .contains("from the checkpoint's quantization_config.kv_cache_scheme"),
+                    "{:?}",
+                    g0.trace[0]
+                );
             }
             // ModelOpt: resolve_kv_cache_dtype_string maps "FP8" to "fp8_e4m3".
             let auto = resolve(&scenario(g, r, "vllm serve meta-llama/Llama-3.1-8B-Instruct", Some(&mo)));
-            let e4m3 =
-                resolve(&scenario(g, r, "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8_e4m3", None));
+            let e4m3 = resolve(&scenario(
+                g,
+                r,
+                "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8_e4m3",
+                None,
+            ));
             same_decisions(&auto, &e4m3, &format!("modelopt on {g} @{}", r.name()));
             // An explicit dtype wins over the checkpoint's.
             let explicit = resolve(&scenario(g, r, "vllm serve m --kv-cache-dtype bfloat16", Some(&ct)));
@@ -215,7 +243,11 @@ fn a_checkpoint_fp8_kv_scheme_is_the_cache_dtype_under_auto() {
 }
 
 fn same_decisions(a: &Report, b: &Report, what: &str) {
-    assert_eq!(a.error.as_ref().map(|e| &e.message), b.error.as_ref().map(|e| &e.message), "{what}");
+    assert_eq!(
+        a.error.as_ref().map(|e| &e.message),
+        b.error.as_ref().map(|e| &e.message),
+        "{what}"
+    );
     assert_eq!(a.groups.len(), b.groups.len(), "{what}");
     for (x, y) in a.groups.iter().zip(&b.groups) {
         assert_eq!(
@@ -232,12 +264,28 @@ fn fp8_e5m2_with_a_kv_scale_checkpoint_is_vllms_value_error() {
     for r in RELEASES {
         let rep = resolve(&scenario("a100-80gb", r, "vllm serve m --kv-cache-dtype fp8_e5m2", Some(&ct)));
         let e = rep.error.expect("an error");
-        assert_eq!((e.kind, e.message.as_str()), (ScenarioErrorKind::ValueError, "fp8_e5m2 kv-cache is not supported with fp8 checkpoints."));
-        assert!(e.source.is_some_and(|s| s.starts_with("vllm/model_executor/layers/attention/attention.py:")));
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            (
+                ScenarioErrorKind::ValueError,
+                "fp8_e5m2 kv-cache is not supported with fp8 checkpoints."
+            )
+        );
+        assert!(e
+            .source
+            .is_some_and(|s| s.starts_with("vllm/model_executor/layers/attention/attention.py:")));
     }
     // A weight-only compressed-tensors checkpoint (kv_cache_scheme null) keeps fp8_e5m2.
-    let weight_only = with(LLAMA_31_8B, r#""quantization_config": {"quant_method": "compressed-tensors", "kv_cache_scheme": null}"#);
-    let rep = resolve(&scenario("a100-80gb", Release::V0_33_0, "vllm serve m --kv-cache-dtype fp8_e5m2", Some(&weight_only)));
+    let weight_only = with(
+        LLAMA_31_8B,
+        r#""quantization_config": {"quant_method": "compressed-tensors", "kv_cache_scheme": null}"#,
+    );
+    let rep = resolve(&scenario(
+        "a100-80gb",
+        Release::V0_33_0,
+        "vllm serve m --kv-cache-dtype fp8_e5m2",
+        Some(&weight_only),
+    ));
     assert!(rep.error.is_none(), "{:?}", rep.error);
 }
 
@@ -262,20 +310,34 @@ fn what_qpath_cannot_model_is_named() {
     let rep = resolve(&scenario("h100-sxm", Release::V0_33_0, "vllm serve m", Some(&other)));
     let e = rep.error.expect("an error");
     assert!(
-        e.message.contains("qpath cannot model this: architectures[0] = \"DeepseekV3ForCausalLM\""),
+        e.message
+            .contains("qpath cannot model this: architectures[0] = \"DeepseekV3ForCausalLM\""),
         "{}",
         e.message
     );
     for (text, field) in [
         ("{", "not valid JSON"),
         ("[]", "top level must be a JSON object"),
-        (r#"{"architectures": ["LlamaForCausalLM"], "num_attention_heads": 32, "hidden_size": 4096}"#, "num_hidden_layers"),
-        (r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": "32", "num_attention_heads": 32, "hidden_size": 4096}"#, "num_hidden_layers = \"32\""),
-        (r#"{"architectures": ["Gemma3ForConditionalGeneration"], "llm_config": {}}"#, "llm_config"),
+        (
+            r#"{"architectures": ["LlamaForCausalLM"], "num_attention_heads": 32, "hidden_size": 4096}"#,
+            "num_hidden_layers",
+        ),
+        (
+            r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": "32", "num_attention_heads": 32, "hidden_size": 4096}"#,
+            "num_hidden_layers = \"32\"",
+        ),
+        (
+            r#"{"architectures": ["Gemma3ForConditionalGeneration"], "llm_config": {}}"#,
+            "llm_config",
+        ),
     ] {
         let rep = resolve(&scenario("h100-sxm", Release::V0_33_0, "vllm serve m", Some(text)));
         let e = rep.error.expect("an error");
-        assert!(e.message.contains("config.json of m") && e.message.contains(field), "{text}: {}", e.message);
+        assert!(
+            e.message.contains("config.json of m") && e.message.contains(field),
+            "{text}: {}",
+            e.message
+        );
     }
 }
 
@@ -317,8 +379,11 @@ fn gemma4_full_layers_have_their_own_head_size_and_kv_heads() {
     for r in [Release::V0_28_0, Release::V0_33_0] {
         let rep = resolve(&scenario("h100-sxm", r, line, Some(GEMMA4_26B_A4B)));
         assert!(rep.error.is_none(), "{:?}", rep.error);
-        let shapes: Vec<(Vec<u32>, u32, u32, Option<u32>)> =
-            rep.groups.iter().map(|g| (g.layers.clone(), g.head_dim, g.num_kv_heads, g.sliding_window)).collect();
+        let shapes: Vec<(Vec<u32>, u32, u32, Option<u32>)> = rep
+            .groups
+            .iter()
+            .map(|g| (g.layers.clone(), g.head_dim, g.num_kv_heads, g.sliding_window))
+            .collect();
         let sliding: Vec<u32> = (0..30).filter(|i| i % 6 != 5).collect();
         assert_eq!(
             shapes,
@@ -334,16 +399,36 @@ fn gemma4_full_layers_have_their_own_head_size_and_kv_heads() {
             assert!(s.error.is_none(), "{:?}", s.error);
         } else {
             let e = s.error.as_ref().expect("sliding windows on SM90");
-            assert!(e.message.contains("currently crashes with sliding-window attention layers"), "{}", e.message);
+            assert!(
+                e.message.contains("currently crashes with sliding-window attention layers"),
+                "{}",
+                e.message
+            );
         }
         let e = f.error.as_ref().expect("the 512 group fails");
-        assert!(e.message.contains("fp8 tensor core is not supported in fa2 backend"), "{}", e.message);
+        assert!(
+            e.message.contains("fp8 tensor core is not supported in fa2 backend"),
+            "{}",
+            e.message
+        );
     }
     // Before 0.28.0 vLLM reads getattr(config, "global_head_dim", config.head_dim), which depends on transformers.
     let rep = resolve(&scenario("h100-sxm", Release::V0_27_0, line, Some(GEMMA4_26B_A4B)));
-    assert!(rep.error.is_some_and(|e| e.message.contains("qpath cannot model this: global_head_dim = 512")));
+    assert!(rep
+        .error
+        .is_some_and(|e| e.message.contains("qpath cannot model this: global_head_dim = 512")));
     // Without a forced backend vLLM picks FA4 or TRITON_ATTN by what is installed: named, not guessed.
-    let rep = resolve(&scenario("h100-sxm", Release::V0_33_0, "vllm serve g --dtype bfloat16", Some(GEMMA4_26B_A4B)));
+    let rep = resolve(&scenario(
+        "h100-sxm",
+        Release::V0_33_0,
+        "vllm serve g --dtype bfloat16",
+        Some(GEMMA4_26B_A4B),
+    ));
     let e = rep.error.expect("cannot model");
-    assert!(e.message.starts_with("qpath cannot model this: --attention-backend unset on a gemma-4 model"), "{}", e.message);
+    assert!(
+        e.message
+            .starts_with("qpath cannot model this: --attention-backend unset on a gemma-4 model"),
+        "{}",
+        e.message
+    );
 }

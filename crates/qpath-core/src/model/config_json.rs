@@ -73,16 +73,76 @@ pub struct Architecture {
 
 /// The architectures whose attention layout qpath restates (the model files of [`VllmModel`]).
 pub const ARCHITECTURES: &[Architecture] = &[
-    Architecture { name: "OPTForCausalLM", registry_lines: (185, 191), vllm_model: VllmModel::Opt, config_class: ConfigClass::Opt, nested: false },
-    Architecture { name: "LlamaForCausalLM", registry_lines: (152, 155), vllm_model: VllmModel::Llama, config_class: ConfigClass::Llama, nested: false },
-    Architecture { name: "MistralForCausalLM", registry_lines: (168, 179), vllm_model: VllmModel::Llama, config_class: ConfigClass::Mistral, nested: false },
-    Architecture { name: "Qwen2ForCausalLM", registry_lines: (198, 200), vllm_model: VllmModel::Qwen2, config_class: ConfigClass::Qwen2, nested: false },
-    Architecture { name: "Qwen3ForCausalLM", registry_lines: (200, 202), vllm_model: VllmModel::Qwen3, config_class: ConfigClass::Qwen3, nested: false },
-    Architecture { name: "Gemma3ForCausalLM", registry_lines: (113, 114), vllm_model: VllmModel::Gemma3, config_class: ConfigClass::Gemma3Text, nested: false },
-    Architecture { name: "Gemma3ForConditionalGeneration", registry_lines: (396, 418), vllm_model: VllmModel::Gemma3, config_class: ConfigClass::Gemma3Text, nested: true },
-    Architecture { name: "GptOssForCausalLM", registry_lines: (123, 128), vllm_model: VllmModel::GptOss, config_class: ConfigClass::GptOss, nested: false },
-    Architecture { name: "Gemma4ForCausalLM", registry_lines: (116, 117), vllm_model: VllmModel::Gemma4, config_class: ConfigClass::Gemma4Text, nested: false },
-    Architecture { name: "Gemma4ForConditionalGeneration", registry_lines: (405, 427), vllm_model: VllmModel::Gemma4, config_class: ConfigClass::Gemma4Text, nested: true },
+    Architecture {
+        name: "OPTForCausalLM",
+        registry_lines: (185, 191),
+        vllm_model: VllmModel::Opt,
+        config_class: ConfigClass::Opt,
+        nested: false,
+    },
+    Architecture {
+        name: "LlamaForCausalLM",
+        registry_lines: (152, 155),
+        vllm_model: VllmModel::Llama,
+        config_class: ConfigClass::Llama,
+        nested: false,
+    },
+    Architecture {
+        name: "MistralForCausalLM",
+        registry_lines: (168, 179),
+        vllm_model: VllmModel::Llama,
+        config_class: ConfigClass::Mistral,
+        nested: false,
+    },
+    Architecture {
+        name: "Qwen2ForCausalLM",
+        registry_lines: (198, 200),
+        vllm_model: VllmModel::Qwen2,
+        config_class: ConfigClass::Qwen2,
+        nested: false,
+    },
+    Architecture {
+        name: "Qwen3ForCausalLM",
+        registry_lines: (200, 202),
+        vllm_model: VllmModel::Qwen3,
+        config_class: ConfigClass::Qwen3,
+        nested: false,
+    },
+    Architecture {
+        name: "Gemma3ForCausalLM",
+        registry_lines: (113, 114),
+        vllm_model: VllmModel::Gemma3,
+        config_class: ConfigClass::Gemma3Text,
+        nested: false,
+    },
+    Architecture {
+        name: "Gemma3ForConditionalGeneration",
+        registry_lines: (396, 418),
+        vllm_model: VllmModel::Gemma3,
+        config_class: ConfigClass::Gemma3Text,
+        nested: true,
+    },
+    Architecture {
+        name: "GptOssForCausalLM",
+        registry_lines: (123, 128),
+        vllm_model: VllmModel::GptOss,
+        config_class: ConfigClass::GptOss,
+        nested: false,
+    },
+    Architecture {
+        name: "Gemma4ForCausalLM",
+        registry_lines: (116, 117),
+        vllm_model: VllmModel::Gemma4,
+        config_class: ConfigClass::Gemma4Text,
+        nested: false,
+    },
+    Architecture {
+        name: "Gemma4ForConditionalGeneration",
+        registry_lines: (405, 427),
+        vllm_model: VllmModel::Gemma4,
+        config_class: ConfigClass::Gemma4Text,
+        nested: true,
+    },
 ];
 
 /// Nested language-model configs of architectures qpath does not restate; named in the refusal.
@@ -150,13 +210,25 @@ pub(super) fn read(file: &str, text: &str) -> Result<ConfigJson, ModelError> {
         }
         (_, false) => (&root, ""),
     };
-    let f = Fields { file, prefix, map: text_map };
+    let f = Fields {
+        file,
+        prefix,
+        map: text_map,
+    };
     let text = constructed_text(&f, architecture.config_class)?;
     let root_dtype = dtype(file, "", &root)?;
-    let text_dtype = if prefix.is_empty() { None } else { dtype(file, prefix, text_map)? };
+    let text_dtype = if prefix.is_empty() {
+        None
+    } else {
+        dtype(file, prefix, text_map)?
+    };
     let checkpoint_kv = quantization(file, &root)?;
     Ok(ConfigJson {
-        cfg: Config { text, root_dtype, text_dtype },
+        cfg: Config {
+            text,
+            root_dtype,
+            text_dtype,
+        },
         architecture,
         model_type,
         checkpoint_kv,
@@ -268,7 +340,12 @@ impl Fields<'_> {
         match self.get(key) {
             Field::Absent | Field::Null => Ok(default),
             Field::Set(Value::Bool(b)) => Ok(*b),
-            Field::Set(v) => err(format!("{}: {} = {}: must be true or false", self.file, self.path(key), show(v))),
+            Field::Set(v) => err(format!(
+                "{}: {} = {}: must be true or false",
+                self.file,
+                self.path(key),
+                show(v)
+            )),
         }
     }
 
@@ -298,7 +375,12 @@ impl Fields<'_> {
             Field::Absent | Field::Null => return Ok(None),
             Field::Set(Value::Array(items)) => items,
             Field::Set(v) => {
-                return err(format!("{}: {} = {}: must be a list of strings", self.file, self.path(key), show(v)))
+                return err(format!(
+                    "{}: {} = {}: must be a list of strings",
+                    self.file,
+                    self.path(key),
+                    show(v)
+                ))
             }
         };
         // transformers' validate_layer_type: one entry per layer.
@@ -320,7 +402,10 @@ impl Fields<'_> {
                 Some(other) => {
                     return cannot(
                         self.file,
-                        format!("{}[{i}] = \"{other}\" (qpath reads full_attention, sliding_attention, linear_attention, mamba)", self.path(key)),
+                        format!(
+                            "{}[{i}] = \"{other}\" (qpath reads full_attention, sliding_attention, linear_attention, mamba)",
+                            self.path(key)
+                        ),
                     )
                 }
                 None => {
@@ -367,14 +452,20 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
         ..TextConfig::default()
     };
     let kv_or_heads = |default_absent: Option<u32>| -> Result<Option<u32>, ModelError> {
-        Ok(Some(f.int_or("num_key_value_heads", MAX_HEADS, default_absent)?.unwrap_or(heads)))
+        Ok(Some(
+            f.int_or("num_key_value_heads", MAX_HEADS, default_absent)?.unwrap_or(heads),
+        ))
     };
     match class {
         ConfigClass::Opt => {
             t.num_key_value_heads = f.int("num_key_value_heads", MAX_HEADS)?;
             t.head_dim = f.int("head_dim", MAX_HEAD_DIM)?;
             if hidden.is_none() {
-                return err(format!("{}: {} is missing; opt.py derives the head size from it", f.file, f.path("hidden_size")));
+                return err(format!(
+                    "{}: {} is missing; opt.py derives the head size from it",
+                    f.file,
+                    f.path("hidden_size")
+                ));
             }
             t.sliding_window = f.window(None)?;
             t.layer_types = given_types;
@@ -437,7 +528,10 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
             if f.boolean("use_bidirectional_attention", false)? {
                 return cannot(
                     f.file,
-                    format!("{} = true (Gemma3TextConfig then halves sliding_window)", f.path("use_bidirectional_attention")),
+                    format!(
+                        "{} = true (Gemma3TextConfig then halves sliding_window)",
+                        f.path("use_bidirectional_attention")
+                    ),
                 );
             }
             t.num_key_value_heads = f.int_or("num_key_value_heads", MAX_HEADS, Some(4))?;
@@ -467,7 +561,13 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
                         f.prefix
                     );
                     (0..n)
-                        .map(|i| if (i + 1) % pattern != 0 { HfLayerType::Sliding } else { HfLayerType::Full })
+                        .map(|i| {
+                            if (i + 1) % pattern != 0 {
+                                HfLayerType::Sliding
+                            } else {
+                                HfLayerType::Full
+                            }
+                        })
                         .collect()
                 }
             });
@@ -479,7 +579,11 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
                 Field::Set(v) => {
                     return cannot(
                         f.file,
-                        format!("{} = {} (Gemma4TextConfig then changes sliding_window)", f.path("use_bidirectional_attention"), show(v)),
+                        format!(
+                            "{} = {} (Gemma4TextConfig then changes sliding_window)",
+                            f.path("use_bidirectional_attention"),
+                            show(v)
+                        ),
                     )
                 }
             }
@@ -489,9 +593,16 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
             let mut types = match given_types {
                 Some(l) => l,
                 None => {
-                    t.layer_types_origin = "layer_types built by transformers (Gemma4TextConfig: every 6th layer full)".to_string();
+                    t.layer_types_origin =
+                        "layer_types built by transformers (Gemma4TextConfig: every 6th layer full)".to_string();
                     (0..n)
-                        .map(|i| if (i + 1) % 6 != 0 { HfLayerType::Sliding } else { HfLayerType::Full })
+                        .map(|i| {
+                            if (i + 1) % 6 != 0 {
+                                HfLayerType::Sliding
+                            } else {
+                                HfLayerType::Full
+                            }
+                        })
                         .collect()
                 }
             };
@@ -513,7 +624,13 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
             t.layer_types = Some(match given_types {
                 Some(l) => l,
                 None => (0..n)
-                    .map(|i| if (i + 1) % 2 != 0 { HfLayerType::Sliding } else { HfLayerType::Full })
+                    .map(|i| {
+                        if (i + 1) % 2 != 0 {
+                            HfLayerType::Sliding
+                        } else {
+                            HfLayerType::Full
+                        }
+                    })
                     .collect(),
             });
         }
@@ -531,7 +648,12 @@ fn dtype(file: &str, prefix: &str, m: &Map<String, Value>) -> Result<Option<Torc
                 "float16" => TorchDtype::Float16,
                 "bfloat16" => TorchDtype::BFloat16,
                 "float32" => TorchDtype::Float32,
-                other => return cannot(file, format!("{prefix}{key} = \"{other}\" (qpath reads float16, bfloat16, float32)")),
+                other => {
+                    return cannot(
+                        file,
+                        format!("{prefix}{key} = \"{other}\" (qpath reads float16, bfloat16, float32)"),
+                    )
+                }
             },
             Some(v) => return err(format!("{file}: {prefix}{key} = {}: must be a string", show(v))),
         };
@@ -553,7 +675,15 @@ fn quantization(file: &str, root: &Map<String, Value>) -> Result<Option<Checkpoi
     let method = match q.get("quant_method") {
         None => "",
         Some(Value::String(s)) => s.as_str(),
-        Some(v) => return cannot(file, format!("quantization_config.quant_method = {} (vLLM calls .startswith on it)", show(v))),
+        Some(v) => {
+            return cannot(
+                file,
+                format!(
+                    "quantization_config.quant_method = {} (vLLM calls .startswith on it)",
+                    show(v)
+                ),
+            )
+        }
     };
     if method.starts_with("modelopt") {
         return modelopt(file, q).map(Some);
@@ -567,7 +697,10 @@ fn quantization(file: &str, root: &Map<String, Value>) -> Result<Option<Checkpoi
                 warning: None,
             })),
             Some(Value::Object(s)) => compressed_tensors_scheme(file, s).map(Some),
-            Some(v) => cannot(file, format!("quantization_config.kv_cache_scheme = {} (vLLM reads it as a dict)", show(v))),
+            Some(v) => cannot(
+                file,
+                format!("quantization_config.kv_cache_scheme = {} (vLLM reads it as a dict)", show(v)),
+            ),
         };
     }
     Ok(Some(CheckpointKv {
@@ -588,7 +721,12 @@ fn modelopt(file: &str, q: &Map<String, Value>) -> Result<CheckpointKv, ModelErr
     let inner = match q.get("quantization") {
         None => q,
         Some(Value::Object(m)) => m,
-        Some(v) => return cannot(file, format!("quantization_config.quantization = {} (vLLM calls .get on it)", show(v))),
+        Some(v) => {
+            return cannot(
+                file,
+                format!("quantization_config.quantization = {} (vLLM calls .get on it)", show(v)),
+            )
+        }
     };
     let truthy = |v: &&Value| match v {
         Value::Null | Value::Bool(false) => false,
@@ -645,7 +783,10 @@ fn modelopt(file: &str, q: &Map<String, Value>) -> Result<CheckpointKv, ModelErr
             _ => kv(Some("auto"), Some(warn(s.clone()))),
         },
         Some(v) => {
-            return cannot(file, format!("the ModelOpt kv_cache_quant_algo {} (neither a string nor a dict)", show(v)))
+            return cannot(
+                file,
+                format!("the ModelOpt kv_cache_quant_algo {} (neither a string nor a dict)", show(v)),
+            )
         }
     })
 }

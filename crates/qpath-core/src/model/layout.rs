@@ -136,8 +136,16 @@ fn gemma4_full_layer(
              version: Gemma4TextConfig's 512 from 5.15, none before)"
         ));
     };
-    let k_eq_v = cfg.raw.get("attention_k_eq_v").and_then(serde_json::Value::as_bool).unwrap_or(false);
-    let global_kv = if k_eq_v { int("num_global_key_value_heads")?.unwrap_or(kv) } else { kv };
+    let k_eq_v = cfg
+        .raw
+        .get("attention_k_eq_v")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
+    let global_kv = if k_eq_v {
+        int("num_global_key_value_heads")?.unwrap_or(kv)
+    } else {
+        kv
+    };
     if release < Release::V0_28_0 && (global_head_dim != head_dim || global_kv != kv) {
         return err(format!(
             "{name}: qpath cannot model this: global_head_dim = {global_head_dim} (num_global_key_value_heads: \

@@ -214,7 +214,11 @@ pub fn resolve_model_from_config(
     let config_dtype = cfg.config_dtype(&mut source);
     let layers = layout::build_layers(release, name, rule, &cfg.text, &mut source)?;
     Ok(ModelSpec {
-        id: if id.trim().is_empty() { file.to_string() } else { id.to_string() },
+        id: if id.trim().is_empty() {
+            file.to_string()
+        } else {
+            id.to_string()
+        },
         preset: false,
         config_dtype,
         layers,
@@ -281,7 +285,9 @@ impl CheckpointKv {
     /// release words it (`compressed_tensors.py:983-1009@0.24.0, 1114-1140@0.33.0`), or "qpath cannot model this" for a
     /// value whose Python rendering qpath does not reproduce.
     pub fn scheme_error(&self) -> Option<String> {
-        let KvScheme::CompressedTensors(s) = &self.scheme else { return None };
+        let KvScheme::CompressedTensors(s) = &self.scheme else {
+            return None;
+        };
         let type_ = s.get("type").unwrap_or(&Value::Null);
         let num_bits = s.get("num_bits").unwrap_or(&Value::Null);
         if type_.as_str() != Some("float") || num_bits.as_u64() != Some(8) || num_bits.is_f64() {
