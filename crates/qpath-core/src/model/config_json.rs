@@ -803,3 +803,71 @@ fn compressed_tensors_scheme(_file: &str, s: &Map<String, Value>) -> Result<Chec
         warning: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{resolve_model_from_config, AttentionKind};
+    use crate::release::Release;
+
+    fn layers(text: &str) -> Vec<(AttentionKind, Option<u32>, u32, u32)> {
+        resolve_model_from_config(Release::V0_33_0, "m", "config.json", text, None)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .layers
+            .iter()
+            .map(|l| (l.kind, l.sliding_window, l.head_dim, l.num_kv_heads))
+            .collect()
+    }
+
+    fn error(text: &str) -> String {
+        resolve_model_from_config(Release::V0_33_0, "m", "config.json", text, None)
+            .err()
+            .map(|e| e.message)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn the_constructors_are_restated() {
+        use AttentionKind::{Full, SlidingWindow};
+        // Qwen2: the window only with use_sliding_window, on layers >= max_window_layers; head size from hidden.
+        let q = r#"{"architectures": ["Qwen2ForCausalLM"], "hidden_size": 896, "num_attention_heads": 14,
+            "num_hidden_layers": 4, "num_key_value_heads": 2, "sliding_window": 32768, "max_window_layers": 21}"#;
+        assert!(layers(q).iter().all(|l| *l == (Full, None, 64, 2)));
+        // Mistral without sliding_window: MistralConfig's default 4096 on every layer (no layer_types).
+        let m = r#"{"architectures": ["MistralForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+            "num_hidden_layers": 2}"#;
+        assert_eq!(layers(m), vec![(SlidingWindow, Some(4096), 128, 8); 2]);
+        // gemma-3 text: sliding_window_pattern 2 -> every 2nd layer full.
+        let g = r#"{"architectures": ["Gemma3ForCausalLM"], "num_attention_heads": 4, "num_hidden_layers": 4,
+            "num_key_value_heads": 1, "head_dim": 256, "sliding_window": 512, "sliding_window_pattern": 2}"#;
+        let kinds: Vec<AttentionKind> = layers(g).iter().map(|l| l.0).collect();
+        assert_eq!(kinds, vec![SlidingWindow, Full, SlidingWindow, Full]);
+        // A Llama config's linear_attention entry is a full-attention layer for llama.py.
+        let l = r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 256, "num_attention_heads": 2,
+            "num_hidden_layers": 2, "layer_types": ["linear_attention", "full_attention"]}"#;
+        assert_eq!(layers(l), vec![(Full, None, 128, 2); 2]);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_field() {
+        let e = error(r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 2}"#);
+        assert!(
+            e.starts_with("config.json: ") && e.contains("head_dim") && e.contains("hidden_size"),
+            "{e}"
+        );
+        let e = error(r#"{"architectures": ["Gemma3ForConditionalGeneration"], "text_config": 3}"#);
+        assert_eq!(e, "config.json: text_config = 3: must be a JSON object");
+        let e = error(
+            r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 2,
+            "hidden_size": 256, "layer_types": ["full_attention"]}"#,
+        );
+        assert!(e.contains("layer_types has 1 entries but num_hidden_layers is 2"), "{e}");
+        let e = error(
+            r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 2,
+            "hidden_size": 256, "quantization_config": {"quant_method": 7}}"#,
+        );
+        assert!(
+            e.contains("qpath cannot model this: quantization_config.quant_method = 7"),
+            "{e}"
+        );
+    }
+}

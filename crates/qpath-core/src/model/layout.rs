@@ -69,10 +69,12 @@ pub(super) fn build_layers(
 
     let mut layers = Vec::with_capacity(n as usize);
     for i in 0..n {
-        // A hybrid model's linear-attention / Mamba layer has no KV cache and no window.
+        // A hybrid model's linear-attention / Mamba layer has no KV cache and no window. Only a hybrid model file
+        // builds such layers; the model files of VllmModel so far test `layer_types[i] == "sliding_attention"` only,
+        // so for them any other entry is a full-attention layer.
         let recurrent = match cfg.layer_types.as_deref().and_then(|l| l.get(i as usize)) {
-            Some(HfLayerType::Linear) => Some(AttentionKind::LinearAttention),
-            Some(HfLayerType::Mamba) => Some(AttentionKind::Mamba),
+            Some(HfLayerType::Linear) if rule.builds_recurrent_layers() => Some(AttentionKind::LinearAttention),
+            Some(HfLayerType::Mamba) if rule.builds_recurrent_layers() => Some(AttentionKind::Mamba),
             _ => None,
         };
         let window = match recurrent {

@@ -37,6 +37,12 @@ pub enum VllmModel {
 }
 
 impl VllmModel {
+    /// Whether the model file builds linear-attention / Mamba layers where `layer_types` says so (hybrid models);
+    /// none of the files above does.
+    pub fn builds_recurrent_layers(self) -> bool {
+        false
+    }
+
     pub fn file(self) -> &'static str {
         match self {
             VllmModel::Opt => "vllm/model_executor/models/opt.py",
