@@ -212,7 +212,8 @@ fn read_options(options: &JsValue) -> Result<ScenarioOptions, String> {
             continue;
         }
         let Some(option) = OptionKey::ALL.into_iter().find(|k| k.js_name() == name) else {
-            let names: Vec<&str> = OptionKey::ALL.iter().map(|k| k.js_name()).collect();
+            let mut names: Vec<&str> = OptionKey::ALL.iter().map(|k| k.js_name()).collect();
+            names.push(MODEL_CONFIG);
             return Err(format!(
                 "unknown option {}; the options are {}",
                 quote(&name),
