@@ -777,7 +777,7 @@ fn modelopt(file: &str, q: &Map<String, Value>) -> Result<CheckpointKv, ModelErr
                 );
             }
         }
-        Some(Value::String(s)) => match s.to_lowercase().as_str() {
+        Some(Value::String(s)) => match crate::serve::python::py_lower(s).as_str() {
             "fp8" => kv(Some("fp8_e4m3"), None),
             "nvfp4" => kv(Some("nvfp4"), None),
             _ => kv(Some("auto"), Some(warn(s.clone()))),
