@@ -24,7 +24,8 @@ extern "C" {
 }
 
 /// Resolves one scenario: `commandLine` is `[ENV=VAL ...] vllm serve MODEL [FLAGS]`; `options` (optional) is
-/// `{gpu?, vllm?, cuda?, trtllmCubins?, computeCapability?}` with the CLI's defaults. Returns the Report as a plain object.
+/// `{gpu?, vllm?, cuda?, trtllmCubins?, computeCapability?, modelConfig?}` with the CLI's defaults (`modelConfig`: the
+/// model's config.json, a string or an object). Returns the Report as a plain object.
 #[wasm_bindgen(skip_typescript)]
 pub fn resolve(command_line: JsValue, options: JsValue) -> Result<JsValue, JsError> {
     let scenario = scenario(&command_line, &options).map_err(|m| JsError::new(&m))?;
@@ -142,6 +143,7 @@ fn scenario(command_line: &JsValue, options: &JsValue) -> Result<Scenario, Strin
     let command_line = command_line
         .as_string()
         .ok_or_else(|| format!("commandLine must be a string, got {}", describe(command_line)))?;
+    let model_config = read_model_config(options)?;
     let o = read_options(options)?;
     if let (Some(g), Some(cc)) = (o.gpu, o.compute_capability) {
         return Err(format!(
@@ -150,8 +152,39 @@ fn scenario(command_line: &JsValue, options: &JsValue) -> Result<Scenario, Strin
             quote(&cc.to_string())
         ));
     }
-    o.scenario(command_line).map_err(|e| option_message(&e))
+    let mut s = o.scenario(command_line).map_err(|e| option_message(&e))?;
+    s.model_config = model_config;
+    Ok(s)
 }
+
+/// `options.modelConfig`: config.json as a string, or an object (turned back into JSON text); absent / null: none.
+fn read_model_config(options: &JsValue) -> Result<Option<String>, String> {
+    if !options.is_object() || js_sys::Array::is_array(options) {
+        return Ok(None);
+    }
+    let value = js_sys::Reflect::get(options, &JsValue::from_str(MODEL_CONFIG))
+        .map_err(|_| "option modelConfig: its value could not be read".to_string())?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    if let Some(text) = value.as_string() {
+        return Ok(Some(text));
+    }
+    if value.is_object() && !js_sys::Array::is_array(&value) {
+        return js_sys::JSON::stringify(&value)
+            .ok()
+            .and_then(|s| s.as_string())
+            .map(Some)
+            .ok_or_else(|| "option modelConfig: the object could not be turned into JSON".to_string());
+    }
+    Err(format!(
+        "option modelConfig must be config.json as a string or an object, got {}",
+        describe(&value)
+    ))
+}
+
+/// The option key of a model's config.json (not a [`ScenarioOptions`] key: only the API and the CLI read files).
+const MODEL_CONFIG: &str = "modelConfig";
 
 /// An option error as the API says it: `option gpu: "h900" is not in qpath's GPU table (see gpus())`.
 fn option_message(e: &OptionError) -> String {
@@ -175,8 +208,12 @@ fn read_options(options: &JsValue) -> Result<ScenarioOptions, String> {
     let keys = object_keys(options).map_err(|_| "options: its keys could not be read".to_string())?;
     for key in keys {
         let name = key.as_string().unwrap_or_default();
+        if name == MODEL_CONFIG {
+            continue;
+        }
         let Some(option) = OptionKey::ALL.into_iter().find(|k| k.js_name() == name) else {
-            let names: Vec<&str> = OptionKey::ALL.iter().map(|k| k.js_name()).collect();
+            let mut names: Vec<&str> = OptionKey::ALL.iter().map(|k| k.js_name()).collect();
+            names.push(MODEL_CONFIG);
             return Err(format!(
                 "unknown option {}; the options are {}",
                 quote(&name),

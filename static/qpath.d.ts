@@ -30,8 +30,9 @@ export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENT
 export type AttentionKind = "full" | "sliding_window" | "linear_attention" | "mamba";
 
 /** What a whole scenario fails with: `ArgumentError` (argparse rejects the command line), vLLM's own `ValueError`, or
- *  `InputError` (input qpath cannot read: an unknown model without `--hf-overrides`, a backend qpath does not model). */
-export type ScenarioErrorType = "ArgumentError" | "ValueError" | "InputError";
+ *  `InputError` (input qpath cannot read: an unknown model without `--hf-overrides`, a backend qpath does not model), or
+ *  vLLM's `NotImplementedError` (a checkpoint's compressed-tensors `kv_cache_scheme` vLLM does not support). */
+export type ScenarioErrorType = "ArgumentError" | "ValueError" | "InputError" | "NotImplementedError";
 
 /** The Python exception one attention group raises. */
 export type GroupErrorType = "ValueError" | "AssertionError" | "NotImplementedError" | "RuntimeError";
@@ -69,8 +70,13 @@ export interface ModelSummary {
   /** The model dtype vLLM runs with (`--dtype`, or the config's). */
   dtype: Dtype;
   num_layers: number;
-  /** False when the model is not a preset and was built from `--hf-overrides` only. */
+  /** False when the model is not a preset (built from its config.json, or from `--hf-overrides` only). */
   preset: boolean;
+  /** Where the model's config.json came from (a path, `--model-config FILE`, `modelConfig`); absent for a preset. */
+  config?: string;
+  /** The KV cache dtype the checkpoint's `quantization_config` sets under `--kv-cache-dtype auto`, e.g.
+   *  `"fp8, from the checkpoint's quantization_config.kv_cache_scheme"`; absent otherwise. */
+  checkpoint_kv_cache_dtype?: string;
 }
 
 /** An error one attention group raises. */
@@ -171,6 +177,9 @@ export interface ResolveOptions {
   cuda?: string | null;
   /** Whether TRTLLM cubins are available (default: the release's `cubinsByDefault`). */
   trtllmCubins?: boolean | null;
+  /** The model's config.json, as its text or as an object: read instead of the preset of the command line's model
+   *  (which then only names it); `--hf-overrides` applies on top. */
+  modelConfig?: string | Record<string, unknown> | null;
 }
 
 /** One GPU of qpath's table. */

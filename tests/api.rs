@@ -5,7 +5,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use qpath_core::gpu;
-use qpath_core::options::ScenarioOptions;
+use qpath_core::options::{OptionKey, ScenarioOptions};
 use qpath_core::release::Release;
 use qpath_core::resolve::resolve as resolve_scenario;
 use qpath_web::api;
@@ -297,4 +297,34 @@ fn gpus_releases_presets_and_version() {
     assert!(oss["sliding_window_layers"].as_u64().unwrap() > 0);
 
     assert_eq!(api::version(), env!("CARGO_PKG_VERSION"));
+}
+
+/// Qwen/Qwen3-0.6B's config.json, attention part (as the preset's sources restate it).
+const QWEN3_06B: &str = r#"{"architectures": ["Qwen3ForCausalLM"], "head_dim": 128, "hidden_size": 1024,
+    "max_window_layers": 28, "model_type": "qwen3", "num_attention_heads": 16, "num_hidden_layers": 28,
+    "num_key_value_heads": 8, "sliding_window": null, "torch_dtype": "bfloat16", "use_sliding_window": false}"#;
+
+#[wasm_bindgen_test]
+fn model_config_as_text_or_object_is_the_cores_answer() {
+    let cmd = "vllm serve acme/tiny-qwen3 --kv-cache-dtype fp8";
+    let as_text = serde_json::json!({"gpu": "l4", "modelConfig": QWEN3_06B}).to_string();
+    let as_object = format!(r#"{{"gpu": "l4", "modelConfig": {QWEN3_06B}}}"#);
+    let (a, b) = (api_json(cmd, &as_text), api_json(cmd, &as_object));
+    assert_eq!(a, b);
+    let mut o = ScenarioOptions::default();
+    o.set(OptionKey::Gpu, "l4").unwrap();
+    let mut s = o.scenario(cmd).unwrap();
+    s.model_config = Some(QWEN3_06B.to_string());
+    assert_eq!(a, serde_json::to_value(resolve_scenario(&s)).unwrap());
+    assert_eq!(a["model"]["config"], "config.json of acme/tiny-qwen3");
+    assert_eq!(a["model"]["num_layers"], 28);
+    // Not a string or an object: thrown, naming the option.
+    let m = thrown(cmd.into(), r#"{"modelConfig": 42}"#);
+    assert!(m.contains("modelConfig") && m.contains("42"), "{m}");
+    // A malformed config is the report's error, naming the file.
+    let r = api_json(cmd, r#"{"modelConfig": "{\"architectures\": "}"#);
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("config.json of acme/tiny-qwen3 is not valid JSON"));
 }

@@ -64,6 +64,12 @@ pub fn text(r: &Report) -> String {
     let _ = writeln!(out, "{}", header(r));
     if let Some(m) = &r.model {
         let _ = writeln!(out, "model {} ({}, {} layers)", m.id, m.dtype, m.num_layers);
+        if let Some(c) = &m.config {
+            let _ = writeln!(out, "config {c}");
+        }
+        if let Some(kv) = &m.checkpoint_kv_cache_dtype {
+            let _ = writeln!(out, "cache dtype {kv}");
+        }
     }
     if let Some(e) = &r.error {
         let _ = writeln!(out, "\nvLLM rejects this scenario: {}: {}", e.kind, e.message);

@@ -65,6 +65,8 @@ pub enum ScenarioErrorKind {
     ValueError,
     /// Input qpath cannot read (an unknown model without `--hf-overrides`, a backend qpath does not model).
     InputError,
+    /// vLLM's `NotImplementedError` (a checkpoint's compressed-tensors `kv_cache_scheme` it does not support).
+    NotImplementedError,
 }
 
 impl ScenarioErrorKind {
@@ -73,6 +75,7 @@ impl ScenarioErrorKind {
             ScenarioErrorKind::ArgumentError => "ArgumentError",
             ScenarioErrorKind::ValueError => "ValueError",
             ScenarioErrorKind::InputError => "InputError",
+            ScenarioErrorKind::NotImplementedError => "NotImplementedError",
         }
     }
 }
@@ -115,6 +118,14 @@ pub struct ModelSummary {
     pub dtype: TorchDtype,
     pub num_layers: u32,
     pub preset: bool,
+    /// Where the model's config.json came from (a path, `--model-config FILE`, the JS API's `modelConfig`); absent
+    /// when the model is a preset or described by `--hf-overrides` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// The KV cache dtype the checkpoint's `quantization_config` sets under `--kv-cache-dtype auto`, and the field
+    /// that sets it (e.g. `fp8, from the checkpoint's quantization_config.kv_cache_scheme`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_kv_cache_dtype: Option<String>,
 }
 
 /// The two phases of a mixed batch of prefills and single-token decodes.

@@ -131,15 +131,19 @@ pub fn resolve(s: &Scenario) -> Report {
 /// KV-cache groups, and each group's metadata builder. The first phase that raises ends the scenario.
 fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Result<(), ScenarioError> {
     let r = s.release;
-    let cmd = parse_command(s)?;
+    let mut cmd = parse_command(s)?;
     report.unused_flags = cmd.unused.clone();
     let env = read_env(r, &cmd, report)?;
-    let (spec, model_dtype) = load_model(r, &cmd, cc, report)?;
+    let (spec, model_dtype) = load_model(s, &cmd, cc, report)?;
+    let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
     let forced = forced_backend(r, &cmd)?;
+    gemma4_backend(r, &spec, forced)?;
     let p = platform(s, cc, &cmd, &env, model_dtype);
     input_notes(&cmd, &spec, report);
-    let rows = select_layers(&p, forced, &cmd, &spec)?;
-    report.logs = selection_logs(&rows);
+    let checkpoint_set = report.model.as_ref().is_some_and(|m| m.checkpoint_kv_cache_dtype.is_some());
+    let rows = select_layers(&p, forced, &cmd, &spec, checkpoint_set)?;
+    report.logs = checkpoint_logs;
+    report.logs.extend(selection_logs(&rows));
     for (key, layers) in group_layers(&rows) {
         let Some(row) = rows.iter().find(|row| row.layer.index == layers[0]) else {
             continue;
@@ -180,13 +184,23 @@ fn read_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Env, 
 /// `ModelConfig`: the model's layers (preset and `--hf-overrides`), its dtype (`_resolve_dtype` with `--dtype`), and
 /// `ParallelConfig`'s check that the attention heads divide by the tensor-parallel size.
 fn load_model(
-    r: Release,
+    s: &Scenario,
     cmd: &ServeCommand,
     cc: ComputeCapability,
     report: &mut Report,
 ) -> Result<(ModelSpec, TorchDtype), ScenarioError> {
-    let spec: ModelSpec = model::resolve_model_at(r, &cmd.model, cmd.hf_overrides.as_ref())
-        .map_err(|e| scenario_error(ScenarioErrorKind::InputError, e.to_string(), None, r))?;
+    let r = s.release;
+    let spec: ModelSpec = match &s.model_config {
+        Some(text) => model::resolve_model_from_config(
+            r,
+            &cmd.model,
+            &format!("config.json of {}", cmd.model),
+            text,
+            cmd.hf_overrides.as_ref(),
+        ),
+        None => model::resolve_model_at(r, &cmd.model, cmd.hf_overrides.as_ref()),
+    }
+    .map_err(|e| scenario_error(ScenarioErrorKind::InputError, e.to_string(), None, r))?;
     let model_dtype = model::resolve_dtype_on(r, &cmd.dtype, spec.config_dtype, spec.model_type(), cc)
         .map_err(|m| scenario_error(ScenarioErrorKind::ValueError, m, None, r))?;
     report.model = Some(ModelSummary {
@@ -194,6 +208,8 @@ fn load_model(
         dtype: model_dtype,
         num_layers: spec.layers.len() as u32,
         preset: spec.preset,
+        config: spec.config_file.clone(),
+        checkpoint_kv_cache_dtype: None,
     });
     let tp = cmd.tensor_parallel_size.max(1);
     if let Some(l) = spec.layers.first() {
@@ -210,6 +226,36 @@ fn load_model(
         }
     }
     Ok((spec, model_dtype))
+}
+
+/// The KV cache dtype a checkpoint sets under `--kv-cache-dtype auto` (every release 0.24.0 to 0.33.0): a ModelOpt
+/// `kv_cache_quant_algo` / `kv_cache_scheme` through `resolve_kv_cache_dtype_string` when the engine config is built
+/// ([`source::CHECKPOINT_KV_RESOLVE`], [`source::CHECKPOINT_KV_MODELOPT`]), a compressed-tensors `kv_cache_scheme` in
+/// `Attention.__init__`, which also writes `cache_config.cache_dtype = "fp8"` ([`source::CHECKPOINT_KV_SCHEME`]). The
+/// command's dtype becomes it for every later step (skip layers, selection, the builder). Returns vLLM's log lines.
+fn checkpoint_cache_dtype(r: Release, spec: &ModelSpec, cmd: &mut ServeCommand, report: &mut Report) -> Vec<String> {
+    let Some(kv) = &spec.checkpoint_kv else { return vec![] };
+    if cmd.kv_cache_dtype != "auto" {
+        return vec![];
+    }
+    // resolve_kv_cache_dtype_string reads the checkpoint only under "auto"; its warning is the fallback's.
+    let Some(dtype) = kv.cache_dtype.as_deref().filter(|d| *d != "auto") else {
+        return kv.warning.iter().cloned().collect();
+    };
+    let (cite, what) = match kv.scheme {
+        model::KvScheme::CompressedTensors(_) => (&source::CHECKPOINT_KV_SCHEME, "Attention.__init__"),
+        _ => (&source::CHECKPOINT_KV_RESOLVE, "resolve_kv_cache_dtype_string"),
+    };
+    let at = cite.at(r).map(|c| c.short()).unwrap_or_default();
+    report.notes.push(format!(
+        "--kv-cache-dtype auto: the checkpoint's {} makes vLLM use kv_cache_dtype \"{dtype}\" ({what}, {at}).",
+        kv.field()
+    ));
+    if let Some(m) = report.model.as_mut() {
+        m.checkpoint_kv_cache_dtype = Some(format!("{dtype}, from the checkpoint's {}", kv.field()));
+    }
+    cmd.kv_cache_dtype = dtype.to_string();
+    vec![]
 }
 
 /// `--attention-backend` and `--attention-config.backend` (`EngineArgs`: mutually exclusive; `auto` is no choice).
@@ -239,6 +285,33 @@ fn forced_backend(r: Release, cmd: &ServeCommand) -> Result<Option<Backend>, Sce
             )
         }),
     }
+}
+
+/// gemma-4 with different head sizes on its sliding and full layers: `Gemma4Config.verify_and_update_config`
+/// ([`source::GEMMA4_VERIFY_BACKEND`], every release) sets FA4 for all layers when FA4 is installed and no other
+/// backend is forced, else forces TRITON_ATTN when no backend is forced. Whether FA4 is installed is outside what
+/// qpath knows, so only a forced backend other than FLASH_ATTN (which neither branch changes) is modelled.
+fn gemma4_backend(r: Release, spec: &ModelSpec, forced: Option<Backend>) -> Result<(), ScenarioError> {
+    if spec.vllm_model != model::VllmModel::Gemma4 {
+        return Ok(());
+    }
+    let sizes = spec.layers.iter().filter(|l| l.kind.is_attention()).map(|l| l.head_dim);
+    let (lo, hi) = (sizes.clone().min().unwrap_or(0), sizes.max().unwrap_or(0));
+    if lo == hi || forced.is_some_and(|b| b != Backend::FlashAttn) {
+        return Ok(());
+    }
+    Err(scenario_error(
+        ScenarioErrorKind::InputError,
+        format!(
+            "qpath cannot model this: --attention-backend {} on a gemma-4 model with head sizes {lo} and {hi}: vLLM's \
+             Gemma4Config.verify_and_update_config then uses FA4 for all layers if FA4 is installed, else TRITON_ATTN \
+             (without a forced backend), and qpath does not know whether FA4 is installed; force a backend (e.g. \
+             --attention-backend FLASHINFER) to see that backend's answer",
+            forced.map_or("unset", |b| b.name()),
+        ),
+        Some(&source::GEMMA4_VERIFY_BACKEND),
+        r,
+    ))
 }
 
 /// What `current_platform` and the engine config tell the attention code: the GPU, CUDA, cubins, the attention config.
@@ -299,6 +372,8 @@ fn input_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Report) {
 struct LayerRow<'a> {
     layer: &'a LayerSpec,
     skipped: bool,
+    /// The checkpoint field that set the cache dtype (`--kv-cache-dtype auto` with a quantized-KV checkpoint).
+    from_checkpoint: Option<(&'static str, &'static source::Cite)>,
     query: LayerQuery,
     selection: Selection,
 }
@@ -310,12 +385,24 @@ fn select_layers<'a>(
     forced: Option<Backend>,
     cmd: &ServeCommand,
     spec: &'a ModelSpec,
+    checkpoint_set: bool,
 ) -> Result<Vec<LayerRow<'a>>, ScenarioError> {
     let r = p.release;
     let skip = &cmd.kv_cache_dtype_skip_layers;
     let tp = cmd.tensor_parallel_size.max(1);
     let mut cache: HashMap<LayerQuery, Result<Selection, SelectionError>> = HashMap::new();
     let mut rows = Vec::with_capacity(spec.layers.len());
+    let from_checkpoint = spec
+        .checkpoint_kv
+        .as_ref()
+        .filter(|kv| kv.cache_dtype.as_deref() == Some(cmd.kv_cache_dtype.as_str()) && checkpoint_set)
+        .map(|kv| {
+            let cite = match kv.scheme {
+                model::KvScheme::CompressedTensors(_) => &source::CHECKPOINT_KV_SCHEME,
+                _ => &source::CHECKPOINT_KV_MODELOPT,
+            };
+            (kv.field(), cite)
+        });
     for l in &spec.layers {
         let skipped = !skip.is_empty()
             && ((l.sliding_window.is_some() && skip.iter().any(|t| t == "sliding_window"))
@@ -349,14 +436,41 @@ fn select_layers<'a>(
                     r,
                 )
             })?;
+        checkpoint_layer_errors(r, spec, &query.kv_cache_dtype)?;
         rows.push(LayerRow {
             layer: l,
             skipped,
+            from_checkpoint,
             query,
             selection,
         });
     }
     Ok(rows)
+}
+
+/// After a layer's backend is selected, `Attention.__init__` sets up its KV-cache quantization
+/// (`_init_kv_cache_quant`): with a checkpoint whose attention layers load k/v scales, a layer whose cache dtype is
+/// `fp8_e5m2` raises ([`source::CHECKPOINT_KV_E5M2`]), and compressed-tensors validates its `kv_cache_scheme`
+/// ([`source::CT_VALIDATE_KV_SCHEME`], `NotImplementedError`).
+fn checkpoint_layer_errors(r: Release, spec: &ModelSpec, kv_cache_dtype: &str) -> Result<(), ScenarioError> {
+    let Some(kv) = &spec.checkpoint_kv else { return Ok(()) };
+    if kv.loads_kv_scales() && kv_cache_dtype == "fp8_e5m2" {
+        return Err(scenario_error(
+            ScenarioErrorKind::ValueError,
+            "fp8_e5m2 kv-cache is not supported with fp8 checkpoints.",
+            Some(&source::CHECKPOINT_KV_E5M2),
+            r,
+        ));
+    }
+    if let Some(m) = kv.scheme_error() {
+        let (kind, cite) = if m.starts_with("qpath cannot model this") {
+            (ScenarioErrorKind::InputError, None)
+        } else {
+            (ScenarioErrorKind::NotImplementedError, Some(&source::CT_VALIDATE_KV_SCHEME))
+        };
+        return Err(scenario_error(kind, m, cite, r));
+    }
+    Ok(())
 }
 
 /// The engine-wide log line of each distinct selection (`get_attn_backend_cls`'s `logger.info_once`), in order.
@@ -411,13 +525,23 @@ fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], row: &Layer
     let skip = &cmd.kv_cache_dtype_skip_layers;
     let (q, sel) = (&row.query, &row.selection);
     let mut head = Trace::new(p.release);
+    let cite = match row.from_checkpoint {
+        Some((_, cite)) if !row.skipped => cite,
+        _ => &source::ATTN_SKIP_LAYERS,
+    };
     head.step(
-        Some(&source::ATTN_SKIP_LAYERS),
+        Some(cite),
         "layer cache dtype",
         if row.skipped {
             format!(
                 "layers {} are in --kv-cache-dtype-skip-layers: kv_cache_dtype \"auto\"",
                 short_list(layers)
+            )
+        } else if let Some((field, _)) = row.from_checkpoint {
+            format!(
+                "kv_cache_dtype {:?}, from the checkpoint's {field} (--kv-cache-dtype auto){}",
+                q.kv_cache_dtype,
+                if skip.is_empty() { "" } else { "; not in the skip list" }
             )
         } else if skip.is_empty() {
             format!("kv_cache_dtype {:?} (no skip list)", q.kv_cache_dtype)

@@ -64,9 +64,13 @@ fn unions_match_the_enums() {
         ScenarioErrorKind::ArgumentError,
         ScenarioErrorKind::ValueError,
         ScenarioErrorKind::InputError,
+        ScenarioErrorKind::NotImplementedError,
     ];
     let _: fn(ScenarioErrorKind) = |k| match k {
-        ScenarioErrorKind::ArgumentError | ScenarioErrorKind::ValueError | ScenarioErrorKind::InputError => {}
+        ScenarioErrorKind::ArgumentError
+        | ScenarioErrorKind::ValueError
+        | ScenarioErrorKind::InputError
+        | ScenarioErrorKind::NotImplementedError => {}
     };
     same("ScenarioErrorType", json(&scenario));
 

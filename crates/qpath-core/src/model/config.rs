@@ -9,6 +9,10 @@ use crate::dtype::TorchDtype;
 pub(super) enum HfLayerType {
     Full,
     Sliding,
+    /// `"linear_attention"` (transformers' name for gated-delta-net and, since 5.x, Mamba layers): no KV cache.
+    Linear,
+    /// `"mamba"` (the legacy name transformers remaps to `linear_attention`; kept apart for hybrid models' grouping).
+    Mamba,
 }
 
 impl LayerTypesRule {
@@ -41,7 +45,7 @@ pub(super) struct TextConfig {
     pub(super) layer_types_origin: String,
     /// The language model's config fields as config.json (or a preset) gives them, for the fields other steps read by
     /// name (e.g. a hybrid model's linear-attention or Mamba state sizes). Empty when nothing gave them.
-    #[allow(dead_code)] // read once the hybrid layer rules land
+    #[allow(dead_code)] // read by the hybrid layouts (linear-attention / Mamba state sizes)
     pub(super) raw: serde_json::Map<String, serde_json::Value>,
 }
 

@@ -69,13 +69,29 @@ pub(super) fn build_layers(
 
     let mut layers = Vec::with_capacity(n as usize);
     for i in 0..n {
-        let window = per_layer_window(name, rule, i, n, cfg)?.or(cache_window);
+        // A hybrid model's linear-attention / Mamba layer has no KV cache and no window. Only a hybrid model file
+        // builds such layers; the model files of VllmModel so far test `layer_types[i] == "sliding_attention"` only,
+        // so for them any other entry is a full-attention layer.
+        let recurrent = match cfg.layer_types.as_deref().and_then(|l| l.get(i as usize)) {
+            Some(HfLayerType::Linear) if rule.builds_recurrent_layers() => Some(AttentionKind::LinearAttention),
+            Some(HfLayerType::Mamba) if rule.builds_recurrent_layers() => Some(AttentionKind::Mamba),
+            _ => None,
+        };
+        let window = match recurrent {
+            Some(_) => None,
+            None => per_layer_window(name, rule, i, n, cfg)?.or(cache_window),
+        };
+        let (head_dim, kv) = if rule == VllmModel::Gemma4 && recurrent.is_none() && window.is_none() {
+            gemma4_full_layer(release, name, head_dim, kv, heads, cfg)?
+        } else {
+            (head_dim, kv)
+        };
         layers.push(LayerSpec {
             index: i,
-            kind: if window.is_some() {
-                AttentionKind::SlidingWindow
-            } else {
-                AttentionKind::Full
+            kind: match (recurrent, window) {
+                (Some(kind), _) => kind,
+                (None, Some(_)) => AttentionKind::SlidingWindow,
+                (None, None) => AttentionKind::Full,
             },
             sliding_window: window,
             head_dim,
@@ -91,6 +107,62 @@ pub(super) fn build_layers(
         release.name()
     ));
     Ok(layers)
+}
+
+/// A gemma-4 full-attention layer's head size and KV heads (`source::GEMMA4_LAYER_SHAPE`). From 0.28.0 vLLM takes them
+/// from the per-layer config (`gemma4_layer_config`, then from 0.32.0 `config.per_layer_config[i]`), which both
+/// transformers eras give as `global_head_dim` and, when `attention_k_eq_v`, `num_global_key_value_heads`. Before
+/// 0.28.0 it reads `getattr(config, "global_head_dim", config.head_dim)`, an attribute transformers >= 5.15 no longer
+/// keeps (it moves it into `per_layer_config`), so the answer depends on the installed transformers: qpath cannot
+/// model it when the global shape differs from the sliding one.
+fn gemma4_full_layer(
+    release: Release,
+    name: &str,
+    head_dim: u32,
+    kv: u32,
+    heads: u32,
+    cfg: &TextConfig,
+) -> Result<(u32, u32), ModelError> {
+    let int = |key: &str| -> Result<Option<u32>, ModelError> {
+        match cfg.raw.get(key) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => match v.as_u64() {
+                Some(n) if n > 0 && n <= u64::from(super::MAX_HEAD_DIM) => Ok(Some(n as u32)),
+                _ => err(format!("{name}: {key} = {v}: must be a positive integer")),
+            },
+        }
+    };
+    let Some(global_head_dim) = int("global_head_dim")? else {
+        return err(format!(
+            "{name}: qpath cannot model this: global_head_dim is not given (its default depends on the transformers \
+             version: Gemma4TextConfig's 512 from 5.15, none before)"
+        ));
+    };
+    let k_eq_v = cfg
+        .raw
+        .get("attention_k_eq_v")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
+    let global_kv = if k_eq_v {
+        int("num_global_key_value_heads")?.unwrap_or(kv)
+    } else {
+        kv
+    };
+    if release < Release::V0_28_0 && (global_head_dim != head_dim || global_kv != kv) {
+        return err(format!(
+            "{name}: qpath cannot model this: global_head_dim = {global_head_dim} (num_global_key_value_heads: \
+             {global_kv} KV heads) on the full-attention layers: vLLM {} reads getattr(config, \"global_head_dim\", \
+             config.head_dim), which transformers < 5.15 keeps as an attribute and >= 5.15 moves into \
+             per_layer_config, so the layer shape depends on the installed transformers",
+            release.name()
+        ));
+    }
+    if global_kv == 0 || heads % global_kv != 0 {
+        return err(format!(
+            "{name}: num_attention_heads = {heads} is not a multiple of num_global_key_value_heads = {global_kv}"
+        ));
+    }
+    Ok((global_head_dim, global_kv))
 }
 
 /// KV heads: `opt.py` gives every query head its own KV head and never reads `num_key_value_heads`; the other model
@@ -156,7 +228,7 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
                 d
             }
         },
-        VllmModel::Gemma3 | VllmModel::GptOss => match cfg.head_dim {
+        VllmModel::Gemma3 | VllmModel::GptOss | VllmModel::Gemma4 => match cfg.head_dim {
             Some(h) => h,
             None => return err(format!("{name}: vLLM's {file} reads config.head_dim, which is not set")),
         },
@@ -230,7 +302,7 @@ fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfi
     Ok(match rule {
         VllmModel::Opt | VllmModel::Qwen2 | VllmModel::Qwen3 => None,
         VllmModel::GptOss => model_window.filter(|_| i % 2 == 0),
-        VllmModel::Llama | VllmModel::Gemma3 => match cfg.layer_types.as_deref() {
+        VllmModel::Llama | VllmModel::Gemma3 | VllmModel::Gemma4 => match cfg.layer_types.as_deref() {
             None if rule == VllmModel::Llama => None,
             Some([]) if rule == VllmModel::Llama => None,
             None => {
@@ -240,7 +312,7 @@ fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfi
             }
             Some(l) => match l.get(i as usize) {
                 Some(HfLayerType::Sliding) => model_window,
-                Some(HfLayerType::Full) => None,
+                Some(HfLayerType::Full | HfLayerType::Linear | HfLayerType::Mamba) => None,
                 None => {
                     return err(format!(
                         "{name}: vLLM's {file} reads config.layer_types[{i}] but {} has only {} entries (it fails \

@@ -37,7 +37,10 @@
 //!   windows, sinks ([`LayerSpec`]).
 //! - `dtype`: `--dtype` ([`resolve_dtype_on`]).
 //!
-//! [`resolve_model_at`] runs the steps in vLLM's order.
+//! - `config_json`: a model's own config.json read into the same constructed config (step 1 from the file instead of
+//!   a preset: [`resolve_model_from_config`]), including the checkpoint's `quantization_config` ([`CheckpointKv`]).
+//!
+//! [`resolve_model_at`] runs the steps in vLLM's order; [`resolve_model_from_config`] does the same from config.json.
 
 use std::fmt;
 
@@ -48,6 +51,7 @@ use crate::dtype::TorchDtype;
 use crate::release::Release;
 
 mod config;
+mod config_json;
 mod dtype;
 mod layout;
 mod overrides;
@@ -56,6 +60,7 @@ mod presets;
 #[cfg(test)]
 mod tests;
 
+pub use config_json::{Architecture, ARCHITECTURES};
 pub use dtype::{float16_unsupported, resolve_dtype, resolve_dtype_on, DTYPE_CHOICES};
 pub use layout::{AttentionKind, LayerSpec};
 pub use overrides::{LAYOUT_KEYS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
@@ -72,12 +77,21 @@ pub struct ModelSpec {
     pub layers: Vec<LayerSpec>,
     /// Where each number comes from: the preset's sources, the vLLM rules applied, and each override.
     pub source: Vec<String>,
+    /// The top-level config's `model_type` (a preset's, or config.json's).
+    pub model_type: Option<String>,
+    /// The vLLM model file that builds the layers.
+    pub vllm_model: VllmModel,
+    /// Where the config came from when it was a config.json (a path, "--model-config FILE", "modelConfig"); None for a
+    /// preset or `--hf-overrides` only.
+    pub config_file: Option<String>,
+    /// The checkpoint's `quantization_config`, as far as it sets the KV cache (config.json only).
+    pub checkpoint_kv: Option<CheckpointKv>,
 }
 
 impl ModelSpec {
-    /// The top-level config's `model_type` when the model is a preset (vLLM's float16 ban is keyed on it).
-    pub fn model_type(&self) -> Option<&'static str> {
-        find_preset(&self.id).map(|p| p.model_type)
+    /// The top-level config's `model_type` (vLLM's float16 ban is keyed on it).
+    pub fn model_type(&self) -> Option<&str> {
+        self.model_type.as_deref()
     }
 
     pub fn full_layers(&self) -> impl Iterator<Item = &LayerSpec> {
@@ -156,5 +170,173 @@ pub fn resolve_model_at(release: Release, id: &str, hf_overrides: Option<&Map<St
         config_dtype,
         layers,
         source,
+        model_type: preset.map(|p| p.model_type.to_string()),
+        vllm_model: rule,
+        config_file: None,
+        checkpoint_kv: None,
     })
+}
+
+/// The layout vLLM `release` builds from a model's own config.json text (`file` names it in messages and in
+/// [`ModelSpec::config_file`]; `id` is the model as the command line names it), then `--hf-overrides` on top, as in
+/// [`resolve_model_at`]. The model file's rule comes from `architectures[0]` ([`ARCHITECTURES`]); an architecture
+/// qpath does not restate is "qpath cannot model this". Errors name the file and the field.
+pub fn resolve_model_from_config(
+    release: Release,
+    id: &str,
+    file: &str,
+    text: &str,
+    hf_overrides: Option<&Map<String, Value>>,
+) -> Result<ModelSpec, ModelError> {
+    let empty = Map::new();
+    // Messages name the file (which names the model); the spec keeps the model's id.
+    let name = file;
+    let read = config_json::read(file, text)?;
+    let arch = read.architecture;
+    let rule = arch.vllm_model;
+    let overrides = overrides::Overrides::locate_in(name, Some(arch.nested), hf_overrides.unwrap_or(&empty))?;
+    overrides.reject_constructor_only_keys(name)?;
+    let mut source = vec![
+        format!("config: {file} (read by qpath as transformers' constructor would build it)"),
+        format!(
+            "architectures[0] = \"{}\": {} (vllm/model_executor/models/registry.py:{}@0.24.0, {}@0.33.0)",
+            arch.name,
+            rule.file(),
+            arch.registry_lines.0,
+            arch.registry_lines.1
+        ),
+    ];
+    if !read.cfg.text.layer_types_origin.is_empty() && read.cfg.text.layer_types.is_some() {
+        source.push(format!("layer_types: {}", read.cfg.text.layer_types_origin));
+    }
+    let mut cfg = read.cfg;
+    overrides.apply(name, &mut cfg, &mut source)?;
+    let config_dtype = cfg.config_dtype(&mut source);
+    let layers = layout::build_layers(release, name, rule, &cfg.text, &mut source)?;
+    Ok(ModelSpec {
+        id: if id.trim().is_empty() {
+            file.to_string()
+        } else {
+            id.to_string()
+        },
+        preset: false,
+        config_dtype,
+        layers,
+        source,
+        model_type: read.model_type,
+        vllm_model: rule,
+        config_file: Some(file.to_string()),
+        checkpoint_kv: read.checkpoint_kv,
+    })
+}
+
+/// What the checkpoint's `quantization_config` says about the KV cache.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckpointKv {
+    /// `quantization_config.quant_method` ("" when absent).
+    pub method: String,
+    /// The cache dtype the checkpoint makes vLLM use under `--kv-cache-dtype auto` (None: it leaves `auto`).
+    pub cache_dtype: Option<String>,
+    pub scheme: KvScheme,
+    /// vLLM's warning when it does not recognise the ModelOpt algorithm (and falls back to `auto`).
+    pub warning: Option<String>,
+}
+
+/// Which reader of the checkpoint's config sets the KV cache dtype.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KvScheme {
+    /// No KV setting (or a quantization method that sets none).
+    None,
+    /// ModelOpt's `kv_cache_quant_algo` / `kv_cache_scheme`, read by `resolve_kv_cache_dtype_string` when the engine
+    /// config is built.
+    ModelOpt,
+    /// compressed-tensors' `kv_cache_scheme` (the dict), read by `Attention.__init__`.
+    CompressedTensors(Map<String, Value>),
+}
+
+impl CheckpointKv {
+    /// The field that set the cache dtype, for messages.
+    pub fn field(&self) -> &'static str {
+        match self.scheme {
+            KvScheme::CompressedTensors(_) => "quantization_config.kv_cache_scheme",
+            _ => "quantization_config.kv_cache_quant_algo",
+        }
+    }
+
+    /// Whether the attention layers load k/v scales from the checkpoint (a KV-cache quant method), which makes
+    /// `--kv-cache-dtype fp8_e5m2` an error: compressed-tensors with a `kv_cache_scheme`, ModelOpt with a KV
+    /// algorithm (`modelopt.py:2469-2472@0.24.0, 1849-1852@0.33.0`), and `fp8` checkpoints (`fp8.py:219@0.24.0,
+    /// 206@0.33.0`: every Attention layer gets `Fp8KVCacheMethod`).
+    pub fn loads_kv_scales(&self) -> bool {
+        match &self.scheme {
+            KvScheme::CompressedTensors(_) => true,
+            KvScheme::ModelOpt => self.cache_dtype.is_some(),
+            KvScheme::None => self.method == "fp8",
+        }
+    }
+
+    /// `strategy == "attn_head"`: one k/v scale per KV head (`attention.py:263@0.24.0, 296@0.33.0`).
+    pub fn per_head_scales(&self) -> bool {
+        matches!(&self.scheme, KvScheme::CompressedTensors(s) if s.get("strategy").and_then(Value::as_str) == Some("attn_head"))
+    }
+
+    /// `CompressedTensorsKVCacheMethod.validate_kv_cache_scheme`'s `NotImplementedError` for this scheme, as the
+    /// release words it (`compressed_tensors.py:983-1009@0.24.0, 1114-1140@0.33.0`), or "qpath cannot model this" for a
+    /// value whose Python rendering qpath does not reproduce.
+    pub fn scheme_error(&self) -> Option<String> {
+        let KvScheme::CompressedTensors(s) = &self.scheme else {
+            return None;
+        };
+        let type_ = s.get("type").unwrap_or(&Value::Null);
+        let num_bits = s.get("num_bits").unwrap_or(&Value::Null);
+        if type_.as_str() != Some("float") || num_bits.as_u64() != Some(8) || num_bits.is_f64() {
+            let (Some(t), Some(b)) = (py_str(type_), py_str(num_bits)) else {
+                return Some(
+                    "qpath cannot model this: quantization_config.kv_cache_scheme type/num_bits are not a plain                      string/number (vLLM raises NotImplementedError naming them)"
+                        .into(),
+                );
+            };
+            return Some(format!(
+                "Currently supported kv cache quantization is num_bits=8, type=float, however received num_bits={b}, type={t}"
+            ));
+        }
+        match s.get("strategy").and_then(Value::as_str) {
+            Some("tensor" | "attn_head") => {}
+            _ => {
+                return Some(format!(
+                    "qpath cannot model this: quantization_config.kv_cache_scheme.strategy = {} (vLLM accepts \"tensor\"                      and \"attn_head\" and raises otherwise)",
+                    show(s.get("strategy").unwrap_or(&Value::Null))
+                ))
+            }
+        }
+        let symmetric = s.get("symmetric").unwrap_or(&Value::Null);
+        let truthy = match symmetric {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Number(n) => n.as_f64() != Some(0.0),
+            Value::String(x) => !x.is_empty(),
+            Value::Array(a) => !a.is_empty(),
+            Value::Object(o) => !o.is_empty(),
+        };
+        if !truthy {
+            let shown = py_str(symmetric).unwrap_or_else(|| show(symmetric));
+            return Some(format!(
+                "Only support symmetric scaling factor for compressed-tensors KV cache. However found symmetric: {shown}"
+            ));
+        }
+        None
+    }
+}
+
+/// A JSON scalar as Python's `str()` prints the value `json.loads` gives (None, True, 8, text); None for the rest.
+fn py_str(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => Some("None".into()),
+        Value::Bool(true) => Some("True".into()),
+        Value::Bool(false) => Some("False".into()),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
 }

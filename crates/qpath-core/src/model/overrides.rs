@@ -53,6 +53,16 @@ impl<'a> Overrides<'a> {
         preset: Option<&ModelPreset>,
         top: &'a Map<String, Value>,
     ) -> Result<Overrides<'a>, ModelError> {
+        Self::locate_in(name, preset.map(|p| p.text_config), top)
+    }
+
+    /// [`Overrides::locate`] for a config whose nesting is known (`Some(true)`: it has a `text_config`), or not
+    /// (`None`: a model described by the overrides only).
+    pub(super) fn locate_in(
+        name: &str,
+        nested_config: Option<bool>,
+        top: &'a Map<String, Value>,
+    ) -> Result<Overrides<'a>, ModelError> {
         let nested = match top.get("text_config") {
             None => None,
             Some(Value::Object(m)) => Some(m),
@@ -63,9 +73,9 @@ impl<'a> Overrides<'a> {
                 ))
             }
         };
-        let composite = preset.map_or(nested.is_some(), |p| p.text_config);
-        if let (Some(p), Some(_)) = (preset, nested) {
-            if !p.text_config {
+        let composite = nested_config.unwrap_or(nested.is_some());
+        if let (Some(has_text_config), Some(_)) = (nested_config, nested) {
+            if !has_text_config {
                 return err(format!(
                     "{name}: --hf-overrides has a `text_config` object, but {name} keeps its attention settings at the \
                      top level of its config (it has no nested text_config); write the keys at the top level"

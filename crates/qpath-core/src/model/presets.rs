@@ -30,9 +30,19 @@ pub enum VllmModel {
     /// `gpt_oss.py`: head_dim = `config.head_dim`; window = `config.sliding_window` iff `i % 2 == 0` (137@0.24.0,
     /// 175@0.33.0), whatever `layer_types` says; learned sinks on every layer (148@0.24.0, 186@0.33.0).
     GptOss,
+    /// `gemma4.py`: window = `config.sliding_window` where `config.layer_types[i]` is `"sliding_attention"`
+    /// (`source::GEMMA4_LAYER_WINDOW`); full-attention layers have their own head size (`global_head_dim`) and, with
+    /// `attention_k_eq_v`, their own KV heads (`num_global_key_value_heads`) (`source::GEMMA4_LAYER_SHAPE`).
+    Gemma4,
 }
 
 impl VllmModel {
+    /// Whether the model file builds linear-attention / Mamba layers where `layer_types` says so (hybrid models);
+    /// none of the files above does.
+    pub fn builds_recurrent_layers(self) -> bool {
+        false
+    }
+
     pub fn file(self) -> &'static str {
         match self {
             VllmModel::Opt => "vllm/model_executor/models/opt.py",
@@ -41,6 +51,7 @@ impl VllmModel {
             VllmModel::Qwen3 => "vllm/model_executor/models/qwen3.py",
             VllmModel::Gemma3 => "vllm/model_executor/models/gemma3.py",
             VllmModel::GptOss => "vllm/model_executor/models/gpt_oss.py",
+            VllmModel::Gemma4 => "vllm/model_executor/models/gemma4.py",
         }
     }
 }

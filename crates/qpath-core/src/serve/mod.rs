@@ -46,7 +46,7 @@ mod json;
 mod parse;
 mod preprocess;
 mod pydantic;
-mod python;
+pub(crate) mod python;
 mod shell;
 mod table;
 #[cfg(test)]

@@ -41,7 +41,7 @@ pub(super) fn py_int(s: &str) -> Result<Option<i128>, ()> {
 /// one non-ASCII letter Python lowers to ASCII (U+212A KELVIN SIGN → `k`). Other non-ASCII letters are kept as typed,
 /// so an error message echoes `Ä` where Python would echo `ä`; the verdict (valid or not) is the same. This keeps
 /// Unicode's case tables (about 10 KB compressed) out of the page.
-pub(super) fn py_lower(s: &str) -> String {
+pub(crate) fn py_lower(s: &str) -> String {
     s.chars()
         .map(|c| if c == '\u{212A}' { 'k' } else { c.to_ascii_lowercase() })
         .collect()

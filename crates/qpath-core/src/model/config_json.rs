@@ -1,0 +1,873 @@
+//! A model's `config.json`, read into the constructed config object vLLM reads (step 1 of the module docs, the step
+//! the presets restate by hand): which vLLM model file builds its layers (from `architectures[0]`, as vLLM's model
+//! registry maps it), the fields transformers' config constructor reads and what it materialises from them, the text
+//! config of a multimodal model, the config dtype, and the checkpoint's `quantization_config` (which can set the KV
+//! cache dtype, [`super::CheckpointKv`]).
+//!
+//! What qpath reads, and nothing else:
+//! - `architectures[0]`: one of [`ARCHITECTURES`]; any other is "qpath cannot model this".
+//! - `model_type` (vLLM bans float16 for some model types).
+//! - `text_config` (an object): the language model's fields, as vLLM's `get_hf_text_config` picks
+//!   (`vllm/transformers_utils/config.py:1020@0.24.0, 1258@0.33.0`); other nested language configs (`llm_config`,
+//!   `language_config`, `thinker_config`, `text_config` of another type) are refused by name.
+//! - in the text config: `num_hidden_layers`, `num_attention_heads`, `num_key_value_heads`, `hidden_size`,
+//!   `head_dim`, `layer_types`, `sliding_window`, `sliding_window_pattern` (gemma-3), `use_sliding_window` and
+//!   `max_window_layers` (Qwen2/Qwen3), `use_bidirectional_attention` (gemma-3, refused when set).
+//! - `torch_dtype` / `dtype` at the top level, else in the text config.
+//! - `quantization_config` (top level): `quant_method`, `kv_cache_scheme`, `kv_cache_quant_algo`, `quantization`.
+//!
+//! Every error names the file and the field. Nothing here panics on any JSON text.
+
+use serde_json::{Map, Value};
+
+use super::config::{Config, HfLayerType, TextConfig};
+use super::overrides::{MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
+use super::presets::VllmModel;
+use super::{err, show, CheckpointKv, KvScheme, ModelError};
+use crate::dtype::TorchDtype;
+
+/// The config class transformers builds for an architecture, as far as its constructor derives attention fields
+/// (transformers 5.16.1, the oldest vLLM 0.33.0 accepts: `transformers<5.21.0,>=5.16.1`; vLLM 0.24.0 needs >=5.5.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ConfigClass {
+    /// `OPTConfig`: derives nothing qpath reads.
+    Opt,
+    /// `LlamaConfig.__post_init__` (configuration_llama.py:86-90): `head_dim = hidden_size // num_attention_heads`
+    /// and `num_key_value_heads = num_attention_heads` when None (both default None).
+    Llama,
+    /// `MistralConfig.__post_init__` (configuration_mistral.py:83-86): as Llama; `num_key_value_heads` defaults to 8
+    /// and `sliding_window` to 4096 when absent.
+    Mistral,
+    /// `Qwen2Config.__post_init__` (configuration_qwen2.py:83-94): `sliding_window = sliding_window if
+    /// use_sliding_window else None`; `layer_types[i] = "sliding_attention" if sliding_window is not None and i >=
+    /// max_window_layers else "full_attention"`; defaults `use_sliding_window` False, `sliding_window` 4096,
+    /// `max_window_layers` 28, `num_key_value_heads` 32.
+    Qwen2,
+    /// `Qwen3Config.__post_init__` (configuration_qwen3.py:86-97): as Qwen2, and `head_dim` defaults to 128.
+    Qwen3,
+    /// `Gemma3TextConfig.__post_init__` (configuration_gemma3.py:104-115): `layer_types[i] = "sliding_attention" if
+    /// (i + 1) % sliding_window_pattern else "full_attention"` (pattern default 6); defaults `head_dim` 256,
+    /// `num_key_value_heads` 4, `sliding_window` 4096.
+    Gemma3Text,
+    /// `GptOssConfig.__post_init__` (configuration_gpt_oss.py:70-78): `num_key_value_heads = num_attention_heads` and
+    /// `head_dim = hidden_size // num_attention_heads` when None; `layer_types[i] = "sliding_attention" if (i + 1) %
+    /// 2 else "full_attention"`; defaults `head_dim` 64, `num_key_value_heads` 8, `sliding_window` 128.
+    GptOss,
+    /// `Gemma4TextConfig.__post_init__` (configuration_gemma4.py:185-201): `layer_types[i] = "sliding_attention" if
+    /// (i + 1) % 6 else "full_attention"` when None, then the last layer forced to `"full_attention"`; defaults
+    /// `head_dim` 256, `num_key_value_heads` 4, `sliding_window` 512; `global_head_dim` /
+    /// `num_global_key_value_heads` become `per_layer_config` of the full layers (read by the layout from `raw`).
+    Gemma4Text,
+}
+
+/// One architecture qpath restates: vLLM's registry entry (`vllm/model_executor/models/registry.py`, line at 0.24.0
+/// and 0.33.0), the model file's per-layer rule, the config class, and whether the text config is nested.
+pub struct Architecture {
+    pub name: &'static str,
+    pub registry_lines: (u32, u32),
+    pub vllm_model: VllmModel,
+    config_class: ConfigClass,
+    /// The language model's fields sit under `text_config` (its config class builds a nested text config).
+    pub nested: bool,
+}
+
+/// The architectures whose attention layout qpath restates (the model files of [`VllmModel`]).
+pub const ARCHITECTURES: &[Architecture] = &[
+    Architecture {
+        name: "OPTForCausalLM",
+        registry_lines: (185, 191),
+        vllm_model: VllmModel::Opt,
+        config_class: ConfigClass::Opt,
+        nested: false,
+    },
+    Architecture {
+        name: "LlamaForCausalLM",
+        registry_lines: (152, 155),
+        vllm_model: VllmModel::Llama,
+        config_class: ConfigClass::Llama,
+        nested: false,
+    },
+    Architecture {
+        name: "MistralForCausalLM",
+        registry_lines: (168, 179),
+        vllm_model: VllmModel::Llama,
+        config_class: ConfigClass::Mistral,
+        nested: false,
+    },
+    Architecture {
+        name: "Qwen2ForCausalLM",
+        registry_lines: (198, 200),
+        vllm_model: VllmModel::Qwen2,
+        config_class: ConfigClass::Qwen2,
+        nested: false,
+    },
+    Architecture {
+        name: "Qwen3ForCausalLM",
+        registry_lines: (200, 202),
+        vllm_model: VllmModel::Qwen3,
+        config_class: ConfigClass::Qwen3,
+        nested: false,
+    },
+    Architecture {
+        name: "Gemma3ForCausalLM",
+        registry_lines: (113, 114),
+        vllm_model: VllmModel::Gemma3,
+        config_class: ConfigClass::Gemma3Text,
+        nested: false,
+    },
+    Architecture {
+        name: "Gemma3ForConditionalGeneration",
+        registry_lines: (396, 418),
+        vllm_model: VllmModel::Gemma3,
+        config_class: ConfigClass::Gemma3Text,
+        nested: true,
+    },
+    Architecture {
+        name: "GptOssForCausalLM",
+        registry_lines: (123, 128),
+        vllm_model: VllmModel::GptOss,
+        config_class: ConfigClass::GptOss,
+        nested: false,
+    },
+    Architecture {
+        name: "Gemma4ForCausalLM",
+        registry_lines: (116, 117),
+        vllm_model: VllmModel::Gemma4,
+        config_class: ConfigClass::Gemma4Text,
+        nested: false,
+    },
+    Architecture {
+        name: "Gemma4ForConditionalGeneration",
+        registry_lines: (405, 427),
+        vllm_model: VllmModel::Gemma4,
+        config_class: ConfigClass::Gemma4Text,
+        nested: true,
+    },
+];
+
+/// Nested language-model configs of architectures qpath does not restate; named in the refusal.
+const OTHER_NESTED: [&str; 4] = ["llm_config", "language_config", "thinker_config", "text_model"];
+
+/// What [`read`] makes of a config.json.
+pub(super) struct ConfigJson {
+    pub(super) cfg: Config,
+    pub(super) architecture: &'static Architecture,
+    pub(super) model_type: Option<String>,
+    pub(super) checkpoint_kv: Option<CheckpointKv>,
+}
+
+fn cannot<T>(file: &str, what: String) -> Result<T, ModelError> {
+    err(format!("{file}: qpath cannot model this: {what}"))
+}
+
+/// Reads config.json text (`file` names it in messages) into the constructed config.
+pub(super) fn read(file: &str, text: &str) -> Result<ConfigJson, ModelError> {
+    let root: Value = serde_json::from_str(text).map_err(|e| ModelError {
+        message: format!("{file} is not valid JSON: {e}"),
+    })?;
+    let Value::Object(root) = root else {
+        return err(format!("{file}: the top level must be a JSON object, got {}", show(&root)));
+    };
+    let architecture = architecture(file, &root)?;
+    let model_type = match root.get("model_type") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(v) => return err(format!("{file}: model_type = {}: must be a string", show(v))),
+    };
+    for key in OTHER_NESTED {
+        if root.contains_key(key) {
+            return cannot(
+                file,
+                format!(
+                    "`{key}` (a nested language-model config qpath does not read); architectures[0] = \"{}\"",
+                    architecture.name
+                ),
+            );
+        }
+    }
+    let (text_map, prefix) = match (root.get("text_config"), architecture.nested) {
+        (Some(Value::Object(m)), true) => (m, "text_config."),
+        (None | Some(Value::Null), true) => {
+            return cannot(
+                file,
+                format!(
+                    "text_config is missing; {} builds its language model from text_config and qpath does not \
+                     restate its default text config",
+                    architecture.name
+                ),
+            )
+        }
+        (Some(v), true) => return err(format!("{file}: text_config = {}: must be a JSON object", show(v))),
+        (Some(Value::Object(_)), false) => {
+            return cannot(
+                file,
+                format!(
+                    "text_config: {} keeps its attention settings at the top level; a nested text_config is a \
+                     config qpath does not know for this architecture",
+                    architecture.name
+                ),
+            )
+        }
+        (_, false) => (&root, ""),
+    };
+    let f = Fields {
+        file,
+        prefix,
+        map: text_map,
+    };
+    let text = constructed_text(&f, architecture.config_class)?;
+    let root_dtype = dtype(file, "", &root)?;
+    let text_dtype = if prefix.is_empty() {
+        None
+    } else {
+        dtype(file, prefix, text_map)?
+    };
+    let checkpoint_kv = quantization(file, &root)?;
+    Ok(ConfigJson {
+        cfg: Config {
+            text,
+            root_dtype,
+            text_dtype,
+        },
+        architecture,
+        model_type,
+        checkpoint_kv,
+    })
+}
+
+/// `architectures[0]`, mapped like vLLM's registry; anything else is "qpath cannot model this".
+fn architecture(file: &str, root: &Map<String, Value>) -> Result<&'static Architecture, ModelError> {
+    let first = match root.get("architectures") {
+        None | Some(Value::Null) => {
+            return cannot(
+                file,
+                "architectures is missing: vLLM picks the model file from architectures[0] (or maps model_type), \
+                 and qpath reads architectures[0] only"
+                    .into(),
+            )
+        }
+        Some(Value::Array(a)) => match a.first() {
+            Some(Value::String(s)) => s,
+            Some(v) => return err(format!("{file}: architectures[0] = {}: must be a string", show(v))),
+            None => return cannot(file, "architectures is empty".into()),
+        },
+        Some(v) => return err(format!("{file}: architectures = {}: must be a list of strings", show(v))),
+    };
+    ARCHITECTURES.iter().find(|a| a.name == first).map_or_else(
+        || {
+            let known: Vec<&str> = ARCHITECTURES.iter().map(|a| a.name).collect();
+            cannot(
+                file,
+                format!(
+                    "architectures[0] = \"{first}\" is not an architecture whose attention layout qpath restates ({})",
+                    known.join(", ")
+                ),
+            )
+        },
+        Ok,
+    )
+}
+
+/// The text config's fields, with the file and the prefix (`text_config.`) for messages.
+struct Fields<'a> {
+    file: &'a str,
+    prefix: &'a str,
+    map: &'a Map<String, Value>,
+}
+
+/// A field: absent, explicitly null, or a value.
+enum Field<'a> {
+    Absent,
+    Null,
+    Set(&'a Value),
+}
+
+impl Fields<'_> {
+    fn get(&self, key: &str) -> Field<'_> {
+        match self.map.get(key) {
+            None => Field::Absent,
+            Some(Value::Null) => Field::Null,
+            Some(v) => Field::Set(v),
+        }
+    }
+
+    fn path(&self, key: &str) -> String {
+        format!("{}{key}", self.prefix)
+    }
+
+    /// A positive integer no larger than `max`, or None when absent/null.
+    fn int(&self, key: &str, max: u32) -> Result<Option<u32>, ModelError> {
+        let Field::Set(v) = self.get(key) else { return Ok(None) };
+        match v.as_u64() {
+            Some(0) => err(format!("{}: {} = 0: must be a positive integer", self.file, self.path(key))),
+            Some(n) if n <= u64::from(max) => Ok(Some(n as u32)),
+            Some(n) => err(format!(
+                "{}: {} = {n}: larger than qpath's limit of {max}",
+                self.file,
+                self.path(key)
+            )),
+            None => err(format!(
+                "{}: {} = {}: must be a positive integer",
+                self.file,
+                self.path(key),
+                show(v)
+            )),
+        }
+    }
+
+    /// A required integer: qpath does not fill in a config class's default for the layer count or the heads.
+    fn required(&self, key: &str, max: u32) -> Result<u32, ModelError> {
+        match self.int(key, max)? {
+            Some(n) => Ok(n),
+            None => err(format!(
+                "{}: {} is missing or null (transformers would take the config class's default; qpath reads it \
+                 from the file only)",
+                self.file,
+                self.path(key)
+            )),
+        }
+    }
+
+    /// An integer defaulting to `default` when absent (a config class's field default); null stays None.
+    fn int_or(&self, key: &str, max: u32, default: Option<u32>) -> Result<Option<u32>, ModelError> {
+        match self.get(key) {
+            Field::Absent => Ok(default),
+            _ => self.int(key, max),
+        }
+    }
+
+    fn boolean(&self, key: &str, default: bool) -> Result<bool, ModelError> {
+        match self.get(key) {
+            Field::Absent | Field::Null => Ok(default),
+            Field::Set(Value::Bool(b)) => Ok(*b),
+            Field::Set(v) => err(format!(
+                "{}: {} = {}: must be true or false",
+                self.file,
+                self.path(key),
+                show(v)
+            )),
+        }
+    }
+
+    /// `sliding_window`: a window in tokens, None for null (0 is turned into None later, as vLLM does).
+    fn window(&self, default: Option<u32>) -> Result<Option<u32>, ModelError> {
+        let key = "sliding_window";
+        match self.get(key) {
+            Field::Absent => Ok(default),
+            Field::Null => Ok(None),
+            Field::Set(v) => match v.as_u64() {
+                Some(0) => Ok(None),
+                Some(n) if n <= u64::from(u32::MAX) => Ok(Some(n as u32)),
+                _ => err(format!(
+                    "{}: {} = {}: must be a non-negative integer or null",
+                    self.file,
+                    self.path(key),
+                    show(v)
+                )),
+            },
+        }
+    }
+
+    /// `layer_types` as given (None: absent or null).
+    fn layer_types(&self, n: u32) -> Result<Option<Vec<HfLayerType>>, ModelError> {
+        let key = "layer_types";
+        let items = match self.get(key) {
+            Field::Absent | Field::Null => return Ok(None),
+            Field::Set(Value::Array(items)) => items,
+            Field::Set(v) => {
+                return err(format!(
+                    "{}: {} = {}: must be a list of strings",
+                    self.file,
+                    self.path(key),
+                    show(v)
+                ))
+            }
+        };
+        // transformers' validate_layer_type: one entry per layer.
+        if items.len() != n as usize {
+            return err(format!(
+                "{}: {} has {} entries but num_hidden_layers is {n}; transformers requires them equal",
+                self.file,
+                self.path(key),
+                items.len()
+            ));
+        }
+        let mut types = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            types.push(match item.as_str() {
+                Some("full_attention") => HfLayerType::Full,
+                Some("sliding_attention") => HfLayerType::Sliding,
+                Some("linear_attention") => HfLayerType::Linear,
+                Some("mamba") => HfLayerType::Mamba,
+                Some(other) => {
+                    return cannot(
+                        self.file,
+                        format!(
+                            "{}[{i}] = \"{other}\" (qpath reads full_attention, sliding_attention, linear_attention, mamba)",
+                            self.path(key)
+                        ),
+                    )
+                }
+                None => {
+                    return err(format!(
+                        "{}: {}[{i}] = {}: must be a string",
+                        self.file,
+                        self.path(key),
+                        show(item)
+                    ))
+                }
+            });
+        }
+        Ok(Some(types))
+    }
+}
+
+/// What the config class's constructor builds from the text config's fields.
+fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelError> {
+    let n = f.required("num_hidden_layers", MAX_LAYERS)?;
+    let heads = f.required("num_attention_heads", MAX_HEADS)?;
+    let hidden = f.int("hidden_size", MAX_HIDDEN_SIZE)?;
+    let given_types = f.layer_types(n)?;
+    let from_hidden = |what: &str| -> Result<Option<u32>, ModelError> {
+        match hidden {
+            Some(h) if h >= heads => Ok(Some(h / heads)),
+            Some(h) => err(format!(
+                "{}: {what} = hidden_size // num_attention_heads = {h} // {heads} = 0",
+                f.file
+            )),
+            None => err(format!(
+                "{}: {} and {} are both missing; the config class derives {what} from hidden_size",
+                f.file,
+                f.path("head_dim"),
+                f.path("hidden_size")
+            )),
+        }
+    };
+    let mut t = TextConfig {
+        num_hidden_layers: Some(n),
+        num_attention_heads: Some(heads),
+        hidden_size: hidden,
+        layer_types_origin: format!("{}layer_types of the config file", f.prefix),
+        raw: f.map.clone(),
+        ..TextConfig::default()
+    };
+    let kv_or_heads = |default_absent: Option<u32>| -> Result<Option<u32>, ModelError> {
+        Ok(Some(
+            f.int_or("num_key_value_heads", MAX_HEADS, default_absent)?.unwrap_or(heads),
+        ))
+    };
+    match class {
+        ConfigClass::Opt => {
+            t.num_key_value_heads = f.int("num_key_value_heads", MAX_HEADS)?;
+            t.head_dim = f.int("head_dim", MAX_HEAD_DIM)?;
+            if hidden.is_none() {
+                return err(format!(
+                    "{}: {} is missing; opt.py derives the head size from it",
+                    f.file,
+                    f.path("hidden_size")
+                ));
+            }
+            t.sliding_window = f.window(None)?;
+            t.layer_types = given_types;
+        }
+        ConfigClass::Llama | ConfigClass::Mistral => {
+            let mistral = class == ConfigClass::Mistral;
+            t.num_key_value_heads = kv_or_heads(if mistral { Some(8) } else { None })?;
+            t.head_dim = match f.int("head_dim", MAX_HEAD_DIM)? {
+                Some(h) => Some(h),
+                None => from_hidden("head_dim")?,
+            };
+            t.sliding_window = f.window(if mistral { Some(4096) } else { None })?;
+            t.layer_types = given_types;
+        }
+        ConfigClass::Qwen2 | ConfigClass::Qwen3 => {
+            t.num_key_value_heads = kv_or_heads(Some(32))?;
+            t.head_dim = if class == ConfigClass::Qwen3 {
+                f.int_or("head_dim", MAX_HEAD_DIM, Some(128))?
+            } else {
+                f.int("head_dim", MAX_HEAD_DIM)?
+            };
+            if hidden.is_none() && t.head_dim.is_none() {
+                from_hidden("head_dim")?;
+            }
+            let use_sw = f.boolean("use_sliding_window", false)?;
+            let window = f.window(Some(4096))?;
+            t.sliding_window = window.filter(|_| use_sw);
+            let max_window_layers = match f.get("max_window_layers") {
+                Field::Absent => 28,
+                Field::Set(v) if v.as_u64().is_some_and(|m| m <= u64::from(u32::MAX)) => v.as_u64().unwrap_or(0) as u32,
+                _ => {
+                    return err(format!(
+                        "{}: {} = {}: must be a non-negative integer",
+                        f.file,
+                        f.path("max_window_layers"),
+                        show(f.map.get("max_window_layers").unwrap_or(&Value::Null))
+                    ))
+                }
+            };
+            t.layer_types = Some(match given_types {
+                Some(l) => l,
+                None => {
+                    t.layer_types_origin = format!(
+                        "layer_types built by transformers from {}use_sliding_window and max_window_layers",
+                        f.prefix
+                    );
+                    (0..n)
+                        .map(|i| {
+                            if t.sliding_window.is_some() && i >= max_window_layers {
+                                HfLayerType::Sliding
+                            } else {
+                                HfLayerType::Full
+                            }
+                        })
+                        .collect()
+                }
+            });
+        }
+        ConfigClass::Gemma3Text => {
+            if f.boolean("use_bidirectional_attention", false)? {
+                return cannot(
+                    f.file,
+                    format!(
+                        "{} = true (Gemma3TextConfig then halves sliding_window)",
+                        f.path("use_bidirectional_attention")
+                    ),
+                );
+            }
+            t.num_key_value_heads = f.int_or("num_key_value_heads", MAX_HEADS, Some(4))?;
+            t.head_dim = f.int_or("head_dim", MAX_HEAD_DIM, Some(256))?;
+            t.sliding_window = f.window(Some(4096))?;
+            let pattern = match f.get("sliding_window_pattern") {
+                Field::Absent => 6,
+                Field::Set(v) if v.as_u64().is_some_and(|p| (1..=u64::from(MAX_LAYERS)).contains(&p)) => {
+                    v.as_u64().unwrap_or(6) as u32
+                }
+                Field::Null | Field::Set(_) => {
+                    return cannot(
+                        f.file,
+                        format!(
+                            "{} = {} (qpath reads a positive integer)",
+                            f.path("sliding_window_pattern"),
+                            show(f.map.get("sliding_window_pattern").unwrap_or(&Value::Null))
+                        ),
+                    )
+                }
+            };
+            t.layer_types = Some(match given_types {
+                Some(l) => l,
+                None => {
+                    t.layer_types_origin = format!(
+                        "layer_types built by transformers from {}sliding_window_pattern = {pattern}",
+                        f.prefix
+                    );
+                    (0..n)
+                        .map(|i| {
+                            if (i + 1) % pattern != 0 {
+                                HfLayerType::Sliding
+                            } else {
+                                HfLayerType::Full
+                            }
+                        })
+                        .collect()
+                }
+            });
+        }
+        ConfigClass::Gemma4Text => {
+            match f.get("use_bidirectional_attention") {
+                Field::Absent | Field::Null => {}
+                Field::Set(Value::String(s)) if s == "vision" => {}
+                Field::Set(v) => {
+                    return cannot(
+                        f.file,
+                        format!(
+                            "{} = {} (Gemma4TextConfig then changes sliding_window)",
+                            f.path("use_bidirectional_attention"),
+                            show(v)
+                        ),
+                    )
+                }
+            }
+            t.num_key_value_heads = f.int_or("num_key_value_heads", MAX_HEADS, Some(4))?;
+            t.head_dim = f.int_or("head_dim", MAX_HEAD_DIM, Some(256))?;
+            t.sliding_window = f.window(Some(512))?;
+            let mut types = match given_types {
+                Some(l) => l,
+                None => {
+                    t.layer_types_origin =
+                        "layer_types built by transformers (Gemma4TextConfig: every 6th layer full)".to_string();
+                    (0..n)
+                        .map(|i| {
+                            if (i + 1) % 6 != 0 {
+                                HfLayerType::Sliding
+                            } else {
+                                HfLayerType::Full
+                            }
+                        })
+                        .collect()
+                }
+            };
+            if let Some(last) = types.last_mut() {
+                *last = HfLayerType::Full;
+            }
+            t.layer_types = Some(types);
+        }
+        ConfigClass::GptOss => {
+            t.num_key_value_heads = kv_or_heads(Some(8))?;
+            t.head_dim = match f.get("head_dim") {
+                Field::Absent => Some(64),
+                _ => match f.int("head_dim", MAX_HEAD_DIM)? {
+                    Some(h) => Some(h),
+                    None => from_hidden("head_dim")?,
+                },
+            };
+            t.sliding_window = f.window(Some(128))?;
+            t.layer_types = Some(match given_types {
+                Some(l) => l,
+                None => (0..n)
+                    .map(|i| {
+                        if (i + 1) % 2 != 0 {
+                            HfLayerType::Sliding
+                        } else {
+                            HfLayerType::Full
+                        }
+                    })
+                    .collect(),
+            });
+        }
+    }
+    Ok(t)
+}
+
+/// `torch_dtype` / `dtype` (transformers 5 writes `dtype`; `torch_dtype` is the older name) in `m`.
+fn dtype(file: &str, prefix: &str, m: &Map<String, Value>) -> Result<Option<TorchDtype>, ModelError> {
+    let mut found: Option<TorchDtype> = None;
+    for key in ["dtype", "torch_dtype"] {
+        let d = match m.get(key) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(s)) => match s.as_str() {
+                "float16" => TorchDtype::Float16,
+                "bfloat16" => TorchDtype::BFloat16,
+                "float32" => TorchDtype::Float32,
+                other => {
+                    return cannot(
+                        file,
+                        format!("{prefix}{key} = \"{other}\" (qpath reads float16, bfloat16, float32)"),
+                    )
+                }
+            },
+            Some(v) => return err(format!("{file}: {prefix}{key} = {}: must be a string", show(v))),
+        };
+        if found.is_none() {
+            found = Some(d);
+        }
+    }
+    Ok(found)
+}
+
+/// `quantization_config` (top level; vLLM sets it on the config as given, `vllm/transformers_utils/config.py:723@0.24.0,
+/// 953@0.33.0`): the KV cache dtype the checkpoint asks for ([`CheckpointKv`]).
+fn quantization(file: &str, root: &Map<String, Value>) -> Result<Option<CheckpointKv>, ModelError> {
+    let q = match root.get("quantization_config") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(q)) => q,
+        Some(v) => return cannot(file, format!("quantization_config = {} (vLLM reads it as a dict)", show(v))),
+    };
+    let method = match q.get("quant_method") {
+        None => "",
+        Some(Value::String(s)) => s.as_str(),
+        Some(v) => {
+            return cannot(
+                file,
+                format!(
+                    "quantization_config.quant_method = {} (vLLM calls .startswith on it)",
+                    show(v)
+                ),
+            )
+        }
+    };
+    if method.starts_with("modelopt") {
+        return modelopt(file, q).map(Some);
+    }
+    if method == "compressed-tensors" {
+        return match q.get("kv_cache_scheme") {
+            None | Some(Value::Null) => Ok(Some(CheckpointKv {
+                method: method.to_string(),
+                cache_dtype: None,
+                scheme: KvScheme::None,
+                warning: None,
+            })),
+            Some(Value::Object(s)) => compressed_tensors_scheme(file, s).map(Some),
+            Some(v) => cannot(
+                file,
+                format!("quantization_config.kv_cache_scheme = {} (vLLM reads it as a dict)", show(v)),
+            ),
+        };
+    }
+    Ok(Some(CheckpointKv {
+        method: method.to_string(),
+        cache_dtype: None,
+        scheme: KvScheme::None,
+        warning: None,
+    }))
+}
+
+/// `get_kv_cache_quant_algo_string` (`vllm/utils/torch_utils.py:309-357@0.24.0, 443-491@0.33.0`): the first truthy
+/// of `quantization.kv_cache_scheme`, `kv_cache_scheme`, `quantization.kv_cache_quant_algo`, `kv_cache_quant_algo`;
+/// a dict is `"fp8"` when `dynamic is False`, `num_bits == 8`, `type == "float"`, `"nvfp4"` when `num_bits == 4` and
+/// `type == "float"`, else `"auto"` with a warning; a string is lower-cased and mapped `fp8 → fp8_e4m3`,
+/// `nvfp4 → nvfp4`, else `"auto"` with a warning; nothing: None (the dtype stays as given).
+fn modelopt(file: &str, q: &Map<String, Value>) -> Result<CheckpointKv, ModelError> {
+    let method = q.get("quant_method").and_then(Value::as_str).unwrap_or_default().to_string();
+    let inner = match q.get("quantization") {
+        None => q,
+        Some(Value::Object(m)) => m,
+        Some(v) => {
+            return cannot(
+                file,
+                format!("quantization_config.quantization = {} (vLLM calls .get on it)", show(v)),
+            )
+        }
+    };
+    let truthy = |v: &&Value| match v {
+        Value::Null | Value::Bool(false) => false,
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::Bool(true) => true,
+    };
+    let algo = [
+        inner.get("kv_cache_scheme"),
+        q.get("kv_cache_scheme"),
+        inner.get("kv_cache_quant_algo"),
+        q.get("kv_cache_quant_algo"),
+    ]
+    .into_iter()
+    .flatten()
+    .find(truthy);
+    let kv = |cache_dtype: Option<&str>, warning: Option<String>| CheckpointKv {
+        method: method.clone(),
+        cache_dtype: cache_dtype.map(str::to_string),
+        scheme: KvScheme::ModelOpt,
+        warning,
+    };
+    let warn = |shown: String| {
+        format!(
+            "WARNING: Unknown kv_cache_quant_algo '{shown}' in model config. Supported values: ['fp8', 'nvfp4']. \
+             Falling back to 'auto'."
+        )
+    };
+    Ok(match algo {
+        None => kv(None, None),
+        Some(Value::Object(d)) => {
+            let num_bits = d.get("num_bits").and_then(Value::as_f64);
+            let float = d.get("type").and_then(Value::as_str) == Some("float");
+            if d.get("dynamic") == Some(&Value::Bool(false)) && num_bits == Some(8.0) && float {
+                kv(Some("fp8_e4m3"), None)
+            } else if num_bits == Some(4.0) && float {
+                kv(Some("nvfp4"), None)
+            } else {
+                return cannot(
+                    file,
+                    format!(
+                        "the ModelOpt KV scheme {} (vLLM falls back to 'auto' and logs the dict's Python repr, which \
+                         qpath does not reproduce)",
+                        show(&Value::Object(d.clone()))
+                    ),
+                );
+            }
+        }
+        Some(Value::String(s)) => match crate::serve::python::py_lower(s).as_str() {
+            "fp8" => kv(Some("fp8_e4m3"), None),
+            "nvfp4" => kv(Some("nvfp4"), None),
+            _ => kv(Some("auto"), Some(warn(s.clone()))),
+        },
+        Some(v) => {
+            return cannot(
+                file,
+                format!("the ModelOpt kv_cache_quant_algo {} (neither a string nor a dict)", show(v)),
+            )
+        }
+    })
+}
+
+/// A compressed-tensors `kv_cache_scheme`: `Attention.__init__` makes the cache dtype `"fp8"` under `auto`
+/// (`vllm/model_executor/layers/attention/attention.py:253@0.24.0, 288@0.33.0`), with per-head scales when
+/// `strategy == "attn_head"`. `CompressedTensorsKVCacheMethod.validate_kv_cache_scheme` then requires `type` float and
+/// `num_bits` 8, strategy tensor or attn_head, and `symmetric` (its messages are in [`super::kv_scheme_error`]).
+fn compressed_tensors_scheme(_file: &str, s: &Map<String, Value>) -> Result<CheckpointKv, ModelError> {
+    Ok(CheckpointKv {
+        method: "compressed-tensors".into(),
+        cache_dtype: Some("fp8".into()),
+        scheme: KvScheme::CompressedTensors(s.clone()),
+        warning: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{resolve_model_from_config, AttentionKind};
+    use crate::release::Release;
+
+    fn layers(text: &str) -> Vec<(AttentionKind, Option<u32>, u32, u32)> {
+        resolve_model_from_config(Release::V0_33_0, "m", "config.json", text, None)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .layers
+            .iter()
+            .map(|l| (l.kind, l.sliding_window, l.head_dim, l.num_kv_heads))
+            .collect()
+    }
+
+    fn error(text: &str) -> String {
+        resolve_model_from_config(Release::V0_33_0, "m", "config.json", text, None)
+            .err()
+            .map(|e| e.message)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn the_constructors_are_restated() {
+        use AttentionKind::{Full, SlidingWindow};
+        // Qwen2: the window only with use_sliding_window, on layers >= max_window_layers; head size from hidden.
+        let q = r#"{"architectures": ["Qwen2ForCausalLM"], "hidden_size": 896, "num_attention_heads": 14,
+            "num_hidden_layers": 4, "num_key_value_heads": 2, "sliding_window": 32768, "max_window_layers": 21}"#;
+        assert!(layers(q).iter().all(|l| *l == (Full, None, 64, 2)));
+        // Mistral without sliding_window: MistralConfig's default 4096 on every layer (no layer_types).
+        let m = r#"{"architectures": ["MistralForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+            "num_hidden_layers": 2}"#;
+        assert_eq!(layers(m), vec![(SlidingWindow, Some(4096), 128, 8); 2]);
+        // gemma-3 text: sliding_window_pattern 2 -> every 2nd layer full.
+        let g = r#"{"architectures": ["Gemma3ForCausalLM"], "num_attention_heads": 4, "num_hidden_layers": 4,
+            "num_key_value_heads": 1, "head_dim": 256, "sliding_window": 512, "sliding_window_pattern": 2}"#;
+        let kinds: Vec<AttentionKind> = layers(g).iter().map(|l| l.0).collect();
+        assert_eq!(kinds, vec![SlidingWindow, Full, SlidingWindow, Full]);
+        // A Llama config's linear_attention entry is a full-attention layer for llama.py.
+        let l = r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 256, "num_attention_heads": 2,
+            "num_hidden_layers": 2, "layer_types": ["linear_attention", "full_attention"]}"#;
+        assert_eq!(layers(l), vec![(Full, None, 128, 2); 2]);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_field() {
+        let e = error(r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 2}"#);
+        assert!(
+            e.starts_with("config.json: ") && e.contains("head_dim") && e.contains("hidden_size"),
+            "{e}"
+        );
+        let e = error(r#"{"architectures": ["Gemma3ForConditionalGeneration"], "text_config": 3}"#);
+        assert_eq!(e, "config.json: text_config = 3: must be a JSON object");
+        let e = error(
+            r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 2,
+            "hidden_size": 256, "layer_types": ["full_attention"]}"#,
+        );
+        assert!(e.contains("layer_types has 1 entries but num_hidden_layers is 2"), "{e}");
+        let e = error(
+            r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 2,
+            "hidden_size": 256, "quantization_config": {"quant_method": 7}}"#,
+        );
+        assert!(
+            e.contains("qpath cannot model this: quantization_config.quant_method = 7"),
+            "{e}"
+        );
+    }
+}
