@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::config::{HfLayerType, TextConfig};
+use super::hybrid::{self, HybridSpec};
 use super::presets::VllmModel;
 use super::{err, ModelError};
 use crate::release::Release;
@@ -56,8 +57,9 @@ pub(super) fn build_layers(
     name: &str,
     rule: VllmModel,
     cfg: &TextConfig,
+    architecture: Option<&'static str>,
     source: &mut Vec<String>,
-) -> Result<Vec<LayerSpec>, ModelError> {
+) -> Result<(Vec<LayerSpec>, Option<HybridSpec>), ModelError> {
     let (Some(n), Some(heads)) = (cfg.num_hidden_layers, cfg.num_attention_heads) else {
         // resolve_model_at checks this for unknown models; presets always carry both.
         return err(format!("{name}: num_hidden_layers and num_attention_heads are required"));
@@ -66,13 +68,30 @@ pub(super) fn build_layers(
     let head_dim = head_dim(name, rule, heads, cfg, source)?;
     check_layer_types(name, rule, n, cfg)?;
     let cache_window = cache_sliding_window(release, cfg, source);
+    // Hybrid model files: each layer's token mixer (model::hybrid); recurrent layers have no window.
+    let kinds = hybrid::layer_kinds(release, name, rule, n, cfg)?;
+    let hybrid = match &kinds {
+        Some((_, how)) => hybrid::spec(name, rule, architecture, cfg, how.clone())?,
+        None => None,
+    };
 
     let mut layers = Vec::with_capacity(n as usize);
     for i in 0..n {
-        let window = per_layer_window(name, rule, i, n, cfg)?.or(cache_window);
+        let mixer = kinds.as_ref().map(|(k, _)| k[i as usize]);
+        if mixer == Some(None) {
+            continue; // an MLP / MoE block: no token mixer
+        }
+        let recurrent = mixer.flatten().filter(|k| !k.is_attention());
+        let window = if recurrent.is_some() {
+            None
+        } else {
+            per_layer_window(name, rule, i, n, cfg)?.or(cache_window)
+        };
         layers.push(LayerSpec {
             index: i,
-            kind: if window.is_some() {
+            kind: if let Some(k) = recurrent {
+                k
+            } else if window.is_some() {
                 AttentionKind::SlidingWindow
             } else {
                 AttentionKind::Full
@@ -90,7 +109,10 @@ pub(super) fn build_layers(
         rule.file(),
         release.name()
     ));
-    Ok(layers)
+    if let Some(h) = &hybrid {
+        source.push(format!("hybrid layers ({}): {}", rule.file(), h.layers_rule));
+    }
+    Ok((layers, hybrid))
 }
 
 /// KV heads: `opt.py` gives every query head its own KV head and never reads `num_key_value_heads`; the other model
@@ -148,7 +170,7 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
             source.push(format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
             d
         }
-        VllmModel::Llama | VllmModel::Qwen3 => match cfg.head_dim {
+        VllmModel::Llama | VllmModel::Qwen3 | VllmModel::Qwen3Next | VllmModel::NemotronH => match cfg.head_dim {
             Some(h) => h,
             None => {
                 let d = derived("head_dim")?;
@@ -228,7 +250,7 @@ fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfi
     let file = rule.file();
     let model_window = cfg.sliding_window;
     Ok(match rule {
-        VllmModel::Opt | VllmModel::Qwen2 | VllmModel::Qwen3 => None,
+        VllmModel::Opt | VllmModel::Qwen2 | VllmModel::Qwen3 | VllmModel::Qwen3Next | VllmModel::NemotronH => None,
         VllmModel::GptOss => model_window.filter(|_| i % 2 == 0),
         VllmModel::Llama | VllmModel::Gemma3 => match cfg.layer_types.as_deref() {
             None if rule == VllmModel::Llama => None,

@@ -49,6 +49,7 @@ use crate::release::Release;
 
 mod config;
 mod dtype;
+mod hybrid;
 mod layout;
 mod overrides;
 mod presets;
@@ -57,6 +58,7 @@ mod presets;
 mod tests;
 
 pub use dtype::{float16_unsupported, resolve_dtype, resolve_dtype_on, DTYPE_CHOICES};
+pub use hybrid::{HybridSpec, State as HybridState};
 pub use layout::{AttentionKind, LayerSpec};
 pub use overrides::{LAYOUT_KEYS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
 pub use presets::{find_preset, validate_presets, LayerTypesRule, ModelPreset, VllmModel, MODEL_PRESETS};
@@ -72,6 +74,9 @@ pub struct ModelSpec {
     pub layers: Vec<LayerSpec>,
     /// Where each number comes from: the preset's sources, the vLLM rules applied, and each override.
     pub source: Vec<String>,
+    /// A hybrid model's recurrent layers and their state sizes (None: attention only).
+    #[serde(skip)]
+    pub hybrid: Option<HybridSpec>,
 }
 
 impl ModelSpec {
@@ -149,12 +154,13 @@ pub fn resolve_model_at(release: Release, id: &str, hf_overrides: Option<&Map<St
     }
     let config_dtype = cfg.config_dtype(&mut source);
     // Steps 3 and 4: cache_config.sliding_window and the model file's layers.
-    let layers = layout::build_layers(release, name, rule, &cfg.text, &mut source)?;
+    let (layers, hybrid) = layout::build_layers(release, name, rule, &cfg.text, preset.map(|p| p.architecture), &mut source)?;
     Ok(ModelSpec {
         id: name.to_string(),
         preset: preset.is_some(),
         config_dtype,
         layers,
         source,
+        hybrid,
     })
 }

@@ -30,6 +30,12 @@ pub enum VllmModel {
     /// `gpt_oss.py`: head_dim = `config.head_dim`; window = `config.sliding_window` iff `i % 2 == 0` (137@0.24.0,
     /// 175@0.33.0), whatever `layer_types` says; learned sinks on every layer (148@0.24.0, 186@0.33.0).
     GptOss,
+    /// `qwen3_next.py` (hybrid): layer i is gated-delta-net linear attention or full attention by
+    /// `config.layer_types[i]`; attention head_dim = `config.head_dim` or hidden_size // heads (see `hybrid`).
+    Qwen3Next,
+    /// `nemotron_h.py` (hybrid): layer i is Mamba2 (`M`), attention (`*`), MLP (`-`) or MoE (`E`) by
+    /// `config.hybrid_override_pattern[i]`; attention head_dim = `config.head_dim` or hidden_size // heads.
+    NemotronH,
 }
 
 impl VllmModel {
@@ -41,6 +47,8 @@ impl VllmModel {
             VllmModel::Qwen3 => "vllm/model_executor/models/qwen3.py",
             VllmModel::Gemma3 => "vllm/model_executor/models/gemma3.py",
             VllmModel::GptOss => "vllm/model_executor/models/gpt_oss.py",
+            VllmModel::Qwen3Next => "vllm/model_executor/models/qwen3_next.py",
+            VllmModel::NemotronH => "vllm/model_executor/models/nemotron_h.py",
         }
     }
 }
@@ -78,6 +86,9 @@ pub struct ModelPreset {
     pub unconfirmed: &'static [&'static str],
     pub notes: Option<&'static str>,
     pub source: &'static [&'static str],
+    /// The raw config fields other steps read by name (`config` table of the row), as a JSON object text (`{}`
+    /// when the row has none); they become `TextConfig.raw`.
+    pub config: &'static str,
 }
 
 include!(concat!(env!("OUT_DIR"), "/models.rs"));
@@ -136,7 +147,9 @@ pub fn validate_presets(presets: &[ModelPreset]) -> Result<(), Vec<String>> {
         if slides && p.sliding_window.is_none() {
             bad("layer_types has sliding layers but sliding_window is not set".into());
         }
-        if let Some(u) = p.unconfirmed.iter().find(|u| !FIELDS.contains(u)) {
+        let raw: serde_json::Map<String, serde_json::Value> = serde_json::from_str(p.config).unwrap_or_default();
+        let is_field = |u: &str| FIELDS.contains(&u) || u.strip_prefix("config.").is_some_and(|k| raw.contains_key(k));
+        if let Some(u) = p.unconfirmed.iter().find(|u| !is_field(u)) {
             bad(format!("unconfirmed names `{u}`, which is not a field"));
         }
         if let Err(e) = resolve_model(p.id, None) {
