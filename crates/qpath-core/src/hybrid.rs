@@ -613,6 +613,16 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
             )
         },
     );
+    if a.backend == Backend::FlashInfer && kernel >= 128 {
+        t.step(
+            Some(&source::FI_PREFILL_FORCE_LARGE_PAGE),
+            "page size >= 128",
+            format!(
+                "FlashInfer's build() forces trtllm-gen for prefill too (prefill_force_trtllm = True): pages of {kernel} \
+                 tokens run on trtllm-gen only"
+            ),
+        );
+    }
     Alignment {
         block_size,
         kernel_block_size: kernel,
