@@ -261,3 +261,18 @@ fn nemotron_h_0_33_0_b200() {
     assert!(step(g, "kernel block size").contains("the largest that divides it, 32"));
     assert_eq!(kernels(g), (Some(Kernel::Fa2), Some(Kernel::Fa2)));
 }
+
+/// The text and Markdown renderings list the recurrent group with its backend and say it has no query dtype.
+#[test]
+fn renderings_show_recurrent_groups() {
+    let r = run("b200", V0_24_0, None, None, NEMOTRON);
+    let text = qpath_core::render::text(&r);
+    assert!(text.contains("mamba"), "{text}");
+    assert!(
+        text.contains("recurrent state on MAMBA2 (no query dtype: recurrent state, no KV cache)"),
+        "{text}"
+    );
+    let md = qpath_core::render::markdown(&r, NEMOTRON, None);
+    assert!(md.contains("| mamba | MAMBA2 |"), "{md}");
+    assert!(md.contains(&set_log(1312)), "{md}");
+}
