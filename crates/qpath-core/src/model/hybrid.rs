@@ -77,6 +77,9 @@ fn field(name: &str, raw: &Map<String, Value>, key: &str, file: &str) -> Result<
     }
 }
 
+/// Per decoder layer, the token mixer qpath reports (`None`: none), and how the kinds were read.
+pub(super) type LayerKinds = (Vec<Option<AttentionKind>>, String);
+
 /// Per decoder layer, what `rule` builds: `Some(kind)` for a token mixer qpath reports, `None` for a layer without
 /// one (NemotronH's MLP / MoE blocks); `None` overall when `rule` is not a hybrid model file.
 pub(super) fn layer_kinds(
@@ -85,7 +88,7 @@ pub(super) fn layer_kinds(
     rule: VllmModel,
     n: u32,
     cfg: &TextConfig,
-) -> Result<Option<(Vec<Option<AttentionKind>>, String)>, ModelError> {
+) -> Result<Option<LayerKinds>, ModelError> {
     let file = rule.file();
     match rule {
         VllmModel::Qwen3Next => {
