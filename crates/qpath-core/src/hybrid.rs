@@ -290,6 +290,11 @@ fn mamba_page(
                     }
                 ),
             );
+            t.step(
+                Some(&source::NEMOTRONH_SSM_DTYPE_LOG),
+                "NemotronH log",
+                format!("INFO \"Updating mamba_ssm_cache_dtype to '{to}' for NemotronH model\""),
+            );
             logs.push(format!("Updating mamba_ssm_cache_dtype to '{to}' for NemotronH model"));
             ssm_name = to;
         }
@@ -370,6 +375,26 @@ fn mamba_page(
         }
     };
     let page = conv_elems * conv + temporal_elems * ssm;
+    let (shape_cite, dtype_cite) = match h.state {
+        HybridState::Gdn { .. } => (&source::QWEN3NEXT_STATE_SHAPE, &source::QWEN3NEXT_STATE_DTYPE),
+        HybridState::Mamba2 { .. } => (&source::NEMOTRONH_STATE_SHAPE, &source::NEMOTRONH_STATE_DTYPE),
+    };
+    t.step(
+        Some(dtype_cite),
+        "get_mamba_state_dtype_from_config",
+        format!(
+            "{} passes the model dtype, --mamba-cache-dtype and --mamba-ssm-cache-dtype",
+            h.model.file()
+        ),
+    );
+    t.step(
+        Some(shape_cite),
+        "get_mamba_state_shape_from_config",
+        format!(
+            "{} passes the config's state sizes, the tensor parallel size {tp} and {spec_tokens} speculative tokens",
+            h.model.file()
+        ),
+    );
     t.step(Some(cite), "mamba state shape", what);
     t.step(
         Some(&source::HYB_MAMBA_PAGE),
@@ -574,6 +599,11 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
         );
     }
     let attn_page = block_size * attn1;
+    t.step(
+        Some(&source::HYB_PAGE_ASSERT),
+        "attention page >= mamba page",
+        format!("{block_size} x {attn1} = {attn_page} >= {mamba}: the assertion holds"),
+    );
     if attn_page != mamba {
         let pct = 100.0 * (attn_page - mamba) as f64 / mamba as f64;
         t.step(

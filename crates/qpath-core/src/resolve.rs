@@ -206,6 +206,21 @@ fn recurrent_group(r: Release, h: &model::HybridSpec, layers: Vec<u32>, align_st
             "\"linear_attention\": a gated delta net (linear attention)",
         ),
     };
+    if h.model == model::VllmModel::Qwen3Next && h.layers_rule.starts_with("no layer_types") {
+        if r < Release::V0_32_0 {
+            t.step(
+                Some(&source::QWEN3NEXT_CONFIG_LAYER_TYPES),
+                "layer_types",
+                "config.json has none: vLLM's Qwen3NextConfig builds \"linear_attention\" if (i + 1) % 4 else \
+                 \"full_attention\"",
+            );
+        } else {
+            t.unverified(
+                "config.json has no layer_types and 0.32.0+ use transformers' Qwen3NextConfig (not in vLLM's tree): \
+                 qpath assumes \"full_attention\" iff (i + 1) % full_attention_interval == 0",
+            );
+        }
+    }
     t.step(
         Some(layer_cite),
         "recurrent layers",
@@ -227,10 +242,13 @@ fn recurrent_group(r: Release, h: &model::HybridSpec, layers: Vec<u32>, align_st
          priority list do not apply. A recurrent state per request, no KV cache: no query dtype, no FlashInfer kernel",
     );
     let mut trace = t.steps;
-    const STATE_STEPS: [&str; 7] = [
+    const STATE_STEPS: [&str; 10] = [
         "prefix caching",
         "mamba cache mode",
         "NemotronH mamba_ssm_cache_dtype",
+        "NemotronH log",
+        "get_mamba_state_dtype_from_config",
+        "get_mamba_state_shape_from_config",
         "mamba state dtypes",
         "mamba state shape",
         "mamba page size",
