@@ -317,7 +317,7 @@ fn load_model(
     report.model = Some(ModelSummary {
         id: spec.id.clone(),
         dtype: model_dtype,
-        num_layers: spec.layers.len() as u32,
+        num_layers: spec.decoder_layers,
         preset: spec.preset,
     });
     let tp = cmd.tensor_parallel_size.max(1);

@@ -197,7 +197,11 @@ fn nemotron_h_0_24_0_b200() {
         .collect();
     assert_eq!(mamba.len(), 27);
     assert_recurrent(&r, &mamba, AttentionKind::Mamba, Backend::Mamba2);
-    assert_eq!(r.model.as_ref().unwrap().num_layers, 31);
+    assert_eq!(
+        r.model.as_ref().unwrap().num_layers,
+        56,
+        "decoder layers, MLP blocks included"
+    );
     let g = group(&r, 14);
     assert_eq!(g.layers, vec![14, 21, 30, 39]);
     assert_eq!(

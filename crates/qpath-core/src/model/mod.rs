@@ -74,6 +74,10 @@ pub struct ModelSpec {
     pub layers: Vec<LayerSpec>,
     /// Where each number comes from: the preset's sources, the vLLM rules applied, and each override.
     pub source: Vec<String>,
+    /// The decoder layers (`num_hidden_layers`): `layers.len()` unless some have no token mixer (NemotronH's MLP / MoE
+    /// blocks, which `layers` leaves out).
+    #[serde(skip)]
+    pub decoder_layers: u32,
     /// A hybrid model's recurrent layers and their state sizes (None: attention only).
     #[serde(skip)]
     pub hybrid: Option<HybridSpec>,
@@ -159,6 +163,11 @@ pub fn resolve_model_at(release: Release, id: &str, hf_overrides: Option<&Map<St
         id: name.to_string(),
         preset: preset.is_some(),
         config_dtype,
+        decoder_layers: cfg
+            .text
+            .num_hidden_layers
+            .unwrap_or(layers.len() as u32)
+            .max(layers.len() as u32),
         layers,
         source,
         hybrid,
