@@ -23,10 +23,13 @@ export type Kernel = "trtllm-gen" | "xqa" | "fa3" | "fa2";
  *  XQA / trtllm-gen call (the first batch with a prefill / a decode). */
 export type Stage = "init" | "build" | "prefill_plan" | "decode_plan";
 
-/** The attention backends qpath models, as vLLM's `AttentionBackendEnum` names them. */
-export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENTION" | "TURBOQUANT";
+/** The attention backends qpath models, as vLLM's `AttentionBackendEnum` names them, and the recurrent-state backends
+ *  of hybrid models' linear-attention / Mamba layers, as its `MambaAttentionBackendEnum` names them (`GDN_ATTN`,
+ *  `MAMBA2`, `MAMBA1`, `LINEAR`, `SHORT_CONV`: no query dtype, no kernel). */
+export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENTION" | "TURBOQUANT" | "GDN_ATTN" | "MAMBA2" | "MAMBA1" | "LINEAR" | "SHORT_CONV";
 
-/** A layer's attention: every previous token, or a window of them. */
+/** A layer's token mixer: attention over every previous token or a window of them, or (hybrid models) a recurrent
+ *  linear-attention (gated delta net) or Mamba layer. */
 export type AttentionKind = "full" | "sliding_window" | "linear_attention" | "mamba";
 
 /** What a whole scenario fails with: `ArgumentError` (argparse rejects the command line), vLLM's own `ValueError`, or
@@ -108,6 +111,7 @@ export interface GroupReport {
   head_dim: number;
   num_q_heads: number;
   num_kv_heads: number;
+  /** `head_dim`, `num_q_heads`, `num_kv_heads`: 0 for a recurrent (`linear_attention` / `mamba`) group. */
   has_sinks: boolean;
   backend: Backend;
   /** The builder's `cache_dtype`: the global `--kv-cache-dtype` string for quantized groups, `auto` otherwise. */

@@ -246,3 +246,26 @@ async fn a_raw_capability_is_named_once() {
     assert_eq!(stamp.matches("compute capability 8.9").count(), 1, "{stamp}");
     assert_eq!(text(&root, ".q-prefill"), "bfloat16");
 }
+
+/// A hybrid model (Nemotron-H): the Mamba layers are a group of their own on MAMBA2, in the strip and as a card that
+/// says there is no query dtype; the MLP layers belong to no group; the attention layers are a FlashInfer card.
+#[wasm_bindgen_test]
+async fn hybrid_groups_show_in_the_strip_and_as_cards() {
+    let r = resolve(&Scenario::new(
+        Hardware::parse("b200").unwrap(),
+        Release::V0_24_0,
+        "vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2",
+    ));
+    let root = mount(r).await;
+    let mamba = card_of_backend(&root, "MAMBA2");
+    assert!(text(&mamba, ".recurrent").starts_with("No query dtype: recurrent state, no KV cache"));
+    assert!(text(&mamba, ".attention").contains("Mamba"));
+    assert!(mamba.query_selector(".q-prefill").unwrap().is_none());
+    let attention = card_of_backend(&root, "FLASHINFER");
+    assert_eq!(text(&attention, ".kernel-prefill"), "trtllm-gen");
+    let cells = all(&root, ".layer-strip .layer");
+    assert_eq!(cells.len(), 56);
+    assert_eq!(attr(&cells[0], "data-group"), attr(&mamba, "data-group"));
+    assert_eq!(attr(&cells[1], "data-group"), "", "layer 1 is an MLP block");
+    assert_eq!(attr(&cells[14], "data-group"), attr(&attention, "data-group"));
+}

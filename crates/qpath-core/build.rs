@@ -191,6 +191,43 @@ mod models_table {
         unconfirmed: Vec<String>,
         notes: Option<String>,
         source: Vec<String>,
+        /// Raw config fields other steps read by name (a hybrid model's linear-attention / Mamba sizes), carried into
+        /// `TextConfig.raw` as a JSON object text.
+        #[serde(default)]
+        config: Option<toml::Table>,
+    }
+
+    /// A TOML value as JSON text (strings, integers, floats, booleans, arrays, tables).
+    fn json(v: &toml::Value) -> String {
+        match v {
+            toml::Value::String(s) => {
+                let mut out = String::from("\"");
+                for c in s.chars() {
+                    match c {
+                        '"' => out.push_str("\\\""),
+                        '\\' => out.push_str("\\\\"),
+                        c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                        c => out.push(c),
+                    }
+                }
+                out.push('"');
+                out
+            }
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(f) => format!("{f:?}"),
+            toml::Value::Boolean(b) => b.to_string(),
+            toml::Value::Array(a) => format!("[{}]", a.iter().map(json).collect::<Vec<_>>().join(",")),
+            toml::Value::Table(t) => table_json(t),
+            toml::Value::Datetime(d) => format!("\"{d}\""),
+        }
+    }
+
+    fn table_json(t: &toml::Table) -> String {
+        let items: Vec<String> = t
+            .iter()
+            .map(|(k, v)| format!("{}:{}", json(&toml::Value::String(k.clone())), json(v)))
+            .collect();
+        format!("{{{}}}", items.join(","))
     }
 
     fn strs(items: &[String]) -> String {
@@ -215,8 +252,10 @@ mod models_table {
             "qwen3" => "VllmModel::Qwen3",
             "gemma3" => "VllmModel::Gemma3",
             "gpt_oss" => "VllmModel::GptOss",
+            "qwen3_next" => "VllmModel::Qwen3Next",
+            "nemotron_h" => "VllmModel::NemotronH",
             other => panic!(
-                "data/models.toml: model `{id}`: vllm_model = {other:?} is not one of opt, llama, qwen2, qwen3, gemma3, gpt_oss"
+                "data/models.toml: model `{id}`: vllm_model = {other:?} is not one of opt, llama, qwen2, qwen3, gemma3, gpt_oss, qwen3_next, nemotron_h"
             ),
         }
     }
@@ -252,7 +291,7 @@ mod models_table {
                 "    ModelPreset {{ id: {:?}, architecture: {:?}, model_type: {:?}, vllm_model: {}, text_config: {}, \
                  torch_dtype: {}, num_hidden_layers: {}, num_attention_heads: {}, num_key_value_heads: {:?}, \
                  hidden_size: {}, head_dim: {:?}, sliding_window: {:?}, layer_types: {}, attention_sinks: {}, \
-                 unconfirmed: {}, notes: {:?}, source: {} }},",
+                 unconfirmed: {}, notes: {:?}, source: {}, config: {:?} }},",
                 r.id,
                 r.architecture,
                 r.model_type,
@@ -270,6 +309,7 @@ mod models_table {
                 strs(&r.unconfirmed),
                 r.notes,
                 strs(&r.source),
+                r.config.as_ref().map_or_else(|| "{}".to_string(), table_json),
             )
             .unwrap();
         }

@@ -28,6 +28,10 @@ pub struct ResultsProps {
 /// The tooltip of a value the code never computed.
 pub const NOT_REACHED: &str = "not reached: the code raised first";
 
+/// What a recurrent (linear-attention / Mamba) group's card says instead of query dtypes and kernels.
+pub const RECURRENT_WORDS: &str =
+    "No query dtype: recurrent state, no KV cache. FlashInfer's attention does not run these layers.";
+
 /// How the layer strip numbers layers.
 pub const LAYER_CAPTION: &str = "Layers are numbered from 0, the index vLLM matches in --kv-cache-dtype-skip-layers.";
 
@@ -272,18 +276,25 @@ fn group_card(props: &GroupCardProps) -> Html {
             </h3>
             <p class="shape">
                 <span class="attention">{ attention_words(g) }</span>
+                if g.backend.is_recurrent() {
+                    <span class="sep" aria-hidden="true">{ " · " }</span>
+                    <span class="family">{ "Mamba-family backend (MambaAttentionBackendEnum)" }</span>
+                } else {
                 <span class="sep" aria-hidden="true">{ " · " }</span>
                 <span class="heads">{ format!("heads {}/{} (q/kv)", g.num_q_heads, g.num_kv_heads) }</span>
                 <span class="sep" aria-hidden="true">{ " · " }</span>
                 <span class="head-dim">{ format!("head_dim {}", g.head_dim) }</span>
                 <span class="sep" aria-hidden="true">{ " · " }</span>
                 <span class="sinks">{ if g.has_sinks { "attention sinks" } else { "no sinks" } }</span>
+                }
             </p>
             <dl class="decision">
                 <dt>{ "Backend" }</dt>
                 <dd class="backend">{ g.backend.name() }</dd>
-                <dt>{ "Cache dtype" }</dt>
-                <dd class="cache-dtype">{ cache_dtype_words(&g.cache_dtype) }</dd>
+                if !g.backend.is_recurrent() {
+                    <dt>{ "Cache dtype" }</dt>
+                    <dd class="cache-dtype">{ cache_dtype_words(&g.cache_dtype) }</dd>
+                }
                 if flashinfer {
                     <dt>{ "Q dtype, prefill" }</dt>
                     <dd>{ dtype_value("q-prefill", g.q_dtype.prefill, raised) }</dd>
@@ -295,7 +306,9 @@ fn group_card(props: &GroupCardProps) -> Html {
                     <dd>{ kernel_value("kernel-decode", g.kernel.decode, raised) }</dd>
                 }
             </dl>
-            if !flashinfer {
+            if g.backend.is_recurrent() {
+                <p class="not-flashinfer recurrent">{ RECURRENT_WORDS }</p>
+            } else if !flashinfer {
                 <p class="not-flashinfer">{ format!("FlashInfer does not run these layers: {} does.", g.backend) }</p>
             }
             if let Some(e) = &g.error {

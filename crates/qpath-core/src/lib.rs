@@ -13,6 +13,7 @@ pub mod choices;
 pub mod dtype;
 pub mod flashinfer;
 pub mod gpu;
+pub mod hybrid;
 pub mod matrix;
 pub mod model;
 pub mod options;

@@ -16,6 +16,12 @@ fn kernel(k: Option<Kernel>) -> String {
 fn outcome(g: &GroupReport) -> String {
     match &g.error {
         Some(e) => format!("{} at {}: {}", e.kind, stage_name(e.stage), e.message),
+        None if g.backend.is_recurrent() => {
+            format!(
+                "recurrent state on {} (no query dtype: recurrent state, no KV cache)",
+                g.backend
+            )
+        }
         None if g.backend != Backend::FlashInfer => format!("runs on {}", g.backend),
         None => "ok".to_string(),
     }

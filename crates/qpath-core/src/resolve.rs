@@ -10,6 +10,7 @@ use crate::builder::{self, GroupSpec};
 use crate::capability::{ComputeCapability, CudaVersion};
 use crate::dtype::TorchDtype;
 use crate::gpu::{self, Gpu};
+use crate::hybrid::{self, AttentionSide, HybridFlags};
 use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
 use crate::platform::Platform;
 use crate::release::Release;
@@ -144,13 +145,137 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
     let rows = select_layers(&p, forced, &cmd, &spec, checkpoint_set)?;
     report.logs = checkpoint_logs;
     report.logs.extend(selection_logs(&rows));
+    // A hybrid model: the block size aligned to the recurrent state page (crate::hybrid), whose kernel block is the
+    // page the attention groups' FlashInfer sees.
+    let mut p = p;
+    let mut align_steps = Vec::new();
+    if let (Some(h), Some(first)) = (&spec.hybrid, rows.first()) {
+        report.unused_flags.retain(|f| !HybridFlags::consumes(f));
+        let side = AttentionSide {
+            backend: first.selection.backend,
+            q_heads: first.layer.num_q_heads,
+            kv_heads: first.layer.num_kv_heads,
+            head_dim: first.layer.head_dim,
+        };
+        let a = hybrid::align(&p, &cmd, h, &side);
+        let mut logs = a.config_logs;
+        logs.append(&mut report.logs);
+        logs.extend(a.trace.logs);
+        report.logs = logs;
+        if let Some(why) = a.unmodelled {
+            report.notes.push(why);
+        } else {
+            p.page_size = a.kernel_block_size;
+        }
+        align_steps = a.trace.steps;
+    }
+    let mut groups = Vec::new();
     for (key, layers) in group_layers(&rows) {
         let Some(row) = rows.iter().find(|row| row.layer.index == layers[0]) else {
             continue;
         };
-        report.groups.push(group_report(&p, &cmd, key, layers, row));
+        groups.push(group_report(&p, &cmd, key, layers, row, &align_steps));
     }
+    if let Some(h) = &spec.hybrid {
+        let layers: Vec<u32> = spec
+            .layers
+            .iter()
+            .filter(|l| !l.kind.is_attention())
+            .map(|l| l.index)
+            .collect();
+        if !layers.is_empty() {
+            let g = recurrent_group(r, h, layers, &align_steps);
+            let at = groups
+                .iter()
+                .position(|x: &GroupReport| x.layers[0] > g.layers[0])
+                .unwrap_or(groups.len());
+            groups.insert(at, g);
+        }
+    }
+    report.groups = groups;
     Ok(())
+}
+
+/// A hybrid model's recurrent layers as one group: their kind, the `MambaAttentionBackendEnum` backend their
+/// `mamba_type` names (no `--attention-backend` applies), no query dtype or kernel, and their state page.
+fn recurrent_group(r: Release, h: &model::HybridSpec, layers: Vec<u32>, align_steps: &[crate::report::TraceStep]) -> GroupReport {
+    let mut t = Trace::new(r);
+    let (layer_cite, kind_text) = match h.model {
+        model::VllmModel::NemotronH => (
+            &source::NEMOTRONH_LAYER_TYPE,
+            "`M`: NemotronHMambaDecoderLayer (a Mamba2 mixer)",
+        ),
+        _ => (
+            &source::QWEN3NEXT_LAYER_TYPE,
+            "\"linear_attention\": a gated delta net (linear attention)",
+        ),
+    };
+    if h.model == model::VllmModel::Qwen3Next && h.layers_rule.starts_with("no layer_types") {
+        if r < Release::V0_32_0 {
+            t.step(
+                Some(&source::QWEN3NEXT_CONFIG_LAYER_TYPES),
+                "layer_types",
+                "config.json has none: vLLM's Qwen3NextConfig builds \"linear_attention\" if (i + 1) % 4 else \
+                 \"full_attention\"",
+            );
+        } else {
+            t.unverified(
+                "config.json has no layer_types and 0.32.0+ use transformers' Qwen3NextConfig (not in vLLM's tree): \
+                 qpath assumes \"full_attention\" iff (i + 1) % full_attention_interval == 0",
+            );
+        }
+    }
+    t.step(
+        Some(layer_cite),
+        "recurrent layers",
+        format!("layers {} are {kind_text}, from {}", short_list(&layers), h.layers_rule),
+    );
+    t.step(
+        Some(if h.backend == Backend::Mamba2 {
+            &source::MAMBA_TYPE_MAMBA2
+        } else {
+            &source::MAMBA_TYPE_GDN
+        }),
+        "mamba_type",
+        format!("MambaAttentionBackendEnum.{}", h.backend.name()),
+    );
+    t.step(
+        Some(&source::MAMBA_LAYER_BACKEND),
+        format!("backend {}", h.backend.name()),
+        "get_mamba_attn_backend(self.mamba_type): fixed by the layer type; --attention-backend and the attention \
+         priority list do not apply. A recurrent state per request, no KV cache: no query dtype, no FlashInfer kernel",
+    );
+    let mut trace = t.steps;
+    const STATE_STEPS: [&str; 10] = [
+        "prefix caching",
+        "mamba cache mode",
+        "NemotronH mamba_ssm_cache_dtype",
+        "NemotronH log",
+        "get_mamba_state_dtype_from_config",
+        "get_mamba_state_shape_from_config",
+        "mamba state dtypes",
+        "mamba state shape",
+        "mamba page size",
+        "mamba page padded",
+    ];
+    trace.extend(align_steps.iter().filter(|s| STATE_STEPS.contains(&s.rule.as_str())).cloned());
+    GroupReport {
+        layers,
+        attention: h.kind,
+        sliding_window: None,
+        head_dim: 0,
+        num_q_heads: 0,
+        num_kv_heads: 0,
+        has_sinks: false,
+        backend: h.backend,
+        cache_dtype: "auto".to_string(),
+        q_dtype: Phases::default(),
+        kernel: Phases::default(),
+        error: None,
+        warnings: vec![],
+        logs: vec![],
+        trace,
+    }
 }
 
 /// `vllm serve`'s argparse (`FlexibleArgumentParser`): a command line it rejects is an `ArgumentError`.
@@ -206,7 +331,7 @@ fn load_model(
     report.model = Some(ModelSummary {
         id: spec.id.clone(),
         dtype: model_dtype,
-        num_layers: spec.layers.len() as u32,
+        num_layers: spec.decoder_layers,
         preset: spec.preset,
         config: spec.config_file.clone(),
         checkpoint_kv_cache_dtype: None,
@@ -403,7 +528,8 @@ fn select_layers<'a>(
             };
             (kv.field(), cite)
         });
-    for l in &spec.layers {
+    // A hybrid model's recurrent layers are not `Attention` layers: they never reach get_attn_backend.
+    for l in spec.layers.iter().filter(|l| l.kind.is_attention()) {
         let skipped = !skip.is_empty()
             && ((l.sliding_window.is_some() && skip.iter().any(|t| t == "sliding_window"))
                 || skip.contains(&l.index.to_string()));
@@ -573,8 +699,16 @@ fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], row: &Layer
 }
 
 /// One group's report; a FlashInfer group also runs its metadata builder ([`builder::resolve_group`]).
-fn group_report(p: &Platform, cmd: &ServeCommand, key: GroupKey, layers: Vec<u32>, row: &LayerRow) -> GroupReport {
-    let head = selection_trace(p, cmd, &layers, row);
+fn group_report(
+    p: &Platform,
+    cmd: &ServeCommand,
+    key: GroupKey,
+    layers: Vec<u32>,
+    row: &LayerRow,
+    align_steps: &[crate::report::TraceStep],
+) -> GroupReport {
+    let mut head = selection_trace(p, cmd, &layers, row);
+    head.steps.extend(align_steps.iter().cloned());
     let mut g = GroupReport {
         layers,
         attention: key.kind,

@@ -26,6 +26,19 @@ pub enum Backend {
     FlexAttention,
     #[serde(rename = "TURBOQUANT")]
     TurboQuant,
+    /// The recurrent-state backends of hybrid models' linear-attention / Mamba layers, as
+    /// `MambaAttentionBackendEnum` (`vllm/v1/attention/backends/registry.py`) names them. A layer's `mamba_type`
+    /// property picks one; `--attention-backend` never applies to them.
+    #[serde(rename = "GDN_ATTN")]
+    GdnAttn,
+    #[serde(rename = "MAMBA2")]
+    Mamba2,
+    #[serde(rename = "MAMBA1")]
+    Mamba1,
+    #[serde(rename = "LINEAR")]
+    Linear,
+    #[serde(rename = "SHORT_CONV")]
+    ShortConv,
 }
 
 impl Backend {
@@ -36,11 +49,30 @@ impl Backend {
             Backend::TritonAttn => "TRITON_ATTN",
             Backend::FlexAttention => "FLEX_ATTENTION",
             Backend::TurboQuant => "TURBOQUANT",
+            Backend::GdnAttn => "GDN_ATTN",
+            Backend::Mamba2 => "MAMBA2",
+            Backend::Mamba1 => "MAMBA1",
+            Backend::Linear => "LINEAR",
+            Backend::ShortConv => "SHORT_CONV",
         }
     }
 
-    /// Every backend qpath models.
-    pub const ALL: [Backend; 5] = [
+    /// Every backend qpath names: the attention backends ([`Backend::ATTENTION`]), then the recurrent-state ones.
+    pub const ALL: [Backend; 10] = [
+        Backend::FlashAttn,
+        Backend::FlashInfer,
+        Backend::TritonAttn,
+        Backend::FlexAttention,
+        Backend::TurboQuant,
+        Backend::GdnAttn,
+        Backend::Mamba2,
+        Backend::Mamba1,
+        Backend::Linear,
+        Backend::ShortConv,
+    ];
+
+    /// The attention backends qpath models (`AttentionBackendEnum` names; what `--attention-backend` may name).
+    pub const ATTENTION: [Backend; 5] = [
         Backend::FlashAttn,
         Backend::FlashInfer,
         Backend::TritonAttn,
@@ -48,8 +80,17 @@ impl Backend {
         Backend::TurboQuant,
     ];
 
+    /// A `MambaAttentionBackendEnum` member: the backend of a recurrent (linear-attention / Mamba) layer.
+    pub fn is_recurrent(self) -> bool {
+        !Backend::ATTENTION.contains(&self)
+    }
+
+    /// An attention backend by its `AttentionBackendEnum` name (the recurrent ones are not: vLLM's
+    /// `--attention-backend` does not name them).
     pub fn parse(s: &str) -> Option<Backend> {
-        Backend::ALL.into_iter().find(|b| b.name().eq_ignore_ascii_case(s.trim()))
+        Backend::ATTENTION
+            .into_iter()
+            .find(|b| b.name().eq_ignore_ascii_case(s.trim()))
     }
 }
 

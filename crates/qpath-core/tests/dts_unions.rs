@@ -50,7 +50,16 @@ fn same(name: &str, rust: Vec<String>) {
 fn unions_match_the_enums() {
     let backends = Backend::ALL;
     let _: fn(Backend) = |b| match b {
-        Backend::FlashAttn | Backend::FlashInfer | Backend::TritonAttn | Backend::FlexAttention | Backend::TurboQuant => {}
+        Backend::FlashAttn
+        | Backend::FlashInfer
+        | Backend::TritonAttn
+        | Backend::FlexAttention
+        | Backend::TurboQuant
+        | Backend::GdnAttn
+        | Backend::Mamba2
+        | Backend::Mamba1
+        | Backend::Linear
+        | Backend::ShortConv => {}
     };
     same("Backend", json(&backends));
 

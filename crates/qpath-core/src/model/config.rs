@@ -83,7 +83,7 @@ impl Config {
                     "the preset's layer_types ({} entries, built by transformers before --hf-overrides applies)",
                     p.num_hidden_layers
                 ),
-                raw: serde_json::Map::new(),
+                raw: serde_json::from_str(p.config).unwrap_or_default(),
             },
             root_dtype: Some(p.torch_dtype),
             text_dtype: None,

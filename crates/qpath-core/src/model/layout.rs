@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::config::{HfLayerType, TextConfig};
+use super::hybrid::{self, HybridSpec};
 use super::presets::VllmModel;
 use super::{err, ModelError};
 use crate::release::Release;
@@ -56,8 +57,9 @@ pub(super) fn build_layers(
     name: &str,
     rule: VllmModel,
     cfg: &TextConfig,
+    architecture: Option<&'static str>,
     source: &mut Vec<String>,
-) -> Result<Vec<LayerSpec>, ModelError> {
+) -> Result<(Vec<LayerSpec>, Option<HybridSpec>), ModelError> {
     let (Some(n), Some(heads)) = (cfg.num_hidden_layers, cfg.num_attention_heads) else {
         // resolve_model_at checks this for unknown models; presets always carry both.
         return err(format!("{name}: num_hidden_layers and num_attention_heads are required"));
@@ -66,17 +68,23 @@ pub(super) fn build_layers(
     let head_dim = head_dim(name, rule, heads, cfg, source)?;
     check_layer_types(name, rule, n, cfg)?;
     let cache_window = cache_sliding_window(release, cfg, source);
+    // Hybrid model files: each layer's token mixer (model::hybrid); recurrent layers have no window.
+    let kinds = hybrid::layer_kinds(release, name, rule, n, cfg)?;
+    let hybrid = match &kinds {
+        Some((_, how)) => hybrid::spec(name, rule, architecture, cfg, how.clone())?,
+        None => None,
+    };
 
     let mut layers = Vec::with_capacity(n as usize);
     for i in 0..n {
-        // A hybrid model's linear-attention / Mamba layer has no KV cache and no window. Only a hybrid model file
-        // builds such layers; the model files of VllmModel so far test `layer_types[i] == "sliding_attention"` only,
-        // so for them any other entry is a full-attention layer.
-        let recurrent = match cfg.layer_types.as_deref().and_then(|l| l.get(i as usize)) {
-            Some(HfLayerType::Linear) if rule.builds_recurrent_layers() => Some(AttentionKind::LinearAttention),
-            Some(HfLayerType::Mamba) if rule.builds_recurrent_layers() => Some(AttentionKind::Mamba),
-            _ => None,
-        };
+        let mixer = kinds.as_ref().map(|(k, _)| k[i as usize]);
+        if mixer == Some(None) {
+            continue; // an MLP / MoE block: no token mixer
+        }
+        // A hybrid model file's linear-attention / Mamba layer has no KV cache and no window (model::hybrid). The
+        // other model files test `layer_types[i] == "sliding_attention"` only, so for them any other entry is a
+        // full-attention layer.
+        let recurrent = mixer.flatten().filter(|k| !k.is_attention());
         let window = match recurrent {
             Some(_) => None,
             None => per_layer_window(name, rule, i, n, cfg)?.or(cache_window),
@@ -106,7 +114,10 @@ pub(super) fn build_layers(
         rule.file(),
         release.name()
     ));
-    Ok(layers)
+    if let Some(h) = &hybrid {
+        source.push(format!("hybrid layers ({}): {}", rule.file(), h.layers_rule));
+    }
+    Ok((layers, hybrid))
 }
 
 /// A gemma-4 full-attention layer's head size and KV heads (`source::GEMMA4_LAYER_SHAPE`). From 0.28.0 vLLM takes them
@@ -220,7 +231,7 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
             source.push(format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
             d
         }
-        VllmModel::Llama | VllmModel::Qwen3 => match cfg.head_dim {
+        VllmModel::Llama | VllmModel::Qwen3 | VllmModel::Qwen3Next | VllmModel::NemotronH => match cfg.head_dim {
             Some(h) => h,
             None => {
                 let d = derived("head_dim")?;
@@ -300,7 +311,7 @@ fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfi
     let file = rule.file();
     let model_window = cfg.sliding_window;
     Ok(match rule {
-        VllmModel::Opt | VllmModel::Qwen2 | VllmModel::Qwen3 => None,
+        VllmModel::Opt | VllmModel::Qwen2 | VllmModel::Qwen3 | VllmModel::Qwen3Next | VllmModel::NemotronH => None,
         VllmModel::GptOss => model_window.filter(|_| i % 2 == 0),
         VllmModel::Llama | VllmModel::Gemma3 | VllmModel::Gemma4 => match cfg.layer_types.as_deref() {
             None if rule == VllmModel::Llama => None,

@@ -53,6 +53,7 @@ use crate::release::Release;
 mod config;
 mod config_json;
 mod dtype;
+mod hybrid;
 mod layout;
 mod overrides;
 mod presets;
@@ -62,6 +63,7 @@ mod tests;
 
 pub use config_json::{Architecture, ARCHITECTURES};
 pub use dtype::{float16_unsupported, resolve_dtype, resolve_dtype_on, DTYPE_CHOICES};
+pub use hybrid::{HybridSpec, State as HybridState};
 pub use layout::{AttentionKind, LayerSpec};
 pub use overrides::{LAYOUT_KEYS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
 pub use presets::{find_preset, validate_presets, LayerTypesRule, ModelPreset, VllmModel, MODEL_PRESETS};
@@ -86,6 +88,13 @@ pub struct ModelSpec {
     pub config_file: Option<String>,
     /// The checkpoint's `quantization_config`, as far as it sets the KV cache (config.json only).
     pub checkpoint_kv: Option<CheckpointKv>,
+    /// The decoder layers (`num_hidden_layers`): `layers.len()` unless some have no token mixer (NemotronH's MLP / MoE
+    /// blocks, which `layers` leaves out).
+    #[serde(skip)]
+    pub decoder_layers: u32,
+    /// A hybrid model's recurrent layers and their state sizes (None: attention only).
+    #[serde(skip)]
+    pub hybrid: Option<HybridSpec>,
 }
 
 impl ModelSpec {
@@ -163,17 +172,23 @@ pub fn resolve_model_at(release: Release, id: &str, hf_overrides: Option<&Map<St
     }
     let config_dtype = cfg.config_dtype(&mut source);
     // Steps 3 and 4: cache_config.sliding_window and the model file's layers.
-    let layers = layout::build_layers(release, name, rule, &cfg.text, &mut source)?;
+    let (layers, hybrid) = layout::build_layers(release, name, rule, &cfg.text, preset.map(|p| p.architecture), &mut source)?;
     Ok(ModelSpec {
         id: name.to_string(),
         preset: preset.is_some(),
         config_dtype,
+        decoder_layers: cfg
+            .text
+            .num_hidden_layers
+            .unwrap_or(layers.len() as u32)
+            .max(layers.len() as u32),
         layers,
         source,
         model_type: preset.map(|p| p.model_type.to_string()),
         vllm_model: rule,
         config_file: None,
         checkpoint_kv: None,
+        hybrid,
     })
 }
 
@@ -212,8 +227,14 @@ pub fn resolve_model_from_config(
     let mut cfg = read.cfg;
     overrides.apply(name, &mut cfg, &mut source)?;
     let config_dtype = cfg.config_dtype(&mut source);
-    let layers = layout::build_layers(release, name, rule, &cfg.text, &mut source)?;
+    let (layers, hybrid) = layout::build_layers(release, name, rule, &cfg.text, Some(arch.name), &mut source)?;
     Ok(ModelSpec {
+        decoder_layers: cfg
+            .text
+            .num_hidden_layers
+            .unwrap_or(layers.len() as u32)
+            .max(layers.len() as u32),
+        hybrid,
         id: if id.trim().is_empty() {
             file.to_string()
         } else {

@@ -34,6 +34,12 @@ pub enum VllmModel {
     /// (`source::GEMMA4_LAYER_WINDOW`); full-attention layers have their own head size (`global_head_dim`) and, with
     /// `attention_k_eq_v`, their own KV heads (`num_global_key_value_heads`) (`source::GEMMA4_LAYER_SHAPE`).
     Gemma4,
+    /// `qwen3_next.py` (hybrid): layer i is gated-delta-net linear attention or full attention by
+    /// `config.layer_types[i]`; attention head_dim = `config.head_dim` or hidden_size // heads (see `hybrid`).
+    Qwen3Next,
+    /// `nemotron_h.py` (hybrid): layer i is Mamba2 (`M`), attention (`*`), MLP (`-`) or MoE (`E`) by
+    /// `config.hybrid_override_pattern[i]`; attention head_dim = `config.head_dim` or hidden_size // heads.
+    NemotronH,
 }
 
 impl VllmModel {
@@ -52,6 +58,8 @@ impl VllmModel {
             VllmModel::Gemma3 => "vllm/model_executor/models/gemma3.py",
             VllmModel::GptOss => "vllm/model_executor/models/gpt_oss.py",
             VllmModel::Gemma4 => "vllm/model_executor/models/gemma4.py",
+            VllmModel::Qwen3Next => "vllm/model_executor/models/qwen3_next.py",
+            VllmModel::NemotronH => "vllm/model_executor/models/nemotron_h.py",
         }
     }
 }
@@ -89,6 +97,9 @@ pub struct ModelPreset {
     pub unconfirmed: &'static [&'static str],
     pub notes: Option<&'static str>,
     pub source: &'static [&'static str],
+    /// The raw config fields other steps read by name (`config` table of the row), as a JSON object text (`{}`
+    /// when the row has none); they become `TextConfig.raw`.
+    pub config: &'static str,
 }
 
 include!(concat!(env!("OUT_DIR"), "/models.rs"));
@@ -147,7 +158,9 @@ pub fn validate_presets(presets: &[ModelPreset]) -> Result<(), Vec<String>> {
         if slides && p.sliding_window.is_none() {
             bad("layer_types has sliding layers but sliding_window is not set".into());
         }
-        if let Some(u) = p.unconfirmed.iter().find(|u| !FIELDS.contains(u)) {
+        let raw: serde_json::Map<String, serde_json::Value> = serde_json::from_str(p.config).unwrap_or_default();
+        let is_field = |u: &str| FIELDS.contains(&u) || u.strip_prefix("config.").is_some_and(|k| raw.contains_key(k));
+        if let Some(u) = p.unconfirmed.iter().find(|u| !is_field(u)) {
             bad(format!("unconfirmed names `{u}`, which is not a field"));
         }
         if let Err(e) = resolve_model(p.id, None) {

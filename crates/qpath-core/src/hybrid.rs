@@ -1,0 +1,665 @@
+//! What a hybrid model (recurrent GDN / Mamba layers beside attention layers) changes for attention: vLLM derives
+//! the attention block size so that one attention page covers one recurrent-state page
+//! (`Platform.update_block_size_for_backend` → `_align_hybrid_block_size`, `vllm/platforms/interface.py`, every
+//! release 0.24.0-0.33.0), then splits that manager block into the kernel blocks the attention backend runs
+//! (`select_common_block_size`, `vllm/v1/worker/utils.py`). The kernel block is the page size FlashInfer sees.
+//!
+//! Restated, in vLLM's order (each step is a trace step citing its line):
+//! 1. Prefix caching: off by default for hybrid models until 0.25.1, on from 0.26.0 (`HYB_PREFIX_CACHING_DEFAULT`);
+//!    `--enable-prefix-caching` / `--no-enable-prefix-caching` decide otherwise. With it on, `--mamba-cache-mode none`
+//!    (the default) becomes `"all"` for a model with `SupportsMambaPrefixCaching`, else `"align"`, until 0.27.x, and
+//!    `"align"` from 0.28.0; with it off the mode is `"none"` (`HYB_MAMBA_CACHE_MODE_DEFAULT`, `..._OFF`).
+//! 2. The state dtypes: conv = `--mamba-cache-dtype` (`auto`: the model dtype), temporal = `--mamba-ssm-cache-dtype`
+//!    (`auto`: the conv dtype) (`MAMBA_STATE_DTYPE`); NemotronH first turns `--mamba-ssm-cache-dtype auto` into
+//!    config.json's `mamba_ssm_cache_dtype`, else `float32`, and logs it (`NEMOTRONH_SSM_DTYPE`).
+//! 3. The state page: the sum of the state shapes' bytes (`MambaSpec.page_size_bytes`, `HYB_MAMBA_PAGE`).
+//! 4. The attention page of one token: `FullAttentionSpec(block_size=1)`: 2 (K and V) × KV heads per rank × head
+//!    size × cache-dtype bytes (`HYB_ATTN_PAGE_1_TOKEN`).
+//! 5. The kernel alignment: max(smallest kernel block of the first attention backend, the block size)
+//!    (`HYB_KERNEL_ALIGNMENT`); 0.33.0 in align mode: also a multiple of the GDN layers' prefill checkpoint alignment
+//!    (64 when FlashInfer runs the GDN prefill) (`HYB_CHECKPOINT_ALIGNMENT`).
+//! 6. The block: `all` mode (0.24.0-0.31.0): the smallest multiple of lcm(chunk size, alignment) covering the state
+//!    in tokens (`HYB_ALL_MODE_CHUNK`); otherwise alignment × cdiv(state page, alignment × attention page per token)
+//!    (`HYB_NONE_MODE_BLOCK`); 0.32.0+: rounded up to every attention backend's smallest kernel block
+//!    (`HYB_BACKEND_ALIGNMENT`).
+//! 7. If the block size is smaller, it is raised and logged (`HYB_SET_BLOCK_SIZE_LOG`), then the state page is
+//!    padded to the attention page and that is logged (`HYB_PAD_LOG`).
+//! 8. The kernel block size: the manager block if the backend declares it (an exact size or a `MultipleOf`), else
+//!    the largest declared size dividing it (`SELECT_COMMON_BLOCK_SIZE`).
+
+use crate::dtype::TorchDtype;
+use crate::model::{HybridSpec, HybridState};
+use crate::platform::Platform;
+use crate::release::Release;
+use crate::selection::Backend;
+use crate::serve::ServeCommand;
+use crate::source;
+use crate::trace::Trace;
+use crate::trtllm;
+
+/// The hybrid-model flags of a command line (read from the options qpath's parser keeps as written).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HybridFlags {
+    pub prefix_caching: Option<bool>,
+    pub mamba_cache_mode: Option<String>,
+    pub mamba_cache_dtype: Option<String>,
+    pub mamba_ssm_cache_dtype: Option<String>,
+    pub mamba_block_size: Option<u32>,
+}
+
+/// The flag names [`HybridFlags::read`] consumes (they are then no longer "unused" for a hybrid model).
+pub const FLAGS: [&str; 7] = [
+    "--enable-prefix-caching",
+    "--no-enable-prefix-caching",
+    "--disable-prefix-caching",
+    "--mamba-cache-mode",
+    "--mamba-cache-dtype",
+    "--mamba-ssm-cache-dtype",
+    "--mamba-block-size",
+];
+
+/// The flag of one `unused` entry (`--flag value`, `--flag=value` or `--flag`) and its value.
+fn split(entry: &str) -> (&str, Option<String>) {
+    let entry = entry.trim();
+    let (flag, value) = match entry.find([' ', '=']) {
+        Some(i) => (&entry[..i], Some(entry[i + 1..].trim().trim_matches(['\'', '"']).to_string())),
+        None => (entry, None),
+    };
+    (flag, value)
+}
+
+impl HybridFlags {
+    pub fn read(cmd: &ServeCommand) -> HybridFlags {
+        let mut f = HybridFlags::default();
+        for entry in &cmd.unused {
+            match split(entry) {
+                ("--enable-prefix-caching", _) => f.prefix_caching = Some(true),
+                ("--no-enable-prefix-caching" | "--disable-prefix-caching", _) => f.prefix_caching = Some(false),
+                ("--mamba-cache-mode", v) => f.mamba_cache_mode = v,
+                ("--mamba-cache-dtype", v) => f.mamba_cache_dtype = v,
+                ("--mamba-ssm-cache-dtype", v) => f.mamba_ssm_cache_dtype = v,
+                ("--mamba-block-size", v) => f.mamba_block_size = v.and_then(|v| v.parse().ok()),
+                _ => {}
+            }
+        }
+        f
+    }
+
+    /// Whether an `unused` entry is one of [`FLAGS`].
+    pub fn consumes(entry: &str) -> bool {
+        FLAGS.contains(&split(entry).0)
+    }
+}
+
+/// The attention side of the alignment: the first attention group's backend and its heads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttentionSide {
+    pub backend: Backend,
+    /// Total heads of the model (`get_num_attention_heads` / `get_num_kv_heads` divide by the TP size).
+    pub q_heads: u32,
+    pub kv_heads: u32,
+    pub head_dim: u32,
+}
+
+/// The outcome: the manager block size, the kernel block size (FlashInfer's page size), and the steps and logs.
+#[derive(Debug)]
+pub struct Alignment {
+    pub block_size: u32,
+    pub kernel_block_size: u32,
+    pub mamba_page_bytes: u64,
+    pub attn_page_bytes_per_token: u64,
+    pub trace: Trace,
+    /// Log lines of config time (before backend selection): NemotronH's `mamba_ssm_cache_dtype` update.
+    pub config_logs: Vec<String>,
+    /// What qpath could not model (the block size is then vLLM's default or `--block-size`).
+    pub unmodelled: Option<String>,
+}
+
+/// The mamba cache mode (step 1) and the steps that decided it.
+fn cache_mode(r: Release, h: &HybridSpec, f: &HybridFlags, t: &mut Trace) -> String {
+    let prefix = f.prefix_caching.unwrap_or(r >= Release::V0_26_0);
+    t.step(
+        Some(&source::HYB_PREFIX_CACHING_DEFAULT),
+        "prefix caching",
+        match f.prefix_caching {
+            Some(b) => format!("{} by the command line", if b { "enabled" } else { "disabled" }),
+            None if prefix => "enabled: from 0.26.0 generative hybrid models support prefix caching by default".into(),
+            None => "disabled: until 0.25.1 hybrid models do not support prefix caching by default".into(),
+        },
+    );
+    let asked = f.mamba_cache_mode.clone().unwrap_or_else(|| "none".into());
+    let mode = if !prefix {
+        "none".to_string()
+    } else if asked == "none" {
+        if r < Release::V0_28_0 && h.supports_mamba_prefix_caching {
+            "all".to_string()
+        } else {
+            "align".to_string()
+        }
+    } else if asked == "all" && !h.supports_mamba_prefix_caching {
+        "align".to_string()
+    } else {
+        asked.clone()
+    };
+    t.step(
+        Some(if prefix {
+            &source::HYB_MAMBA_CACHE_MODE_DEFAULT
+        } else {
+            &source::HYB_MAMBA_CACHE_MODE_OFF
+        }),
+        "mamba cache mode",
+        format!(
+            "--mamba-cache-mode {asked} with prefix caching {}: {mode:?}{}",
+            if prefix { "on" } else { "off" },
+            if prefix && asked == "none" {
+                if r < Release::V0_28_0 {
+                    format!(
+                        " (\"all\" for a model with SupportsMambaPrefixCaching, else \"align\"; {} has {})",
+                        h.model.file(),
+                        if h.supports_mamba_prefix_caching { "it" } else { "none" }
+                    )
+                } else {
+                    " (\"align\" by default from 0.28.0)".to_string()
+                }
+            } else {
+                String::new()
+            }
+        ),
+    );
+    mode
+}
+
+fn dtype_bytes(name: &str, model: TorchDtype) -> Option<u64> {
+    match name {
+        "auto" => Some(if model.is_16bit() { 2 } else { 4 }),
+        "bfloat16" | "float16" | "half" => Some(2),
+        "float32" | "float" => Some(4),
+        _ => None,
+    }
+}
+
+fn cdiv(a: u64, b: u64) -> u64 {
+    a.div_ceil(b.max(1))
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    a / gcd(a, b).max(1) * b
+}
+
+/// The kernel block sizes a backend declares: exact sizes, or `MultipleOf(base)`.
+#[derive(Clone, Debug, PartialEq)]
+enum KernelSizes {
+    Exact(Vec<u32>),
+    MultipleOf(u32),
+}
+
+impl KernelSizes {
+    fn min(&self) -> u32 {
+        match self {
+            KernelSizes::Exact(v) => v.iter().copied().min().unwrap_or(16),
+            KernelSizes::MultipleOf(b) => *b,
+        }
+    }
+
+    /// `select_common_block_size` for one backend.
+    fn kernel_block(&self, block: u32) -> Option<u32> {
+        match self {
+            KernelSizes::MultipleOf(b) => (block % b == 0).then_some(block),
+            KernelSizes::Exact(v) if v.contains(&block) => Some(block),
+            KernelSizes::Exact(v) => v.iter().copied().filter(|s| block % s == 0).max(),
+        }
+    }
+
+    fn show(&self) -> String {
+        match self {
+            KernelSizes::Exact(v) => format!("{v:?}"),
+            KernelSizes::MultipleOf(b) => format!("[MultipleOf({b})]"),
+        }
+    }
+}
+
+/// The backend's `get_supported_kernel_block_sizes()` (None: qpath does not restate it).
+fn kernel_sizes(p: &Platform, a: &AttentionSide, tp: u32, t: &mut Trace) -> Option<KernelSizes> {
+    match a.backend {
+        Backend::FlashInfer => {
+            let qo = a.q_heads / tp;
+            let kv = (a.kv_heads / tp).max(1);
+            let large = qo / kv > 1 && p.is_family(100) && trtllm::can_use(p, qo, kv, false);
+            t.step(
+                Some(&source::FI_KERNEL_BLOCK_SIZES),
+                "FlashInfer kernel block sizes",
+                if large {
+                    format!(
+                        "[16, 32, 64, 128, 256, 512, 1024]: GQA ({qo} query / {kv} KV heads per rank) on the SM100 \
+                         family with trtllm-gen usable (pages >= 128 run on trtllm-gen only)"
+                    )
+                } else {
+                    "[16, 32, 64] (pages >= 128 only for GQA on the SM100 family with trtllm-gen usable)".into()
+                },
+            );
+            Some(KernelSizes::Exact(if large {
+                vec![16, 32, 64, 128, 256, 512, 1024]
+            } else {
+                vec![16, 32, 64]
+            }))
+        }
+        Backend::FlashAttn | Backend::TritonAttn => {
+            t.unverified(format!(
+                "{}'s kernel block sizes taken as [MultipleOf(16)] (its general case; qpath does not restate its \
+                 FA4 / fp8 special cases)",
+                a.backend.name()
+            ));
+            Some(KernelSizes::MultipleOf(16))
+        }
+        _ => None,
+    }
+}
+
+/// The recurrent state page (steps 2-3): bytes, and the NemotronH dtype log when it fires.
+fn mamba_page(
+    p: &Platform,
+    h: &HybridSpec,
+    f: &HybridFlags,
+    (tp, spec_tokens): (u32, u32),
+    t: &mut Trace,
+    logs: &mut Vec<String>,
+) -> Result<u64, String> {
+    let model = p.model_dtype;
+    let conv_name = f.mamba_cache_dtype.clone().unwrap_or_else(|| "auto".into());
+    let mut ssm_name = f.mamba_ssm_cache_dtype.clone().unwrap_or_else(|| "auto".into());
+    if let HybridState::Mamba2 { ssm_cache_dtype, .. } = &h.state {
+        if ssm_name == "auto" {
+            let to = ssm_cache_dtype.clone().unwrap_or_else(|| "float32".into());
+            t.step(
+                Some(&source::NEMOTRONH_SSM_DTYPE),
+                "NemotronH mamba_ssm_cache_dtype",
+                format!(
+                    "--mamba-ssm-cache-dtype auto becomes {to:?} ({})",
+                    if ssm_cache_dtype.is_some() {
+                        "config.json's mamba_ssm_cache_dtype"
+                    } else {
+                        "no mamba_ssm_cache_dtype in config.json: NemotronH's default float32"
+                    }
+                ),
+            );
+            t.step(
+                Some(&source::NEMOTRONH_SSM_DTYPE_LOG),
+                "NemotronH log",
+                format!("INFO \"Updating mamba_ssm_cache_dtype to '{to}' for NemotronH model\""),
+            );
+            logs.push(format!("Updating mamba_ssm_cache_dtype to '{to}' for NemotronH model"));
+            ssm_name = to;
+        }
+    }
+    let conv = dtype_bytes(&conv_name, model).ok_or_else(|| format!("--mamba-cache-dtype {conv_name}"))?;
+    let ssm = if ssm_name == "auto" {
+        conv
+    } else {
+        dtype_bytes(&ssm_name, model).ok_or_else(|| format!("--mamba-ssm-cache-dtype {ssm_name}"))?
+    };
+    let bytes_name = |b: u64| if b == 4 { "float32" } else { "16-bit" };
+    t.step(
+        Some(&source::MAMBA_STATE_DTYPE),
+        "mamba state dtypes",
+        format!(
+            "conv state {} ({} bytes, --mamba-cache-dtype {conv_name}), temporal state {} ({} bytes, \
+             --mamba-ssm-cache-dtype {ssm_name})",
+            bytes_name(conv),
+            conv,
+            bytes_name(ssm),
+            ssm,
+        ),
+    );
+    let tp64 = tp as u64;
+    let (cite, conv_elems, temporal_elems, what) = match h.state {
+        HybridState::Gdn {
+            num_k_heads,
+            num_v_heads,
+            head_k_dim,
+            head_v_dim,
+            conv_kernel,
+        } => {
+            let conv_dim = (head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads) as u64;
+            if conv_dim % tp64 != 0 || num_v_heads as u64 % tp64 != 0 {
+                return Err(format!("the GDN state does not divide by tensor parallel size {tp}"));
+            }
+            let rows = (conv_kernel - 1 + spec_tokens) as u64;
+            (
+                &source::GDN_STATE_SHAPE,
+                rows * conv_dim / tp64,
+                num_v_heads as u64 / tp64 * head_v_dim as u64 * head_k_dim as u64,
+                format!(
+                    "gated_delta_net_state_shape: conv ({rows}, {}) with conv_dim = {head_k_dim}*{num_k_heads}*2 + \
+                     {head_v_dim}*{num_v_heads} = {conv_dim}; temporal ({}, {head_v_dim}, {head_k_dim})",
+                    conv_dim / tp64,
+                    num_v_heads as u64 / tp64
+                ),
+            )
+        }
+        HybridState::Mamba2 {
+            num_heads,
+            head_dim,
+            n_groups,
+            state_size,
+            conv_kernel,
+            ..
+        } => {
+            if n_groups as u64 % tp64 != 0 || num_heads as u64 % tp64 != 0 {
+                return Err(format!(
+                    "n_groups {n_groups} or mamba_num_heads {num_heads} does not divide by tensor parallel size {tp} \
+                     (vLLM then extends the groups; not restated)"
+                ));
+            }
+            let inter = num_heads as u64 * head_dim as u64;
+            let conv_dim = inter + 2 * n_groups as u64 * state_size as u64;
+            let rows = (conv_kernel - 1 + spec_tokens) as u64;
+            (
+                &source::MAMBA2_STATE_SHAPE,
+                rows * conv_dim / tp64,
+                num_heads as u64 / tp64 * head_dim as u64 * state_size as u64,
+                format!(
+                    "mamba2_state_shape: conv ({rows}, {}) with conv_dim = {num_heads}*{head_dim} + 2*{n_groups}*\
+                     {state_size} = {conv_dim}; temporal ({}, {head_dim}, {state_size})",
+                    conv_dim / tp64,
+                    num_heads as u64 / tp64
+                ),
+            )
+        }
+    };
+    let page = conv_elems * conv + temporal_elems * ssm;
+    let (shape_cite, dtype_cite) = match h.state {
+        HybridState::Gdn { .. } => (&source::QWEN3NEXT_STATE_SHAPE, &source::QWEN3NEXT_STATE_DTYPE),
+        HybridState::Mamba2 { .. } => (&source::NEMOTRONH_STATE_SHAPE, &source::NEMOTRONH_STATE_DTYPE),
+    };
+    t.step(
+        Some(dtype_cite),
+        "get_mamba_state_dtype_from_config",
+        format!(
+            "{} passes the model dtype, --mamba-cache-dtype and --mamba-ssm-cache-dtype",
+            h.model.file()
+        ),
+    );
+    t.step(
+        Some(shape_cite),
+        "get_mamba_state_shape_from_config",
+        format!(
+            "{} passes the config's state sizes, the tensor parallel size {tp} and {spec_tokens} speculative tokens",
+            h.model.file()
+        ),
+    );
+    t.step(Some(cite), "mamba state shape", what);
+    t.step(
+        Some(&source::HYB_MAMBA_PAGE),
+        "mamba page size",
+        format!(
+            "{conv_elems} x {conv} + {temporal_elems} x {ssm} = {page} bytes per layer and request (MambaSpec.page_size_bytes)"
+        ),
+    );
+    Ok(page)
+}
+
+/// Steps 1-8 for a hybrid model whose first attention group is `a`.
+pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide) -> Alignment {
+    let r = p.release;
+    let mut t = Trace::new(r);
+    let f = HybridFlags::read(cmd);
+    let tp = cmd.tensor_parallel_size.max(1);
+    let default_block = cmd.block_size.unwrap_or(16);
+    let mut config_logs = Vec::new();
+    let out = |t: Trace, why: Option<String>, mamba: u64, attn1: u64, config_logs: Vec<String>| Alignment {
+        block_size: default_block,
+        kernel_block_size: default_block,
+        mamba_page_bytes: mamba,
+        attn_page_bytes_per_token: attn1,
+        trace: t,
+        config_logs,
+        unmodelled: why.map(|w| format!("qpath cannot model this: {w}")),
+    };
+    t.step(
+        Some(&source::HYB_IS_HYBRID_ALIGN),
+        "hybrid block size",
+        format!(
+            "the model is hybrid: update_block_size_for_backend aligns the block size to the {} state page, with the \
+             first attention backend {}",
+            h.backend.name(),
+            a.backend.name()
+        ),
+    );
+    let mode = cache_mode(r, h, &f, &mut t);
+    if !cmd.kv_cache_dtype_skip_layers.is_empty() {
+        return out(
+            t,
+            Some(
+                "--kv-cache-dtype-skip-layers on a hybrid model (the heterogeneous-page alignment that follows is not restated)"
+                    .into(),
+            ),
+            0,
+            0,
+            config_logs,
+        );
+    }
+    let spec_tokens = cmd
+        .speculative_config
+        .as_ref()
+        .and_then(|s| s.num_speculative_tokens)
+        .unwrap_or(0);
+    let mamba = match mamba_page(p, h, &f, (tp, spec_tokens), &mut t, &mut config_logs) {
+        Ok(m) => m,
+        Err(why) => return out(t, Some(why), 0, 0, config_logs),
+    };
+    // Step 4: the attention page of one token.
+    let kv = cmd.kv_cache_dtype.as_str();
+    let Some(kv_bytes) = (if kv.starts_with("fp8") {
+        Some(1)
+    } else {
+        dtype_bytes(kv, p.model_dtype)
+    }) else {
+        return out(
+            t,
+            Some(format!("the attention page of --kv-cache-dtype {kv} on a hybrid model")),
+            mamba,
+            0,
+            config_logs,
+        );
+    };
+    let kv_heads = (a.kv_heads / tp).max(1) as u64;
+    let attn1 = 2 * kv_heads * a.head_dim as u64 * kv_bytes;
+    t.step(
+        Some(&source::HYB_ATTN_PAGE_1_TOKEN),
+        "attention page per token",
+        format!(
+            "FullAttentionSpec(block_size=1): 2 x {kv_heads} KV heads x head size {} x {kv_bytes} bytes \
+             (kv_cache_dtype {kv}) = {attn1} bytes",
+            a.head_dim
+        ),
+    );
+    // Step 5: the kernel alignment.
+    let Some(sizes) = kernel_sizes(p, a, tp, &mut t) else {
+        return out(
+            t,
+            Some(format!("the kernel block sizes of {}", a.backend.name())),
+            mamba,
+            attn1,
+            config_logs,
+        );
+    };
+    let min = sizes.min() as u64;
+    let mut align = min.max(default_block as u64);
+    t.step(
+        Some(&source::HYB_KERNEL_ALIGNMENT),
+        "kernel block alignment",
+        format!(
+            "max(smallest kernel block {min}, block size {default_block}{}) = {align}",
+            if cmd.block_size.is_some() {
+                " from --block-size"
+            } else {
+                " (the default)"
+            }
+        ),
+    );
+    if r >= Release::V0_33_0 && mode == "align" {
+        let ckpt = match h.state {
+            HybridState::Gdn { head_k_dim, .. } => {
+                let fi = p.is_cc(90) || ((p.is_family(100) || p.is_family(120)) && head_k_dim == 128 && p.cuda.major >= 13);
+                t.step(
+                    Some(&source::GDN_PREFILL_BACKEND),
+                    "GDN prefill backend",
+                    if fi {
+                        "flashinfer (SM90, or SM10x/SM12x with linear_key_head_dim 128 and CUDA >= 13): its align-mode checkpoints need 64-token alignment".to_string()
+                    } else {
+                        "triton (FlashInfer's GDN prefill needs SM90, or SM10x/SM12x with linear_key_head_dim 128 and CUDA >= 13): no checkpoint alignment".to_string()
+                    },
+                );
+                if fi {
+                    64
+                } else {
+                    1
+                }
+            }
+            HybridState::Mamba2 { .. } => 1,
+        };
+        let before = align;
+        align = lcm(align, ckpt);
+        t.step(
+            Some(&source::HYB_CHECKPOINT_ALIGNMENT),
+            "prefill checkpoint alignment",
+            format!("align mode: lcm({before}, {ckpt}) = {align} (1: the mamba layers declare no checkpoint alignment)"),
+        );
+    }
+    // Step 6: the block.
+    let mut block = if mode == "all" && r < Release::V0_32_0 {
+        let chunk = match (f.mamba_block_size, &h.state) {
+            (Some(b), _) => b as u64,
+            (None, HybridState::Mamba2 { chunk_size: Some(c), .. }) => *c as u64,
+            _ => {
+                return out(
+                    t,
+                    Some("mamba cache mode \"all\" needs the model's mamba chunk size, which the config does not give".into()),
+                    mamba,
+                    attn1,
+                    config_logs,
+                );
+            }
+        };
+        let tokens = cdiv(mamba, attn1);
+        let chunk_align = lcm(chunk, align);
+        let b = chunk_align * cdiv(tokens, chunk_align);
+        t.step(
+            Some(&source::HYB_ALL_MODE_CHUNK),
+            "attention block size (mamba cache mode all)",
+            format!(
+                "state = cdiv({mamba}, {attn1}) = {tokens} tokens; lcm(chunk size {chunk}, {align}) = {chunk_align}; \
+                 {chunk_align} x cdiv({tokens}, {chunk_align}) = {b}"
+            ),
+        );
+        b
+    } else {
+        let b = align * cdiv(mamba, align * attn1);
+        t.step(
+            Some(&source::HYB_NONE_MODE_BLOCK),
+            "attention block size",
+            format!("{align} x cdiv({mamba}, {align} x {attn1}) = {b} tokens"),
+        );
+        b
+    };
+    if r >= Release::V0_32_0 {
+        let before = block;
+        block = min * cdiv(block, min);
+        t.step(
+            Some(&source::HYB_BACKEND_ALIGNMENT),
+            "every attention backend's smallest kernel block",
+            format!("{min} x cdiv({before}, {min}) = {block}"),
+        );
+    }
+    // Step 7.
+    let mut block_size = default_block as u64;
+    if block_size < block {
+        block_size = block;
+        t.step(
+            Some(&source::HYB_SET_BLOCK_SIZE_LOG),
+            "block size raised",
+            format!("block size {default_block} < {block}: cache_config.block_size = {block}"),
+        );
+        t.info(format!(
+            "Setting attention block size to {block} tokens to ensure that attention page size is >= mamba page size."
+        ));
+    } else {
+        t.step(
+            Some(&source::HYB_SET_BLOCK_SIZE_LOG),
+            "block size kept",
+            format!("block size {default_block} >= {block}: unchanged"),
+        );
+    }
+    let attn_page = block_size * attn1;
+    t.step(
+        Some(&source::HYB_PAGE_ASSERT),
+        "attention page >= mamba page",
+        format!("{block_size} x {attn1} = {attn_page} >= {mamba}: the assertion holds"),
+    );
+    if attn_page != mamba {
+        let pct = 100.0 * (attn_page - mamba) as f64 / mamba as f64;
+        t.step(
+            Some(&source::HYB_PAD_LOG),
+            "mamba page padded",
+            format!("attention page {block_size} x {attn1} = {attn_page} bytes; the {mamba}-byte state page is padded to it"),
+        );
+        t.info(format!(
+            "Padding mamba page size by {pct:.2}% to ensure that mamba page size and attention page size are exactly equal."
+        ));
+    }
+    // Step 8.
+    let block_size = block_size as u32;
+    let Some(kernel) = sizes.kernel_block(block_size) else {
+        return out(
+            t,
+            Some(format!("no kernel block of {} divides {block_size}", sizes.show())),
+            mamba,
+            attn1,
+            config_logs,
+        );
+    };
+    t.step(
+        Some(&source::SELECT_COMMON_BLOCK_SIZE),
+        "kernel block size",
+        if kernel == block_size {
+            format!(
+                "{} accepts the manager block {block_size}: the kernel sees pages of {kernel} tokens",
+                sizes.show()
+            )
+        } else {
+            format!(
+                "{block_size} is not one of {}: the largest that divides it, {kernel}; each manager block is {} kernel \
+                 pages of {kernel} tokens",
+                sizes.show(),
+                block_size / kernel
+            )
+        },
+    );
+    if a.backend == Backend::FlashInfer && kernel >= 128 {
+        t.step(
+            Some(&source::FI_PREFILL_FORCE_LARGE_PAGE),
+            "page size >= 128",
+            format!(
+                "FlashInfer's build() forces trtllm-gen for prefill too (prefill_force_trtllm = True): pages of {kernel} \
+                 tokens run on trtllm-gen only"
+            ),
+        );
+    }
+    Alignment {
+        block_size,
+        kernel_block_size: kernel,
+        mamba_page_bytes: mamba,
+        attn_page_bytes_per_token: attn1,
+        trace: t,
+        config_logs,
+        unmodelled: None,
+    }
+}

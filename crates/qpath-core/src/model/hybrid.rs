@@ -1,0 +1,238 @@
+//! Hybrid models: which decoder layers are recurrent (gated-delta-net linear attention, Mamba2) and which are
+//! attention, per vLLM model file, and the recurrent state those layers keep instead of a KV cache.
+//!
+//! - `qwen3_next.py` builds layer i as `config.layer_types[i]` (`QWEN3NEXT_LAYER_TYPE`): `"linear_attention"` is a
+//!   `Qwen3NextGatedDeltaNet` (its `mamba_type` is `GDN_ATTN`, `MAMBA_TYPE_GDN`), `"full_attention"` an `Attention`.
+//!   Without `layer_types` in config.json, vLLM's own `Qwen3NextConfig` (0.24.0-0.31.0) fills it with
+//!   `"linear_attention" if (i + 1) % 4 else "full_attention"` (`QWEN3NEXT_CONFIG_LAYER_TYPES`); from 0.32.0 vLLM
+//!   uses transformers' `Qwen3NextConfig`, which qpath assumes builds the same list from `full_attention_interval`
+//!   (default 4) — not in vLLM's tree, so that step is unverified.
+//! - `nemotron_h.py` builds layer i as `config.hybrid_override_pattern[i]` (`NEMOTRONH_LAYER_TYPE`): `M` a Mamba2
+//!   mixer (`mamba_type` `MAMBA2`, `MAMBA_TYPE_MAMBA2`), `*` attention, `-` an MLP and `E` a MoE block (no token
+//!   mixer: qpath lists no layer for them).
+//!
+//! The state sizes (`get_mamba_state_shape_from_config`) are in [`State`]; the block-size alignment that uses them
+//! is [`crate::hybrid`].
+
+use serde_json::{Map, Value};
+
+use super::config::TextConfig;
+use super::layout::AttentionKind;
+use super::presets::VllmModel;
+use super::{err, ModelError};
+use crate::release::Release;
+use crate::selection::Backend;
+
+/// What a hybrid model's recurrent layers are, and the config fields their state sizes come from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HybridSpec {
+    pub model: VllmModel,
+    /// config.json `architectures[0]` (vLLM's log lines name it), when known.
+    pub architecture: Option<&'static str>,
+    /// The recurrent layers' kind.
+    pub kind: AttentionKind,
+    /// The `MambaAttentionBackendEnum` member their `mamba_type` names.
+    pub backend: Backend,
+    pub state: State,
+    /// The model class implements `SupportsMambaPrefixCaching` (`nemotron_h.py` until 0.32.0; `qwen3_next.py` never).
+    pub supports_mamba_prefix_caching: bool,
+    /// How the layer kinds were read, for the trace.
+    pub layers_rule: String,
+}
+
+/// The config fields `get_mamba_state_shape_from_config` / `get_mamba_state_dtype_from_config` read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum State {
+    /// `MambaStateShapeCalculator.gated_delta_net_state_shape` (`GDN_STATE_SHAPE`), from `linear_num_key_heads`,
+    /// `linear_num_value_heads`, `linear_key_head_dim`, `linear_value_head_dim`, `linear_conv_kernel_dim`.
+    Gdn {
+        num_k_heads: u32,
+        num_v_heads: u32,
+        head_k_dim: u32,
+        head_v_dim: u32,
+        conv_kernel: u32,
+    },
+    /// `MambaStateShapeCalculator.mamba2_state_shape` (`MAMBA2_STATE_SHAPE`), from `mamba_num_heads`,
+    /// `mamba_head_dim` (intermediate size = their product), `n_groups`, `ssm_state_size`, `conv_kernel`.
+    Mamba2 {
+        num_heads: u32,
+        head_dim: u32,
+        n_groups: u32,
+        state_size: u32,
+        conv_kernel: u32,
+        /// config.json `mamba_ssm_cache_dtype` (NemotronH's default for `--mamba-ssm-cache-dtype auto`).
+        ssm_cache_dtype: Option<String>,
+        /// `get_mamba_chunk_size()`: `mamba_chunk_size`, else `chunk_size`.
+        chunk_size: Option<u32>,
+    },
+}
+
+fn field(name: &str, raw: &Map<String, Value>, key: &str, file: &str) -> Result<u32, ModelError> {
+    match raw.get(key).and_then(Value::as_u64) {
+        Some(v) if v > 0 && v <= u32::MAX as u64 => Ok(v as u32),
+        _ => err(format!(
+            "{name}: vLLM's {file} reads config.{key}, which the config does not give as a positive integer; qpath \
+             cannot model this hybrid model without it"
+        )),
+    }
+}
+
+/// Per decoder layer, the token mixer qpath reports (`None`: none), and how the kinds were read.
+pub(super) type LayerKinds = (Vec<Option<AttentionKind>>, String);
+
+/// Per decoder layer, what `rule` builds: `Some(kind)` for a token mixer qpath reports, `None` for a layer without
+/// one (NemotronH's MLP / MoE blocks); `None` overall when `rule` is not a hybrid model file.
+pub(super) fn layer_kinds(
+    release: Release,
+    name: &str,
+    rule: VllmModel,
+    n: u32,
+    cfg: &TextConfig,
+) -> Result<Option<LayerKinds>, ModelError> {
+    let file = rule.file();
+    match rule {
+        VllmModel::Qwen3Next => {
+            let (types, how): (Vec<String>, String) = match cfg.raw.get("layer_types") {
+                Some(Value::Array(a)) => (
+                    a.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect(),
+                    "config.layer_types (config.json)".to_string(),
+                ),
+                _ => {
+                    let interval = if release >= Release::V0_32_0 {
+                        cfg.raw
+                            .get("full_attention_interval")
+                            .and_then(Value::as_u64)
+                            .unwrap_or(4)
+                            .max(1) as u32
+                    } else {
+                        4
+                    };
+                    let how = if release >= Release::V0_32_0 {
+                        format!(
+                            "no layer_types in config.json: transformers' Qwen3NextConfig builds \"full_attention\" iff \
+                             (i + 1) % full_attention_interval == 0 (interval {interval}; not in vLLM's tree, unverified)"
+                        )
+                    } else {
+                        "no layer_types in config.json: vLLM's Qwen3NextConfig builds \"linear_attention\" if (i + 1) % 4 \
+                         else \"full_attention\""
+                            .to_string()
+                    };
+                    (
+                        (0..n)
+                            .map(|i| {
+                                if (i + 1) % interval == 0 {
+                                    "full_attention".to_string()
+                                } else {
+                                    "linear_attention".to_string()
+                                }
+                            })
+                            .collect(),
+                        how,
+                    )
+                }
+            };
+            let mut kinds = Vec::with_capacity(n as usize);
+            for i in 0..n as usize {
+                kinds.push(Some(match types.get(i).map(String::as_str) {
+                    Some("full_attention") => AttentionKind::Full,
+                    Some("linear_attention") => AttentionKind::LinearAttention,
+                    Some(other) => {
+                        return err(format!(
+                            "{name}: config.layer_types[{i}] = {other:?}: vLLM's {file} builds only \"linear_attention\" \
+                             and \"full_attention\" layers"
+                        ))
+                    }
+                    None => {
+                        return err(format!(
+                            "{name}: vLLM's {file} reads config.layer_types[{i}] but layer_types has only {} entries",
+                            types.len()
+                        ))
+                    }
+                }));
+            }
+            Ok(Some((kinds, how)))
+        }
+        VllmModel::NemotronH => {
+            let Some(pattern) = cfg.raw.get("hybrid_override_pattern").and_then(Value::as_str) else {
+                return err(format!(
+                    "{name}: vLLM's {file} reads config.hybrid_override_pattern, which is not set; qpath cannot model \
+                     this hybrid model without it"
+                ));
+            };
+            if pattern.chars().count() != n as usize {
+                return err(format!(
+                    "{name}: hybrid_override_pattern has {} entries but num_hidden_layers is {n}; vLLM's \
+                     NemotronHConfig asserts \"hybrid_override_pattern must have same length as num_hidden_layers\"",
+                    pattern.chars().count()
+                ));
+            }
+            let mut kinds = Vec::with_capacity(n as usize);
+            for (i, c) in pattern.chars().enumerate() {
+                kinds.push(match c {
+                    'M' => Some(AttentionKind::Mamba),
+                    '*' => Some(AttentionKind::Full),
+                    '-' | 'E' => None,
+                    other => {
+                        return err(format!(
+                            "{name}: hybrid_override_pattern[{i}] = {other:?}: vLLM's {file} builds only M (Mamba2), \
+                             * (attention), - (MLP) and E (MoE) layers"
+                        ))
+                    }
+                });
+            }
+            Ok(Some((kinds, format!("config.hybrid_override_pattern {pattern:?}"))))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The hybrid description of a hybrid model file's config (None for other model files).
+pub(super) fn spec(
+    name: &str,
+    rule: VllmModel,
+    architecture: Option<&'static str>,
+    cfg: &TextConfig,
+    layers_rule: String,
+) -> Result<Option<HybridSpec>, ModelError> {
+    let raw = &cfg.raw;
+    let file = rule.file();
+    Ok(match rule {
+        VllmModel::Qwen3Next => Some(HybridSpec {
+            model: rule,
+            architecture,
+            kind: AttentionKind::LinearAttention,
+            backend: Backend::GdnAttn,
+            state: State::Gdn {
+                num_k_heads: field(name, raw, "linear_num_key_heads", file)?,
+                num_v_heads: field(name, raw, "linear_num_value_heads", file)?,
+                head_k_dim: field(name, raw, "linear_key_head_dim", file)?,
+                head_v_dim: field(name, raw, "linear_value_head_dim", file)?,
+                conv_kernel: field(name, raw, "linear_conv_kernel_dim", file)?,
+            },
+            supports_mamba_prefix_caching: false,
+            layers_rule,
+        }),
+        VllmModel::NemotronH => Some(HybridSpec {
+            model: rule,
+            architecture,
+            kind: AttentionKind::Mamba,
+            backend: Backend::Mamba2,
+            state: State::Mamba2 {
+                num_heads: field(name, raw, "mamba_num_heads", file)?,
+                head_dim: field(name, raw, "mamba_head_dim", file)?,
+                n_groups: field(name, raw, "n_groups", file)?,
+                state_size: field(name, raw, "ssm_state_size", file)?,
+                conv_kernel: field(name, raw, "conv_kernel", file)?,
+                ssm_cache_dtype: raw.get("mamba_ssm_cache_dtype").and_then(Value::as_str).map(str::to_string),
+                chunk_size: raw
+                    .get("mamba_chunk_size")
+                    .or_else(|| raw.get("chunk_size"))
+                    .and_then(Value::as_u64)
+                    .map(|c| c as u32),
+            },
+            supports_mamba_prefix_caching: true,
+            layers_rule,
+        }),
+        _ => None,
+    })
+}
