@@ -124,7 +124,7 @@ export interface Report {
   gpu: GpuRef;
   /** The torch CUDA version, e.g. `"12.9"`. */
   cuda: string;
-  /** Whether TRTLLM cubins are available (the option, the release default, or `VLLM_HAS_FLASHINFER_CUBIN=1`). */
+  /** Whether TRTLLM cubins are available (the option, else available, or `VLLM_HAS_FLASHINFER_CUBIN=1`). */
   trtllm_cubins: boolean;
   /** Set when vLLM rejects the scenario as a whole; `model` and `groups` are then empty or partial. */
   error: ScenarioError | null;
@@ -169,7 +169,8 @@ export interface ResolveOptions {
   vllm?: string | null;
   /** The torch CUDA version `"X.Y"` (default `"12.9"`). */
   cuda?: string | null;
-  /** Whether TRTLLM cubins are available (default: the release's `cubinsByDefault`). */
+  /** Whether TRTLLM cubins are available (default `true`: flashinfer-cubin installed or NVIDIA's artifactory reachable;
+   * `false` is "offline, no flashinfer-cubin"). */
   trtllmCubins?: boolean | null;
 }
 
@@ -198,7 +199,8 @@ export interface ReleaseInfo {
   vllm: string;
   /** The flashinfer-python release it pins. */
   flashinfer: string;
-  /** Whether TRTLLM cubins come with the release (it requires `flashinfer-cubin`: up to 0.25.1). */
+  /** Whether qpath assumes TRTLLM cubins by default: `true` for every release (flashinfer-cubin, required up to 0.25.1
+   * and in the common images after, or a networked machine reaching NVIDIA's artifactory). */
   cubinsByDefault: boolean;
 }
 

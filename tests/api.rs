@@ -279,7 +279,7 @@ fn gpus_releases_presets_and_version() {
     assert_eq!(prefix["cubinsByDefault"], true);
     let newest = releases.last().unwrap();
     assert_eq!(newest["vllm"], Release::LATEST.name());
-    assert_eq!(newest["cubinsByDefault"], false);
+    assert_eq!(newest["cubinsByDefault"], true, "cubins are assumed in every release");
 
     let presets = json_of(&api::presets().unwrap());
     let presets = presets.as_array().unwrap();

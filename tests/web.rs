@@ -275,7 +275,10 @@ async fn the_gpu_picker_finds_both_6000s_and_selects() {
         "hash {:?}",
         location_hash()
     );
-    // SM120 decodes through XQA from 0.28.0 (cubins default to "no" from 0.26.0, so ask for them).
+    // SM120 decodes through XQA from 0.28.0 (cubins are available by default); offline it decodes natively.
+    assert_eq!(fi(&root, "kernel-decode"), "xqa");
+    choose(&root, "#cubins", "false").await;
+    assert_eq!(fi(&root, "kernel-decode"), "fa2");
     choose(&root, "#cubins", "true").await;
     assert_eq!(fi(&root, "kernel-decode"), "xqa");
 }

@@ -13,7 +13,7 @@ use crate::components::inputs::{opt_bool, parse_opt_bool};
 pub struct ReleaseFieldsetProps {
     pub release: Release,
     pub cuda: CudaVersion,
-    /// `None`: the release's default.
+    /// `None`: the default (available).
     pub cubins: Option<bool>,
     /// The release select's value, as it reports it (the page parses it and names a value it cannot use).
     pub onrelease: Callback<String>,
@@ -39,9 +39,13 @@ pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
             format!("CUDA {} (from the link)", props.cuda),
         ));
     }
-    let cubin_default = if default_cubins(props.release) { "yes" } else { "no" };
+    let cubin_default = if default_cubins(props.release) {
+        "yes: flashinfer-cubin or a networked machine"
+    } else {
+        "no"
+    };
     let cubins = vec![
-        ChoiceOption::new("", format!("release default ({cubin_default})")),
+        ChoiceOption::new("", format!("default ({cubin_default})")),
         ChoiceOption::new("true", "yes: flashinfer-cubin or artifactory reachable"),
         ChoiceOption::new("false", "no: offline, no flashinfer-cubin"),
     ];

@@ -17,16 +17,6 @@ use qpath_core::{matrix, render};
 
 /// The usage text; its release range and defaults come from the core's data.
 pub fn usage() -> String {
-    let with_cubins: Vec<&str> = Release::ALL
-        .iter()
-        .filter(|r| r.requires_flashinfer_cubin() && r.is_released())
-        .map(|r| r.name())
-        .collect();
-    let last_with = with_cubins.last().copied().unwrap_or("-");
-    let first_without = Release::ALL
-        .iter()
-        .find(|r| !r.requires_flashinfer_cubin())
-        .map_or("-", |r| r.name());
     format!(
         "usage:
   qpath [--gpu ID | --compute-capability X.Y] [--vllm RELEASE] [--cuda X.Y] [--trtllm-cubins yes|no]
@@ -34,7 +24,8 @@ pub fn usage() -> String {
   qpath matrix [the same options, --format markdown|json] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
   qpath gpus        list the GPU table's ids
   qpath releases    list the vLLM releases ({range}) and the FlashInfer each pins
-defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}, TRTLLM cubins as the release ships them (yes up to {last_with}, no from {first_without})",
+defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}, TRTLLM cubins available in every release (flashinfer-cubin
+  installed or NVIDIA's artifactory reachable); --trtllm-cubins no: offline without flashinfer-cubin",
         range = Release::range_text(),
         gpu = options::DEFAULT_GPU,
         latest = Release::LATEST.name(),

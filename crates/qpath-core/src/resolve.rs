@@ -48,8 +48,8 @@ pub struct Scenario {
     pub release: Release,
     /// The CUDA version of the torch build.
     pub cuda: CudaVersion,
-    /// TRTLLM cubins available (flashinfer-cubin installed or NVIDIA's artifactory reachable); `None` = the release's
-    /// default ([`default_cubins`]). `VLLM_HAS_FLASHINFER_CUBIN=1` in the command line makes them available regardless.
+    /// TRTLLM cubins available (flashinfer-cubin installed or NVIDIA's artifactory reachable); `None` = the default,
+    /// available ([`default_cubins`]). `VLLM_HAS_FLASHINFER_CUBIN=1` in the command line makes them available regardless.
     pub trtllm_cubins: Option<bool>,
     pub command_line: String,
     /// The model's `config.json` text (a file the CLI found or was given, one pasted into the page or passed to the
@@ -63,10 +63,12 @@ pub struct Scenario {
 /// The torch CUDA version qpath assumes when none is given.
 pub const DEFAULT_CUDA: CudaVersion = CudaVersion::new(12, 9);
 
-/// Until 0.25.1 vLLM requires `flashinfer-cubin`, so the cubins come with it; from 0.26.0 they are there only if the
-/// user installs that package (or the host reaches NVIDIA's artifactory), so qpath assumes they are not.
-pub fn default_cubins(release: Release) -> bool {
-    release.requires_flashinfer_cubin()
+/// TRTLLM cubins are available by default in every release: vLLM's `has_nvidia_artifactory()` is true when
+/// flashinfer-cubin is installed (required up to 0.25.1, in the common images after) or NVIDIA's artifactory answers,
+/// which any networked machine does. "Offline, no flashinfer-cubin" is a choice (`--trtllm-cubins no`), and then the
+/// report carries vLLM's `Failed to connect to NVIDIA artifactory` warning.
+pub fn default_cubins(_release: Release) -> bool {
+    true
 }
 
 impl Scenario {
