@@ -66,7 +66,7 @@ pub fn app() -> Html {
                 <div class="setup">
                     <GpuPicker gpu={state.gpu} filter={state.filter.clone()} ondispatch={ondispatch.clone()}
                         onselect={ondispatch.reform(Action::SelectGpu)} />
-                    <Inputs release={state.release} cuda={state.cuda} cubins={state.cubins} command={state.last_valid.clone()}
+                    <Inputs release={state.release} cuda={state.cuda} cubins={state.cubins} flashinfer={state.flashinfer} command={state.last_valid.clone()}
                         ondispatch={ondispatch.clone()} />
                     <CommandLine command={command.clone()} error={command_error} {unused}
                         oninput={ondispatch.reform(Action::SetCommand)} oncopy={Callback::from(|text: String| copy_to_clipboard(&text))} />

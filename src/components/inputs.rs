@@ -1,10 +1,10 @@
-//! The scenario's inputs besides the GPU: release, CUDA, cubins, model and the flags that matter, one fieldset each.
+//! The scenario's inputs besides the GPU: release, CUDA, cubins, FlashInfer, model and the flags that matter, one fieldset each.
 //! Every flag control edits the command line (through [`Edit`]); its value always comes from the last command line
 //! that parsed. The choices each offers come from [`qpath_core::choices`].
 
 use qpath_core::capability::CudaVersion;
 use qpath_core::model;
-use qpath_core::release::Release;
+use qpath_core::release::{FlashInfer, Release};
 use qpath_core::serve::ServeCommand;
 use yew::prelude::*;
 
@@ -19,6 +19,7 @@ pub struct InputsProps {
     pub release: Release,
     pub cuda: CudaVersion,
     pub cubins: Option<bool>,
+    pub flashinfer: Option<FlashInfer>,
     pub command: ServeCommand,
     pub ondispatch: Callback<Action>,
 }
@@ -51,7 +52,12 @@ pub fn inputs(props: &InputsProps) -> Html {
             <ReleaseFieldset release={props.release} cuda={props.cuda} cubins={props.cubins}
                 onrelease={d.reform(|v: String| Action::parsed("vLLM release", &v, Action::SetRelease))}
                 oncuda={d.reform(|v: String| Action::parsed("CUDA version", &v, Action::SetCuda))}
-                oncubins={d.reform(Action::SetCubins)} />
+                oncubins={d.reform(Action::SetCubins)} flashinfer={props.flashinfer}
+                onflashinfer={d.reform(|v: String| if v.is_empty() {
+                    Action::SetFlashInfer(None)
+                } else {
+                    Action::parsed("FlashInfer", &v, |f| Action::SetFlashInfer(Some(f)))
+                })} />
             <ModelFieldset model={AttrValue::from(c.model.clone())} hf_overrides={c.hf_overrides.clone()} onedit={onedit.clone()} />
             <CacheFieldset release={props.release} kv_cache_dtype={AttrValue::from(c.kv_cache_dtype.clone())}
                 skip_layers={c.kv_cache_dtype_skip_layers.clone()} {layers} onedit={onedit.clone()} />

@@ -2,7 +2,7 @@
 
 use qpath_core::capability::CudaVersion;
 use qpath_core::choices;
-use qpath_core::release::Release;
+use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::default_cubins;
 use yew::prelude::*;
 
@@ -20,6 +20,10 @@ pub struct ReleaseFieldsetProps {
     /// The CUDA select's value, as it reports it.
     pub oncuda: Callback<String>,
     pub oncubins: Callback<Option<bool>>,
+    /// `None`: the release's pin.
+    pub flashinfer: Option<FlashInfer>,
+    /// The FlashInfer select's value, as it reports it (`""`: the pin).
+    pub onflashinfer: Callback<String>,
 }
 
 #[function_component(ReleaseFieldset)]
@@ -49,6 +53,16 @@ pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
         ChoiceOption::new("true", "yes: flashinfer-cubin or artifactory reachable"),
         ChoiceOption::new("false", "no: offline, no flashinfer-cubin"),
     ];
+    let pin = props.release.flashinfer_pin();
+    let flashinfers: Vec<ChoiceOption> = std::iter::once(ChoiceOption::new("", format!("as pinned ({pin})")))
+        .chain(
+            FlashInfer::ALL
+                .iter()
+                .filter(|f| **f != pin)
+                .map(|f| ChoiceOption::new(f.name(), f.name())),
+        )
+        .collect();
+    let flashinfer = AttrValue::from(props.flashinfer.filter(|f| *f != pin).map_or("", |f| f.name()));
     html! {
         <fieldset class="row">
             <legend>{ "vLLM and the machine" }</legend>
@@ -61,6 +75,9 @@ pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
             <label><span>{ "TRTLLM cubins available" }</span>
                 <Choice id="cubins" options={cubins} value={opt_bool(props.cubins)}
                     onchange={props.oncubins.reform(|v: String| parse_opt_bool(&v))} /></label>
+            <label><span>{ "FlashInfer" }</span>
+                <Choice id="flashinfer" options={flashinfers} value={flashinfer}
+                    onchange={props.onflashinfer.clone()} /></label>
         </fieldset>
     }
 }

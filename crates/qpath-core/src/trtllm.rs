@@ -298,6 +298,7 @@ mod vllm_unit_tests {
 
     fn platform(release: Release, cc: (u8, u8), cubins: bool) -> Platform {
         Platform {
+            flashinfer: release.flashinfer_pin(),
             release,
             cc: ComputeCapability::new(cc.0, cc.1),
             cuda: CudaVersion::new(12, 9),
