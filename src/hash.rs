@@ -151,7 +151,9 @@ pub fn format(
     cmd: &str,
 ) -> String {
     let cubins = cubins_name(cubins);
-    let flashinfer = flashinfer.map(|f| format!("&flashinfer={}", form_encode(f.name()))).unwrap_or_default();
+    let flashinfer = flashinfer
+        .map(|f| format!("&flashinfer={}", form_encode(f.name())))
+        .unwrap_or_default();
     format!(
         "#gpu={}&vllm={}&cuda={}&cubins={cubins}{flashinfer}&cmd={}",
         gpu.id,
@@ -202,10 +204,24 @@ mod tests {
     #[test]
     fn flashinfer_and_nightlies_round_trip() {
         let g = gpu::find("h100-sxm").unwrap();
-        let h = format(g, Release::V0_27_1, Some("0.27.2rc1.dev77+g1234abc"), CudaVersion::new(12, 9), None, Some(FlashInfer::F0_7_2Post1), "vllm serve m");
-        assert!(h.contains("&vllm=0.27.2rc1.dev77%2Bg1234abc&") && h.contains("&flashinfer=0.7.2.post1&"), "{h}");
+        let h = format(
+            g,
+            Release::V0_27_1,
+            Some("0.27.2rc1.dev77+g1234abc"),
+            CudaVersion::new(12, 9),
+            None,
+            Some(FlashInfer::F0_7_2Post1),
+            "vllm serve m",
+        );
+        assert!(
+            h.contains("&vllm=0.27.2rc1.dev77%2Bg1234abc&") && h.contains("&flashinfer=0.7.2.post1&"),
+            "{h}"
+        );
         let l = parse(&h);
-        assert_eq!((l.release, l.vllm_version.as_deref()), (Some(Release::V0_27_1), Some("0.27.2rc1.dev77+g1234abc")));
+        assert_eq!(
+            (l.release, l.vllm_version.as_deref()),
+            (Some(Release::V0_27_1), Some("0.27.2rc1.dev77+g1234abc"))
+        );
         assert_eq!(l.flashinfer, Some(FlashInfer::F0_7_2Post1));
         assert!(!format(g, Release::V0_27_1, None, CudaVersion::new(12, 9), None, None, "vllm serve m").contains("flashinfer"));
         let l = parse("#flashinfer=0.6.15&vllm=0.1.0");

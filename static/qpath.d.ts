@@ -40,6 +40,9 @@ export type GroupErrorType = "ValueError" | "AssertionError" | "NotImplementedEr
  *  FlashInfer (`other-backend`). */
 export type CellStatus = "ok" | "error" | "other-backend";
 
+/** A flashinfer-python release some vLLM release qpath knows pins (the values {@link ResolveOptions.flashinfer} takes). */
+export type FlashInferVersion = "0.6.12" | "0.6.13" | "0.6.14" | "0.6.16.post3" | "0.6.18" | "0.6.18.post1" | "0.7.0.post1" | "0.7.2.post1";
+
 /** The two phases of a mixed batch of prefills and single-token decodes. */
 export interface Phases<T> {
   prefill: T;
@@ -117,10 +120,13 @@ export interface GroupReport {
 
 /** The answer for one scenario: the JSON of `qpath --format json`. */
 export interface Report {
-  /** The vLLM release, e.g. `"0.25.0"` or `"0.25.0-prefix"`. */
+  /** The vLLM release, e.g. `"0.25.0"` or `"0.25.0-prefix"` (for a nightly or patch version: the release it runs as;
+   * `notes` says so). */
   vllm: string;
-  /** The FlashInfer release it pins. */
-  flashinfer: string;
+  /** The FlashInfer in effect: the installed one ({@link ResolveOptions.flashinfer}) or the release's pin. */
+  flashinfer: FlashInferVersion;
+  /** The FlashInfer the release pins; differs from `flashinfer` when another is installed. */
+  flashinfer_pinned: FlashInferVersion;
   gpu: GpuRef;
   /** The torch CUDA version, e.g. `"12.9"`. */
   cuda: string;
@@ -165,8 +171,13 @@ export interface ResolveOptions {
   gpu?: string | null;
   /** A raw compute capability `"X.Y"` instead of a GPU of the table. Excludes `gpu`. */
   computeCapability?: string | null;
-  /** A vLLM release of {@link releases}, e.g. `"0.25.0-prefix"` (default: the newest). A leading `v` is accepted. */
+  /** A vLLM release of {@link releases}, e.g. `"0.25.0-prefix"` (default: the newest), or any vLLM version (a nightly
+   * `"0.27.2rc1.dev77+g1234abc"`, a patch `"0.31.1"`): it runs as the last release at or before it (PEP 440 order), and
+   * the report's `notes` say so; a version before the first release is an error. A leading `v` is accepted. */
   vllm?: string | null;
+  /** The installed flashinfer-python when it is not the release's pin (default: the pin). FlashInfer's own rules and
+   * source lines follow it. */
+  flashinfer?: FlashInferVersion | null;
   /** The torch CUDA version `"X.Y"` (default `"12.9"`). */
   cuda?: string | null;
   /** Whether TRTLLM cubins are available (default `true`: flashinfer-cubin installed or NVIDIA's artifactory reachable;

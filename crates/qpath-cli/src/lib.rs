@@ -201,10 +201,12 @@ mod tests {
             .scenario()
             .unwrap_err();
         assert!(e.contains("exclude each other"), "{e}");
-        let s = parse_args(&args("--vllm 0.27.2rc1.dev77+g1234abc --flashinfer 0.7.2.post1 -- vllm serve m"))
-            .unwrap()
-            .scenario()
-            .unwrap();
+        let s = parse_args(&args(
+            "--vllm 0.27.2rc1.dev77+g1234abc --flashinfer 0.7.2.post1 -- vllm serve m",
+        ))
+        .unwrap()
+        .scenario()
+        .unwrap();
         assert_eq!(s.release, Release::V0_27_1);
         assert_eq!(s.vllm_version.as_deref(), Some("0.27.2rc1.dev77+g1234abc"));
         assert_eq!(s.flashinfer, Some(FlashInfer::F0_7_2Post1));

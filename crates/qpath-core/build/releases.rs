@@ -54,7 +54,11 @@ fn flashinfer_pins(rows: &[Row]) -> Vec<&str> {
     let key = |v: &str| -> Vec<u32> {
         let (base, post) = v.split_once(".post").unwrap_or((v, ""));
         let mut k: Vec<u32> = base.split('.').map(|n| n.parse().unwrap_or(0)).collect();
-        k.push(if post.is_empty() { 0 } else { 1 + post.parse::<u32>().unwrap_or(0) });
+        k.push(if post.is_empty() {
+            0
+        } else {
+            1 + post.parse::<u32>().unwrap_or(0)
+        });
         k
     };
     for w in out.windows(2) {
@@ -72,7 +76,10 @@ fn flashinfer_pins(rows: &[Row]) -> Vec<&str> {
 fn flashinfer_variant(name: &str) -> String {
     let (base, post) = name.split_once(".post").unwrap_or((name, ""));
     assert!(
-        base.split('.').count() == 3 && base.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        base.split('.').count() == 3
+            && base
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
             && post.bytes().all(|b| b.is_ascii_digit()),
         "data/releases.toml: flashinfer {name:?} is not X.Y.Z or X.Y.Z.postN"
     );
@@ -198,7 +205,11 @@ fn releases_rs(rows: &[Row], source: &[usize]) -> String {
         out,
         "impl FlashInfer {{\n    /// Every pinned FlashInfer, oldest first.\n    pub const ALL: [FlashInfer; {}] = [{}];\n}}\n",
         fis.len(),
-        fi_names.iter().map(|v| format!("FlashInfer::{v}")).collect::<Vec<_>>().join(", ")
+        fi_names
+            .iter()
+            .map(|v| format!("FlashInfer::{v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     )
     .unwrap();
     writeln!(out, "const FLASHINFER_NAMES: [&str; {}] = {:?};\n", fis.len(), fis).unwrap();

@@ -56,6 +56,7 @@ pub const FA2_FP8_ASSERT: &str = "fp8 tensor core is not supported in fa2 backen
 /// - 0.6.14 (vLLM 0.26.0): any head_dim > 256 → majors 10, 11, 12;
 /// - 0.6.16.post3 – 0.7.0.post1 (vLLM 0.27.0–0.32.0): a 1-byte KV cache (FP8, or NVFP4 on decode) → 10, 11, 12;
 /// - 0.7.2.post1 (vLLM 0.33.0): only an NVFP4 cache on decode → 10, 11, 12.
+///
 /// Keyed on the installed FlashInfer.
 pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_prefill: bool) -> Option<&'static [u8]> {
     const BLACKWELL: &[u8] = &[10, 11, 12];

@@ -270,7 +270,10 @@ mod tests {
         assert_eq!(e.to_string(), "gpu `h900` is not in qpath's GPU table");
         assert_eq!(o.gpu.map(|g| g.id), Some("l4"), "a bad value keeps the option");
         o.set(OptionKey::Vllm, "0.99.0").unwrap();
-        assert_eq!((o.release, o.vllm_version.as_deref()), (Some(Release::LATEST), Some("0.99.0")));
+        assert_eq!(
+            (o.release, o.vllm_version.as_deref()),
+            (Some(Release::LATEST), Some("0.99.0"))
+        );
         o.set(OptionKey::Vllm, "0.27.2rc1.dev77+g1234abc").unwrap();
         assert_eq!(o.release, Some(Release::V0_27_1));
         let e = o.set(OptionKey::Vllm, "0.20.0").unwrap_err();
@@ -278,13 +281,20 @@ mod tests {
             e.to_string(),
             "vllm `0.20.0` is before the first vLLM release qpath knows (0.24.0 to 0.33.0)"
         );
-        assert!(o.set(OptionKey::Vllm, "newest").unwrap_err().reason.contains("is not a vLLM version"));
+        assert!(o
+            .set(OptionKey::Vllm, "newest")
+            .unwrap_err()
+            .reason
+            .contains("is not a vLLM version"));
         o.set(OptionKey::Vllm, "0.25.0").unwrap();
         assert_eq!((o.release, o.vllm_version.as_deref()), (Some(Release::V0_25_0), None));
         o.set(OptionKey::FlashInfer, "0.6.18").unwrap();
         assert_eq!(o.flashinfer, Some(FlashInfer::F0_6_18));
         let e = o.set(OptionKey::FlashInfer, "0.6.15").unwrap_err();
-        assert!(e.to_string().starts_with("flashinfer `0.6.15` is not a FlashInfer release"), "{e}");
+        assert!(
+            e.to_string().starts_with("flashinfer `0.6.15` is not a FlashInfer release"),
+            "{e}"
+        );
         assert_eq!(o.flashinfer, Some(FlashInfer::F0_6_18), "a bad value keeps the option");
         o.set(OptionKey::FlashInfer, "").unwrap();
         assert_eq!(o.flashinfer_or_pin(), FlashInfer::F0_6_13);

@@ -131,10 +131,12 @@ impl FromStr for FlashInfer {
     fn from_str(s: &str) -> Result<Self, String> {
         let t = s.trim();
         let t = t.strip_prefix('v').unwrap_or(t);
-        FlashInfer::ALL
-            .into_iter()
-            .find(|f| f.name() == t)
-            .ok_or_else(|| format!("is not a FlashInfer release some vLLM release qpath knows pins ({})", FlashInfer::list_text()))
+        FlashInfer::ALL.into_iter().find(|f| f.name() == t).ok_or_else(|| {
+            format!(
+                "is not a FlashInfer release some vLLM release qpath knows pins ({})",
+                FlashInfer::list_text()
+            )
+        })
     }
 }
 
@@ -158,7 +160,9 @@ impl Pep440 {
         let t = t.strip_prefix('v').unwrap_or(&t);
         let (public, local) = match t.split_once('+') {
             Some((p, l)) => {
-                let ok = !l.is_empty() && l.split(['.', '-', '_']).all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric()));
+                let ok = !l.is_empty()
+                    && l.split(['.', '-', '_'])
+                        .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric()));
                 if !ok {
                     return None;
                 }
@@ -194,7 +198,16 @@ impl Pep440 {
         let rest = |i: usize| &public[i..];
         let mut j = i;
         sep(&mut j);
-        for (word, kind) in [("rc", 2u8), ("c", 2), ("alpha", 0), ("a", 0), ("beta", 1), ("b", 1), ("preview", 2), ("pre", 2)] {
+        for (word, kind) in [
+            ("rc", 2u8),
+            ("c", 2),
+            ("alpha", 0),
+            ("a", 0),
+            ("beta", 1),
+            ("b", 1),
+            ("preview", 2),
+            ("pre", 2),
+        ] {
             if rest(j).starts_with(word) {
                 let mut k = j + word.len();
                 sep(&mut k);
@@ -386,7 +399,10 @@ mod tests {
         assert!(release_for_version("0.23.9").unwrap_err().contains("0.24.0 to 0.33.0"));
         assert!(release_for_version("0.24.0rc2").unwrap_err().contains("before the first"));
         for bad in ["banana", "0.27.x", "", "0.27.1+", "0.27.1 rc"] {
-            assert!(release_for_version(bad).unwrap_err().starts_with("is not a vLLM version"), "{bad}");
+            assert!(
+                release_for_version(bad).unwrap_err().starts_with("is not a vLLM version"),
+                "{bad}"
+            );
         }
         assert!(Pep440::parse("0.31.0").unwrap().is_final() && !Pep440::parse("0.31.0+cu1").unwrap().is_final());
     }

@@ -283,9 +283,7 @@ fn environment_notes(s: &Scenario, report: &mut Report) {
                  follows: newer code may differ (qpath cannot model this: the source after {r})"
             )
         } else {
-            format!(
-                "vLLM {given} is not a release qpath knows; qpath shows {r}, the last release before it, whose code it runs"
-            )
+            format!("vLLM {given} is not a release qpath knows; qpath shows {r}, the last release before it, whose code it runs")
         });
     }
     let pin = r.flashinfer_pin();

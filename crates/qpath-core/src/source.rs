@@ -108,10 +108,14 @@ mod tests {
             "https://github.com/vllm-project/vllm/blob/v0.25.1/vllm/v1/attention/backends/flashinfer.py#L802"
         );
         // A FlashInfer line at an installed FlashInfer other than the pin.
-        let up = FLASHINFER_DETERMINE_BACKEND.at_with(Release::V0_26_0, FlashInfer::F0_7_2Post1).unwrap();
+        let up = FLASHINFER_DETERMINE_BACKEND
+            .at_with(Release::V0_26_0, FlashInfer::F0_7_2Post1)
+            .unwrap();
         assert_eq!(up.line, 574);
         assert!(up.url.contains("/v0.7.2.post1/flashinfer/utils.py#L574"), "{}", up.url);
-        assert!(FLASHINFER_FA3_HEAD_DIMS.at_with(Release::V0_33_0, FlashInfer::F0_6_14).is_none());
+        assert!(FLASHINFER_FA3_HEAD_DIMS
+            .at_with(Release::V0_33_0, FlashInfer::F0_6_14)
+            .is_none());
         let f = FLASHINFER_FA2_FP8_ASSERT.at(Release::V0_33_0).unwrap();
         assert_eq!(
             f.url,

@@ -50,7 +50,10 @@ fn cubins_are_available_by_default_in_every_release() {
 fn h100_fp8_e5m2_at_0_26_0_resolves_xqa_decode_as_public_logs_show() {
     // An H100 log of 0.26.0 with --kv-cache-dtype fp8_e5m2 prints `decode_backend=xqa` in the resolved-dtypes line:
     // `supports_trtllm_attention` passes (SM90 decode) because the cubins are there.
-    let r = run(&[(Gpu, "h100-sxm"), (Vllm, "0.26.0")], &format!("{FI} --kv-cache-dtype fp8_e5m2"));
+    let r = run(
+        &[(Gpu, "h100-sxm"), (Vllm, "0.26.0")],
+        &format!("{FI} --kv-cache-dtype fp8_e5m2"),
+    );
     let g = group(&r);
     assert_eq!(
         g.logs.last().map(String::as_str),
@@ -67,7 +70,10 @@ fn h100_fp8_e5m2_at_0_26_0_resolves_xqa_decode_as_public_logs_show() {
         &[(Gpu, "h100-sxm"), (Vllm, "0.26.0"), (Cubins, "no")],
         &format!("{FI} --kv-cache-dtype fp8_e5m2"),
     );
-    assert!(group(&off).logs.iter().any(|l| l.contains("decode_backend=flashinfer-native")));
+    assert!(group(&off)
+        .logs
+        .iter()
+        .any(|l| l.contains("decode_backend=flashinfer-native")));
 }
 
 #[test]
@@ -76,7 +82,11 @@ fn b200_runs_trtllm_gen_by_default_from_0_26_0() {
         let r = run(&[(Gpu, "b200"), (Vllm, v)], "--kv-cache-dtype fp8");
         let g = group(&r);
         assert_eq!(g.backend, qpath_core::report::Backend::FlashInfer, "{v}");
-        assert_eq!((g.kernel.prefill, g.kernel.decode), (Some(Kernel::TrtllmGen), Some(Kernel::TrtllmGen)), "{v}");
+        assert_eq!(
+            (g.kernel.prefill, g.kernel.decode),
+            (Some(Kernel::TrtllmGen), Some(Kernel::TrtllmGen)),
+            "{v}"
+        );
         assert_eq!(g.q_dtype.decode.map(|d| d.name()), Some("float8_e4m3fn"), "{v}");
     }
 }
@@ -84,7 +94,10 @@ fn b200_runs_trtllm_gen_by_default_from_0_26_0() {
 #[test]
 fn dgx_spark_decodes_on_xqa_from_0_28_0() {
     // `supports_trtllm_attention` adds the SM12x family (decode only) in 0.28.0 (vllm/utils/flashinfer.py).
-    assert_eq!(kernels(&run(&[(Gpu, "dgx-spark"), (Vllm, "0.27.1")], FI)), (Some(Kernel::Fa2), Some(Kernel::Fa2)));
+    assert_eq!(
+        kernels(&run(&[(Gpu, "dgx-spark"), (Vllm, "0.27.1")], FI)),
+        (Some(Kernel::Fa2), Some(Kernel::Fa2))
+    );
     for v in ["0.28.0", "0.33.0"] {
         assert_eq!(
             kernels(&run(&[(Gpu, "dgx-spark"), (Vllm, v)], FI)),
@@ -97,13 +110,29 @@ fn dgx_spark_decodes_on_xqa_from_0_28_0() {
 #[test]
 fn offline_logs_vllms_artifactory_warning_with_its_line() {
     assert_eq!(ARTIFACTORY_FAILED, "Failed to connect to NVIDIA artifactory: %s");
-    for (v, line) in [("0.24.0", 369), ("0.26.0", 369), ("0.28.0", 390), ("0.29.0", 462), ("0.30.0", 587), ("0.32.0", 643), ("0.33.0", 670)] {
+    for (v, line) in [
+        ("0.24.0", 369),
+        ("0.26.0", 369),
+        ("0.28.0", 390),
+        ("0.29.0", 462),
+        ("0.30.0", 587),
+        ("0.32.0", 643),
+        ("0.33.0", 670),
+    ] {
         let r = run(&[(Gpu, "b200"), (Vllm, v), (Cubins, "no")], FI);
         assert!(!r.trtllm_cubins);
         let g = group(&r);
-        assert_eq!(g.warnings.iter().filter(|w| *w == ARTIFACTORY_FAILED).count(), 1, "{v}: logged once");
+        assert_eq!(
+            g.warnings.iter().filter(|w| *w == ARTIFACTORY_FAILED).count(),
+            1,
+            "{v}: logged once"
+        );
         let step = g.trace.iter().find(|s| s.rule == "has_nvidia_artifactory()").unwrap();
-        assert_eq!(step.source.as_deref(), Some(format!("vllm/utils/flashinfer.py:{line}").as_str()), "{v}");
+        assert_eq!(
+            step.source.as_deref(),
+            Some(format!("vllm/utils/flashinfer.py:{line}").as_str()),
+            "{v}"
+        );
         assert!(step.outcome.contains("qpath cannot model this"), "{v}");
         assert_eq!(kernels(&r), (Some(Kernel::Fa2), Some(Kernel::Fa2)), "{v}: no TRTLLM offline");
     }
@@ -126,20 +155,47 @@ fn offline_logs_vllms_artifactory_warning_with_its_line() {
 fn a_newer_flashinfer_brings_its_fa3_head_dim_rule_to_0_24_0() {
     // determine_attention_backend gains `head_dim in {64, 128, 256}` for FA3 in FlashInfer 0.6.16.post3.
     let pinned = run(&[(Gpu, "h100-sxm"), (Vllm, "0.24.0")], &format!("{FI} {HEAD_512}"));
-    assert_eq!((pinned.flashinfer.as_str(), pinned.flashinfer_pinned.as_str()), ("0.6.12", "0.6.12"));
+    assert_eq!(
+        (pinned.flashinfer.as_str(), pinned.flashinfer_pinned.as_str()),
+        ("0.6.12", "0.6.12")
+    );
     assert_eq!(kernels(&pinned), (Some(Kernel::Fa3), Some(Kernel::Fa2)));
-    let up = run(&[(Gpu, "h100-sxm"), (Vllm, "0.24.0"), (Fi, "0.7.2.post1")], &format!("{FI} {HEAD_512}"));
-    assert_eq!((up.vllm.as_str(), up.flashinfer.as_str(), up.flashinfer_pinned.as_str()), ("0.24.0", "0.7.2.post1", "0.6.12"));
+    let up = run(
+        &[(Gpu, "h100-sxm"), (Vllm, "0.24.0"), (Fi, "0.7.2.post1")],
+        &format!("{FI} {HEAD_512}"),
+    );
+    assert_eq!(
+        (up.vllm.as_str(), up.flashinfer.as_str(), up.flashinfer_pinned.as_str()),
+        ("0.24.0", "0.7.2.post1", "0.6.12")
+    );
     assert_eq!(kernels(&up), (Some(Kernel::Fa2), Some(Kernel::Fa2)));
     // The FlashInfer steps cite the installed FlashInfer's lines, the vLLM steps 0.24.0's.
-    let step = group(&up).trace.iter().find(|s| s.rule == "prefill plan: backend \"auto\"").unwrap();
+    let step = group(&up)
+        .trace
+        .iter()
+        .find(|s| s.rule == "prefill plan: backend \"auto\"")
+        .unwrap();
     assert_eq!(step.source.as_deref(), Some("flashinfer/prefill.py:3670"));
     assert!(step.url.as_deref().unwrap().contains("/flashinfer/blob/v0.7.2.post1/"));
-    assert!(step.outcome.contains("FlashInfer 0.7.2.post1 runs FA3 only for head dims 64, 128, 256"), "{}", step.outcome);
-    assert!(group(&up).trace.iter().any(|s| s.url.as_deref().is_some_and(|u| u.contains("/vllm/blob/v0.24.0/"))));
-    assert!(up.notes.iter().any(|n| n.starts_with("FlashInfer 0.7.2.post1 is installed, not the 0.6.12 vLLM 0.24.0 pins")));
+    assert!(
+        step.outcome
+            .contains("FlashInfer 0.7.2.post1 runs FA3 only for head dims 64, 128, 256"),
+        "{}",
+        step.outcome
+    );
+    assert!(group(&up)
+        .trace
+        .iter()
+        .any(|s| s.url.as_deref().is_some_and(|u| u.contains("/vllm/blob/v0.24.0/"))));
+    assert!(up
+        .notes
+        .iter()
+        .any(|n| n.starts_with("FlashInfer 0.7.2.post1 is installed, not the 0.6.12 vLLM 0.24.0 pins")));
     let text = qpath_core::render::text(&up);
-    assert!(text.starts_with("vLLM 0.24.0 with FlashInfer 0.7.2.post1 (release pins 0.6.12) on"), "{text}");
+    assert!(
+        text.starts_with("vLLM 0.24.0 with FlashInfer 0.7.2.post1 (release pins 0.6.12) on"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -149,7 +205,10 @@ fn an_older_flashinfer_at_0_33_0_changes_fa3_and_the_fa2_large_head_arches() {
     assert!(group(&pinned).error.is_none());
     // FlashInfer 0.6.14: no FA3 head-dim rule (prefill fa3), and every FA2 module with head_dim > 256 is built for
     // SM100/110/120 only, so the native decode (0.33.0 reverts XQA for head_dim 512) fails on H100.
-    let old = run(&[(Gpu, "h100-sxm"), (Vllm, "0.33.0"), (Fi, "0.6.14")], &format!("{FI} {HEAD_512}"));
+    let old = run(
+        &[(Gpu, "h100-sxm"), (Vllm, "0.33.0"), (Fi, "0.6.14")],
+        &format!("{FI} {HEAD_512}"),
+    );
     let g = group(&old);
     assert_eq!(g.kernel.prefill, Some(Kernel::Fa3));
     let e = g.error.as_ref().unwrap();
@@ -162,9 +221,14 @@ fn an_older_flashinfer_at_0_33_0_changes_fa3_and_the_fa2_large_head_arches() {
             Some("flashinfer/jit/attention/modules.py:1189")
         )
     );
-    assert!(old.notes.iter().any(|n| n.contains("qpath cannot model this: whether every FlashInfer function vLLM 0.33.0 calls exists in the older 0.6.14")));
+    assert!(old.notes.iter().any(
+        |n| n.contains("qpath cannot model this: whether every FlashInfer function vLLM 0.33.0 calls exists in the older 0.6.14")
+    ));
     // vLLM 0.32.0+ compares flashinfer-python's version with its kernel packages at start-up.
-    assert!(old.notes.iter().any(|n| n.contains("`warn_if_flashinfer_kernels_missing`, vllm/utils/flashinfer.py:143")));
+    assert!(old
+        .notes
+        .iter()
+        .any(|n| n.contains("`warn_if_flashinfer_kernels_missing`, vllm/utils/flashinfer.py:143")));
 }
 
 #[test]
@@ -175,7 +239,10 @@ fn the_xqa_head_dim_bound_follows_the_installed_flashinfer() {
     let e = group(&pinned).error.as_ref().unwrap();
     assert_eq!(
         (e.kind, e.message.as_str()),
-        (ValueError, "Invalid head_dim: 512, must be divisible by 16 and in range [16, 256]")
+        (
+            ValueError,
+            "Invalid head_dim: 512, must be divisible by 16 and in range [16, 256]"
+        )
     );
     let up = run(&[(Gpu, "h100-sxm"), (Vllm, "0.28.0"), (Fi, "0.6.18")], &args);
     assert!(group(&up).error.is_none(), "{:?}", group(&up).error);
@@ -217,16 +284,24 @@ fn a_patch_and_a_newer_dev_version() {
     assert_eq!(newer.vllm, "0.33.0");
     assert!(newer.notes[0].contains("the newest release it knows") && newer.notes[0].contains("newer code may differ"));
     // A known release adds no note.
-    assert!(run(&[(Gpu, "b200"), (Vllm, "v0.33.0")], "--kv-cache-dtype fp8").notes.is_empty());
+    assert!(run(&[(Gpu, "b200"), (Vllm, "v0.33.0")], "--kv-cache-dtype fp8")
+        .notes
+        .is_empty());
 }
 
 #[test]
 fn versions_qpath_cannot_place_are_named_errors() {
     let mut o = ScenarioOptions::default();
     let e = o.set(Vllm, "0.23.0").unwrap_err();
-    assert_eq!(e.to_string(), "vllm `0.23.0` is before the first vLLM release qpath knows (0.24.0 to 0.33.0)");
+    assert_eq!(
+        e.to_string(),
+        "vllm `0.23.0` is before the first vLLM release qpath knows (0.24.0 to 0.33.0)"
+    );
     let e = o.set(Vllm, "latest").unwrap_err();
-    assert_eq!(e.to_string(), "vllm `latest` is not a vLLM version (qpath knows 0.24.0 to 0.33.0)");
+    assert_eq!(
+        e.to_string(),
+        "vllm `latest` is not a vLLM version (qpath knows 0.24.0 to 0.33.0)"
+    );
     let e = o.set(Fi, "0.8.0").unwrap_err();
     assert_eq!(
         e.to_string(),
