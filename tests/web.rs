@@ -258,7 +258,8 @@ async fn the_installed_flashinfer_and_a_nightly_come_from_the_link_and_the_selec
     assert_select(&root, "#release", "0.27.1").await;
     assert!(!exists(&root, "#notices"));
     assert!(
-        text(&root, ".notes-block ul.notes").contains("vLLM 0.27.2rc1.dev77+g1234abc is not a release qpath knows; qpath shows 0.27.1"),
+        text(&root, ".notes-block ul.notes")
+            .contains("vLLM 0.27.2rc1.dev77+g1234abc is not a release qpath knows; qpath shows 0.27.1"),
         "{}",
         text(&root, ".notes-block ul.notes")
     );
