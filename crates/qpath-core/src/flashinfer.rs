@@ -8,6 +8,7 @@ use crate::platform::Platform;
 use crate::release::FlashInfer::*;
 use crate::report::GroupErrorKind::{self, RuntimeError, ValueError};
 use crate::report::Kernel;
+use crate::source::{self, Cite};
 
 /// `determine_attention_backend` (with vLLM's arguments: no custom mask, no RoPE, no fp16 QK reduction):
 /// fa3 iff `is_sm90a_supported` (major 9, torch CUDA >= 12.3) and `is_fa3_backend_supported` (not an FP8 KV cache under
@@ -76,8 +77,9 @@ pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_pre
     restricted.then_some(BLACKWELL)
 }
 
-/// XQA's checks (`gen_xqa_module` and `xqa()`), in their order, as (exception type, message) when one fails.
-pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32) -> Option<(GroupErrorKind, String)> {
+/// XQA's checks (`gen_xqa_module` and `xqa()`), in their order, as (exception type, message, the line that raises)
+/// when one fails. `head_group_ratio` is query heads per KV head; vLLM's decodes are one token (`q_seq_len` 1).
+pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32, head_group_ratio: u32) -> Option<(GroupErrorKind, String, Cite)> {
     if !q.is_16bit() {
         return Some((
             ValueError,
@@ -85,12 +87,14 @@ pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32) -> Option<(GroupE
                 "Invalid dtype: {} for XQA, only float16 and bfloat16 input are supported",
                 q.torch_repr()
             ),
+            source::FLASHINFER_XQA_Q_DTYPE,
         ));
     }
     if ![16, 32, 64, 128].contains(&p.page_size) {
         return Some((
             ValueError,
             format!("Invalid page_size: {}, only 16, 32, 64, 128 are supported", p.page_size),
+            source::FLASHINFER_XQA_PAGE_SIZE,
         ));
     }
     // `gen_xqa_module`'s head_dim bound ([`crate::source::FLASHINFER_XQA_HEAD_DIM`]): 512 from FlashInfer 0.6.18.
@@ -99,10 +103,24 @@ pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32) -> Option<(GroupE
         return Some((
             ValueError,
             format!("Invalid head_dim: {head_dim}, must be divisible by 16 and in range [16, {max}]"),
+            source::FLASHINFER_XQA_HEAD_DIM,
+        ));
+    }
+    // From FlashInfer 0.6.18, a head_dim above 256 needs at most 16 query heads per KV head
+    // ([`crate::source::FLASHINFER_XQA_LARGE_HEAD_GROUP`]; its `q_seq_len > 1` check never fires for one-token decodes).
+    if p.flashinfer >= F0_6_18 && head_dim > 256 && head_group_ratio > 16 {
+        return Some((
+            ValueError,
+            format!("head_dim {head_dim} > 256 requires head_group_ratio <= 16, got {head_group_ratio}"),
+            source::FLASHINFER_XQA_LARGE_HEAD_GROUP,
         ));
     }
     if !matches!(p.major(), 9 | 10 | 12) {
-        return Some((RuntimeError, "XQA is only supported on SM90, SM100, SM120/SM121 GPUs".into()));
+        return Some((
+            RuntimeError,
+            "XQA is only supported on SM90, SM100, SM120/SM121 GPUs".into(),
+            source::FLASHINFER_XQA_ARCH,
+        ));
     }
     None
 }

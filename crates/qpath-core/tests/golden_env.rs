@@ -244,9 +244,25 @@ fn the_xqa_head_dim_bound_follows_the_installed_flashinfer() {
             "Invalid head_dim: 512, must be divisible by 16 and in range [16, 256]"
         )
     );
+    assert_eq!(e.source.as_deref(), Some("flashinfer/jit/xqa.py:90"));
     let up = run(&[(Gpu, "h100-sxm"), (Vllm, "0.28.0"), (Fi, "0.6.18")], &args);
     assert!(group(&up).error.is_none(), "{:?}", group(&up).error);
     assert_eq!(kernels(&up), (Some(Kernel::Fa2), Some(Kernel::Xqa)));
+    // 0.6.18 also needs at most 16 query heads per KV head above head_dim 256.
+    let mqa = run(
+        &[(Gpu, "h100-sxm"), (Vllm, "0.28.0"), (Fi, "0.6.18")],
+        &format!(r#"{FI} --hf-overrides '{{"head_dim": 512, "num_key_value_heads": 1}}'"#),
+    );
+    let e = group(&mqa).error.as_ref().unwrap();
+    assert_eq!(
+        (e.kind, e.message.as_str(), e.stage, e.source.as_deref()),
+        (
+            ValueError,
+            "head_dim 512 > 256 requires head_group_ratio <= 16, got 32",
+            Stage::DecodePlan,
+            Some("flashinfer/jit/xqa.py:100")
+        )
+    );
 }
 
 #[test]
