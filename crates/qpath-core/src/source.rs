@@ -103,6 +103,19 @@ mod tests {
         assert_eq!((a.line, b.url.contains("/v0.27.1/")), (b.line, true));
         assert_eq!(FLASHINFER_DETERMINE_BACKEND.at(Release::V0_28_0).unwrap().line, 522);
         assert!(ALL_CITES.len() > 60 && ALL_CITES.iter().all(|(_, c)| c.lines.len() == Release::ALL.len()));
+        // A FlashInfer cite has one line per FlashInfer release, and at a release's pin it is the release's line.
+        for (name, c) in ALL_CITES {
+            match c.repo {
+                Repo::Vllm => assert!(c.fi_lines.is_empty(), "{name}"),
+                Repo::FlashInfer => {
+                    assert_eq!(c.fi_lines.len(), FlashInfer::ALL.len(), "{name}");
+                    for r in Release::ALL {
+                        assert_eq!(c.at_with(r, r.flashinfer_pin()), c.at(r), "{name} {r}");
+                        assert_eq!(c.lines[r.index()], c.fi_lines[r.flashinfer_pin().index()], "{name} {r}");
+                    }
+                }
+            }
+        }
         assert_eq!(
             FI_GET_Q_DTYPE.at(Release::V0_25_1).unwrap().url,
             "https://github.com/vllm-project/vllm/blob/v0.25.1/vllm/v1/attention/backends/flashinfer.py#L802"
