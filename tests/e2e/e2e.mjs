@@ -531,8 +531,9 @@ const SHOWCASE = {
   'unverified prediction': [hashOf({ gpu: 'jetson-agx-thor', vllm: '0.33.0', cubins: 'yes', cmd: `${LLAMA} --attention-backend FLASHINFER` }),
     'Thor', '.unverified-badge'],
   // A malformed link (notices) and a command line that does not parse (its error, vLLM's ArgumentError).
+  // An unknown GPU in a link gets the core's default GPU (h100-sxm), not the first-visit L4.
   'bad link and command': [hashOf({ gpu: 'h900', vllm: '0.25.0', cuda: 'banana', cmd: `${SEED_CMD} --no-such-flag 3` }),
-    'NVIDIA L4', '#notices + main #command-error'],
+    'NVIDIA H100', '#notices + main #command-error'],
 };
 
 for (const theme of ['light', 'dark']) {
