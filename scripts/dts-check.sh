@@ -43,6 +43,10 @@ emit group-runtime-error Report --gpu h100-sxm --vllm 0.32.0 --format json -- $L
   --kv-cache-dtype fp8 -ac.disable_flashinfer_q_quantization true --hf-overrides '{"head_dim": 512}'
 emit group-ok Report --gpu b200 --format json -- $LLAMA --kv-cache-dtype fp8
 emit group-sinks Report --gpu b200 --trtllm-cubins yes --format json -- vllm serve openai/gpt-oss-20b
+# The environment: offline (vLLM's artifactory warning), an installed FlashInfer other than the pin, a nightly.
+emit env-offline-flashinfer Report --gpu b200 --vllm 0.26.0 --trtllm-cubins no --flashinfer 0.7.2.post1 --format json -- \
+  $LLAMA --attention-backend FLASHINFER
+emit env-nightly Report --gpu h100-sxm --vllm 0.27.2rc1.dev77+g1234abc --format json -- $LLAMA --kv-cache-dtype fp8
 # Scenario errors: argparse, an invalid forced backend (vLLM's ValueError), a model qpath cannot read.
 emit scenario-argument Report --format json -- $LLAMA --no-such-flag
 emit scenario-value Report --gpu v100 --format json -- $LLAMA --attention-backend FLASHINFER

@@ -24,8 +24,8 @@ extern "C" {
 }
 
 /// Resolves one scenario: `commandLine` is `[ENV=VAL ...] vllm serve MODEL [FLAGS]`; `options` (optional) is
-/// `{gpu?, vllm?, cuda?, trtllmCubins?, computeCapability?, modelConfig?}` with the CLI's defaults (`modelConfig`: the
-/// model's config.json, a string or an object). Returns the Report as a plain object.
+/// `{gpu?, vllm?, cuda?, trtllmCubins?, flashinfer?, computeCapability?, modelConfig?}` with the CLI's defaults
+/// (`modelConfig`: the model's config.json, a string or an object). Returns the Report as a plain object.
 #[wasm_bindgen(skip_typescript)]
 pub fn resolve(command_line: JsValue, options: JsValue) -> Result<JsValue, JsError> {
     let scenario = scenario(&command_line, &options).map_err(|m| JsError::new(&m))?;
@@ -192,7 +192,7 @@ fn option_message(e: &OptionError) -> String {
     format!("option {}: {} {}{hint}", e.key.js_name(), quote(&e.value), e.reason)
 }
 
-/// Reads `{gpu?, vllm?, cuda?, trtllmCubins?, computeCapability?}`; `undefined` / `null` (the whole object or a key)
+/// Reads `{gpu?, vllm?, cuda?, trtllmCubins?, flashinfer?, computeCapability?}`; `undefined` / `null` (the whole object or a key)
 /// mean "not given". Unknown keys and values of the wrong type are errors naming the key.
 fn read_options(options: &JsValue) -> Result<ScenarioOptions, String> {
     let mut o = ScenarioOptions::default();

@@ -2,7 +2,8 @@
 //!
 //! **The `<qpath-explainer>` element.** [`define_explainer`] (JS: `defineExplainer()`; `src/main.rs` calls it) defines
 //! the custom element. Its attributes mirror the page's state: `gpu` (an id of qpath's GPU table, e.g. `l4`), `vllm`
-//! (a release, e.g. `0.25.0-prefix`), `cuda` (e.g. `12.9`), `cubins` (`yes`, `no` or `default`), `cmd` (the whole
+//! (a release, e.g. `0.25.0-prefix`, or a nightly it runs as), `cuda` (e.g. `12.9`), `cubins` (`yes`, `no` or `default`),
+//! `flashinfer` (an installed FlashInfer other than the pin, e.g. `0.7.2.post1`), `cmd` (the whole
 //! `vllm serve` command line), plus `compact` (present: the results only, without the command line) and `theme`
 //! (`light` / `dark`; absent: the host's `color-scheme`). Each element gets its own Yew app ([`Explainer`]) rendered
 //! into the element itself (light DOM, so the page's stylesheets and its `--qp-*` custom properties apply: a host
@@ -36,7 +37,7 @@ use crate::state::Page;
 /// The custom element's tag.
 pub const TAG: &str = "qpath-explainer";
 /// The attributes the element observes.
-pub const ATTRIBUTES: [&str; 7] = ["gpu", "vllm", "cuda", "cubins", "cmd", "compact", "theme"];
+pub const ATTRIBUTES: [&str; 8] = ["gpu", "vllm", "cuda", "cubins", "flashinfer", "cmd", "compact", "theme"];
 /// The data attribute holding an element's instance number (its key in the table of mounted apps).
 pub const INSTANCE_ATTRIBUTE: &str = "data-qpath-instance";
 
@@ -81,6 +82,7 @@ pub struct ExplainerProps {
     pub cuda: Option<AttrValue>,
     #[prop_or_default]
     pub cubins: Option<AttrValue>,
+    pub flashinfer: Option<AttrValue>,
     #[prop_or_default]
     pub cmd: Option<AttrValue>,
     #[prop_or_default]
@@ -114,6 +116,7 @@ impl ExplainerProps {
             vllm: get("vllm"),
             cuda: get("cuda"),
             cubins: get("cubins"),
+            flashinfer: get("flashinfer"),
             cmd: get("cmd"),
             compact: e.has_attribute("compact"),
             theme: get("theme"),
@@ -130,6 +133,7 @@ impl ExplainerProps {
             (OptionKey::Vllm, &self.vllm),
             (OptionKey::Cuda, &self.cuda),
             (OptionKey::Cubins, &self.cubins),
+            (OptionKey::FlashInfer, &self.flashinfer),
         ];
         for (key, value) in attributes {
             let Some(v) = value.as_deref() else { continue };
@@ -138,7 +142,8 @@ impl ExplainerProps {
                     OptionKey::Gpu => options.gpu_or_default().name.to_string(),
                     OptionKey::Vllm => options.release_or_default().name().to_string(),
                     OptionKey::Cuda => format!("CUDA {}", options.cuda_or_default()),
-                    _ => "the release's default".to_string(),
+                    OptionKey::FlashInfer => format!("the pinned FlashInfer {}", options.flashinfer_or_pin()),
+                    _ => "the default".to_string(),
                 };
                 problems.push(format!(
                     "{}=\"{}\" {}; showing {instead} instead.",
@@ -154,6 +159,8 @@ impl ExplainerProps {
             release: Some(options.release_or_default()),
             cuda: Some(options.cuda_or_default()),
             cubins: options.cubins,
+            flashinfer: options.flashinfer,
+            vllm_version: options.vllm_version.clone(),
             ..Link::default()
         };
         link.cmd = self.cmd.as_ref().map(|c| c.trim().to_string());

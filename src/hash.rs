@@ -1,12 +1,13 @@
-//! The URL hash: `#gpu=l4&vllm=0.25.0&cuda=12.9&cubins=yes&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8`.
+//! The URL hash: `#gpu=l4&vllm=0.25.0&cuda=12.9&cubins=yes&flashinfer=0.6.14&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8`.
 //! Form-encoded (`+` for a space, `%XX` for reserved bytes), readable, every key optional (missing keys take their
 //! defaults). Reading never fails the page: each part that cannot be used becomes a message naming it, and the valid
-//! parts are kept.
+//! parts are kept. `flashinfer` (an installed FlashInfer other than the pin) is written only when set; `vllm` may be
+//! any vLLM version (a nightly runs as the last known release at or before it, and the link keeps the version).
 
 use qpath_core::capability::CudaVersion;
 use qpath_core::gpu::Gpu;
 use qpath_core::options::{cubins_name, OptionKey, ScenarioOptions};
-use qpath_core::release::Release;
+use qpath_core::release::{FlashInfer, Release};
 
 /// What a link sets. `None` = the key was absent (or unusable, with a message in [`Link::problems`]).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -15,6 +16,10 @@ pub struct Link {
     pub release: Option<Release>,
     pub cuda: Option<CudaVersion>,
     pub cubins: Option<bool>,
+    /// `flashinfer=`: the installed FlashInfer; `None`: the release's pin.
+    pub flashinfer: Option<FlashInfer>,
+    /// `vllm=` when it names a version that is not a known release (`release` is the one it runs as).
+    pub vllm_version: Option<String>,
     pub cmd: Option<String>,
     /// `embed=1`: the page is shown inside another page's `<iframe>` (no chrome; see `crate::embed`).
     pub embed: bool,
@@ -30,6 +35,7 @@ impl Link {
             || self.release.is_some()
             || self.cuda.is_some()
             || self.cubins.is_some()
+            || self.flashinfer.is_some()
             || self.cmd.is_some()
             || !self.problems.is_empty()
     }
@@ -77,7 +83,13 @@ pub fn form_encode(s: &str) -> String {
 }
 
 /// The option keys a link carries (the rest of [`OptionKey::ALL`] is not part of the page's state).
-const LINK_KEYS: [OptionKey; 4] = [OptionKey::Gpu, OptionKey::Vllm, OptionKey::Cuda, OptionKey::Cubins];
+const LINK_KEYS: [OptionKey; 5] = [
+    OptionKey::Gpu,
+    OptionKey::Vllm,
+    OptionKey::Cuda,
+    OptionKey::Cubins,
+    OptionKey::FlashInfer,
+];
 
 /// Reads a hash (with or without the leading `#`). The scenario options are read by the core's
 /// [`ScenarioOptions::set`], as the CLI, the JS API and the element read them.
@@ -121,16 +133,31 @@ pub fn parse(hash: &str) -> Link {
     link.release = options.release;
     link.cuda = options.cuda;
     link.cubins = options.cubins;
+    link.flashinfer = options.flashinfer;
+    link.vllm_version = options.vllm_version;
     link
 }
 
 /// The hash of a page state; every key is written, so a link never depends on defaults that may change.
-pub fn format(gpu: &Gpu, release: Release, cuda: CudaVersion, cubins: Option<bool>, cmd: &str) -> String {
+/// `vllm` is `vllm_version` when set (a version that is not a known release), else the release; `flashinfer` is
+/// written only when set.
+pub fn format(
+    gpu: &Gpu,
+    release: Release,
+    vllm_version: Option<&str>,
+    cuda: CudaVersion,
+    cubins: Option<bool>,
+    flashinfer: Option<FlashInfer>,
+    cmd: &str,
+) -> String {
     let cubins = cubins_name(cubins);
+    let flashinfer = flashinfer
+        .map(|f| format!("&flashinfer={}", form_encode(f.name())))
+        .unwrap_or_default();
     format!(
-        "#gpu={}&vllm={}&cuda={}&cubins={cubins}&cmd={}",
+        "#gpu={}&vllm={}&cuda={}&cubins={cubins}{flashinfer}&cmd={}",
         gpu.id,
-        form_encode(release.name()),
+        form_encode(vllm_version.unwrap_or(release.name())),
         cuda,
         form_encode(cmd)
     )
@@ -163,7 +190,7 @@ mod tests {
         let g = gpu::find("rtx-pro-6000-blackwell").unwrap();
         let cmd = r#"VLLM_BATCH_INVARIANT=1 vllm serve openai/gpt-oss-20b --attention-config '{"use_trtllm_attention": false}' -dcp 2 # & = + %"#;
         for cubins in [None, Some(true), Some(false)] {
-            let h = format(g, Release::V0_25_0Prefix, CudaVersion::new(13, 0), cubins, cmd);
+            let h = format(g, Release::V0_25_0Prefix, None, CudaVersion::new(13, 0), cubins, None, cmd);
             let l = parse(&h);
             assert_eq!(l.gpu.map(|g| g.id), Some(g.id));
             assert_eq!(l.release, Some(Release::V0_25_0Prefix));
@@ -172,6 +199,34 @@ mod tests {
             assert_eq!(l.cmd.as_deref(), Some(cmd));
             assert!(l.problems.is_empty(), "{:?}", l.problems);
         }
+    }
+
+    #[test]
+    fn flashinfer_and_nightlies_round_trip() {
+        let g = gpu::find("h100-sxm").unwrap();
+        let h = format(
+            g,
+            Release::V0_27_1,
+            Some("0.27.2rc1.dev77+g1234abc"),
+            CudaVersion::new(12, 9),
+            None,
+            Some(FlashInfer::F0_7_2Post1),
+            "vllm serve m",
+        );
+        assert!(
+            h.contains("&vllm=0.27.2rc1.dev77%2Bg1234abc&") && h.contains("&flashinfer=0.7.2.post1&"),
+            "{h}"
+        );
+        let l = parse(&h);
+        assert_eq!(
+            (l.release, l.vllm_version.as_deref()),
+            (Some(Release::V0_27_1), Some("0.27.2rc1.dev77+g1234abc"))
+        );
+        assert_eq!(l.flashinfer, Some(FlashInfer::F0_7_2Post1));
+        assert!(!format(g, Release::V0_27_1, None, CudaVersion::new(12, 9), None, None, "vllm serve m").contains("flashinfer"));
+        let l = parse("#flashinfer=0.6.15&vllm=0.1.0");
+        assert_eq!((l.flashinfer, l.release), (None, None));
+        assert_eq!(l.problems.len(), 2, "{:?}", l.problems);
     }
 
     #[test]
@@ -225,7 +280,7 @@ mod tests {
             let cmd: String = (0..(next() % 40))
                 .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
                 .collect();
-            let l = parse(&format(g, r, CudaVersion::new(12, 9), cubins, &cmd));
+            let l = parse(&format(g, r, None, CudaVersion::new(12, 9), cubins, None, &cmd));
             assert_eq!(
                 (l.gpu.map(|g| g.id), l.release, l.cubins, l.cmd.as_deref()),
                 (Some(g.id), Some(r), cubins, Some(cmd.as_str())),

@@ -9,7 +9,7 @@ use std::str::FromStr;
 use qpath_core::capability::{ComputeCapability, CudaVersion};
 use qpath_core::choices;
 use qpath_core::gpu::{self, Gpu, GpuFilter};
-use qpath_core::release::Release;
+use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::{Hardware, Scenario, DEFAULT_CUDA};
 use qpath_core::serve::{self, ServeCommand};
 use yew::Reducible;
@@ -48,8 +48,12 @@ pub struct Page {
     pub gpu: &'static Gpu,
     pub release: Release,
     pub cuda: CudaVersion,
-    /// TRTLLM cubins: `None` = the release's default.
+    /// TRTLLM cubins: `None` = the default (available).
     pub cubins: Option<bool>,
+    /// The installed FlashInfer: `None` = the release's pin.
+    pub flashinfer: Option<FlashInfer>,
+    /// A vLLM version from a link that is not a known release (a nightly): `release` runs it; cleared by the select.
+    pub vllm_version: Option<String>,
     /// The command line as the user wrote it (or as the controls last formatted it).
     pub command: String,
     /// The last command line that parsed, which the controls show and edit; shared, not copied, with the fieldsets
@@ -91,6 +95,8 @@ pub enum Action {
     SetRelease(Release),
     SetCuda(CudaVersion),
     SetCubins(Option<bool>),
+    /// The installed FlashInfer (`None`: the release's pin).
+    SetFlashInfer(Option<FlashInfer>),
     /// The command line typed or pasted.
     SetCommand(String),
     Edit(Edit),
@@ -133,6 +139,8 @@ impl Default for Page {
             release,
             cuda: DEFAULT_CUDA,
             cubins: None,
+            flashinfer: None,
+            vllm_version: None,
             command: FIRST_VISIT_COMMAND.to_string(),
             last_valid: Rc::new(serve::parse(release, FIRST_VISIT_COMMAND).unwrap_or_default()),
             notices: vec![],
@@ -169,6 +177,8 @@ impl Page {
             self.cuda = c;
         }
         self.cubins = link.cubins;
+        self.flashinfer = link.flashinfer;
+        self.vllm_version = link.vllm_version;
         self.embed = link.embed;
         if let Some(cmd) = link.cmd {
             self.set_command(cmd);
@@ -187,7 +197,8 @@ impl Page {
             trtllm_cubins: self.cubins,
             command_line: self.command.clone(),
             model_config: None,
-            flashinfer: None,
+            flashinfer: self.flashinfer,
+            vllm_version: self.vllm_version.clone(),
         }
     }
 
@@ -195,13 +206,22 @@ impl Page {
     pub fn compare_scenario(&self) -> Scenario {
         Scenario {
             release: self.compare_release,
+            vllm_version: None,
             ..self.scenario()
         }
     }
 
     /// The hash of this state; in embed mode it keeps `embed=1` first, so a reload stays embedded.
     pub fn hash(&self) -> String {
-        let h = hash::format(self.gpu, self.release, self.cuda, self.cubins, &self.command);
+        let h = hash::format(
+            self.gpu,
+            self.release,
+            self.vllm_version.as_deref(),
+            self.cuda,
+            self.cubins,
+            self.flashinfer,
+            &self.command,
+        );
         if self.embed {
             format!("#embed=1&{}", &h[1..])
         } else {
@@ -280,10 +300,12 @@ impl Reducible for Page {
             Action::SelectGpu(g) => next.gpu = g,
             Action::SetRelease(r) => {
                 next.release = r;
+                next.vllm_version = None;
                 next.reparse();
             }
             Action::SetCuda(c) => next.cuda = c,
             Action::SetCubins(c) => next.cubins = c,
+            Action::SetFlashInfer(f) => next.flashinfer = f,
             Action::SetCommand(t) => {
                 next.set_command(t);
                 next.history = History::Replace;
@@ -359,12 +381,19 @@ mod tests {
             .reduce(Action::SelectGpu(gpu::find("h100-sxm").unwrap()))
             .reduce(Action::SetRelease(Release::V0_25_0Prefix))
             .reduce(Action::SetCubins(Some(false)))
+            .reduce(Action::SetFlashInfer(Some(FlashInfer::F0_6_18)))
             .reduce(Action::Edit(Edit::Dcp(2)));
         let q = Page::from_hash(&p.hash());
         assert_eq!(
-            (q.gpu.id, q.release, q.cuda, q.cubins, &q.command),
-            (p.gpu.id, p.release, p.cuda, p.cubins, &p.command)
+            (q.gpu.id, q.release, q.cuda, q.cubins, q.flashinfer, &q.command),
+            (p.gpu.id, p.release, p.cuda, p.cubins, p.flashinfer, &p.command)
         );
+        // A nightly from a link runs as its release and keeps its version until the release select changes.
+        let n = Rc::new(Page::from_hash("#gpu=h100-sxm&vllm=0.34.0.dev3&cmd=vllm+serve+m"));
+        assert_eq!((n.release, n.vllm_version.as_deref()), (Release::LATEST, Some("0.34.0.dev3")));
+        assert!(n.hash().contains("vllm=0.34.0.dev3&"), "{}", n.hash());
+        let n = n.reduce(Action::SetRelease(Release::V0_30_0));
+        assert_eq!(n.vllm_version, None);
         assert_eq!(q.last_valid, p.last_valid);
         assert!(!p.hash().contains("embed"));
     }

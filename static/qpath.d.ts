@@ -44,6 +44,9 @@ export type GroupErrorType = "ValueError" | "AssertionError" | "NotImplementedEr
  *  FlashInfer (`other-backend`). */
 export type CellStatus = "ok" | "error" | "other-backend";
 
+/** A flashinfer-python release some vLLM release qpath knows pins (the values {@link ResolveOptions.flashinfer} takes). */
+export type FlashInferVersion = "0.6.12" | "0.6.13" | "0.6.14" | "0.6.16.post3" | "0.6.18" | "0.6.18.post1" | "0.7.0.post1" | "0.7.2.post1";
+
 /** The two phases of a mixed batch of prefills and single-token decodes. */
 export interface Phases<T> {
   prefill: T;
@@ -127,14 +130,17 @@ export interface GroupReport {
 
 /** The answer for one scenario: the JSON of `qpath --format json`. */
 export interface Report {
-  /** The vLLM release, e.g. `"0.25.0"` or `"0.25.0-prefix"`. */
+  /** The vLLM release, e.g. `"0.25.0"` or `"0.25.0-prefix"` (for a nightly or patch version: the release it runs as;
+   * `notes` says so). */
   vllm: string;
-  /** The FlashInfer release it pins. */
-  flashinfer: string;
+  /** The FlashInfer in effect: the installed one ({@link ResolveOptions.flashinfer}) or the release's pin. */
+  flashinfer: FlashInferVersion;
+  /** The FlashInfer the release pins; differs from `flashinfer` when another is installed. */
+  flashinfer_pinned: FlashInferVersion;
   gpu: GpuRef;
   /** The torch CUDA version, e.g. `"12.9"`. */
   cuda: string;
-  /** Whether TRTLLM cubins are available (the option, the release default, or `VLLM_HAS_FLASHINFER_CUBIN=1`). */
+  /** Whether TRTLLM cubins are available (the option, else available, or `VLLM_HAS_FLASHINFER_CUBIN=1`). */
   trtllm_cubins: boolean;
   /** Set when vLLM rejects the scenario as a whole; `model` and `groups` are then empty or partial. */
   error: ScenarioError | null;
@@ -175,11 +181,17 @@ export interface ResolveOptions {
   gpu?: string | null;
   /** A raw compute capability `"X.Y"` instead of a GPU of the table. Excludes `gpu`. */
   computeCapability?: string | null;
-  /** A vLLM release of {@link releases}, e.g. `"0.25.0-prefix"` (default: the newest). A leading `v` is accepted. */
+  /** A vLLM release of {@link releases}, e.g. `"0.25.0-prefix"` (default: the newest), or any vLLM version (a nightly
+   * `"0.27.2rc1.dev77+g1234abc"`, a patch `"0.31.1"`): it runs as the last release at or before it (PEP 440 order), and
+   * the report's `notes` say so; a version before the first release is an error. A leading `v` is accepted. */
   vllm?: string | null;
+  /** The installed flashinfer-python when it is not the release's pin (default: the pin). FlashInfer's own rules and
+   * source lines follow it. */
+  flashinfer?: FlashInferVersion | null;
   /** The torch CUDA version `"X.Y"` (default `"12.9"`). */
   cuda?: string | null;
-  /** Whether TRTLLM cubins are available (default: the release's `cubinsByDefault`). */
+  /** Whether TRTLLM cubins are available (default `true`: flashinfer-cubin installed or NVIDIA's artifactory reachable;
+   * `false` is "offline, no flashinfer-cubin"). */
   trtllmCubins?: boolean | null;
   /** The model's config.json, as its text or as an object: read instead of the preset of the command line's model
    *  (which then only names it); `--hf-overrides` applies on top. */
@@ -211,7 +223,8 @@ export interface ReleaseInfo {
   vllm: string;
   /** The flashinfer-python release it pins. */
   flashinfer: string;
-  /** Whether TRTLLM cubins come with the release (it requires `flashinfer-cubin`: up to 0.25.1). */
+  /** Whether qpath assumes TRTLLM cubins by default: `true` for every release (flashinfer-cubin, required up to 0.25.1
+   * and in the common images after, or a networked machine reaching NVIDIA's artifactory). */
   cubinsByDefault: boolean;
 }
 

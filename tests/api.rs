@@ -143,6 +143,23 @@ fn every_option_reaches_the_scenario() {
     ] {
         assert_eq!(api_json(&cmd, options), cli_json(&scenario), "{options}");
     }
+    // An installed FlashInfer and a nightly vLLM version, as `--flashinfer` and `--vllm` read them.
+    let got = api_json(&cmd, r#"{"vllm": "0.27.2rc1.dev77+g1234abc", "flashinfer": "0.7.2.post1"}"#);
+    let mut argv = cli_scenario("h100-sxm", Some("0.27.2rc1.dev77+g1234abc"), None, None, &cmd);
+    argv.splice(0..0, ["--flashinfer".to_string(), "0.7.2.post1".to_string()]);
+    assert_eq!(got, cli_json(&argv));
+    assert_eq!(
+        (&got["vllm"], &got["flashinfer"], &got["flashinfer_pinned"]),
+        (
+            &Value::from("0.27.1"),
+            &Value::from("0.7.2.post1"),
+            &Value::from("0.6.16.post3")
+        )
+    );
+    assert!(got["notes"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("vLLM 0.27.2rc1.dev77+g1234abc is not a release qpath knows"));
 }
 
 #[wasm_bindgen_test]
@@ -209,7 +226,9 @@ fn bad_options_throw_errors_naming_option_and_value() {
     let cmd: JsValue = LLAMA.into();
     for (options, must_name) in [
         (r#"{"gpu": "h900"}"#, &["gpu", "\"h900\""][..]),
-        (r#"{"vllm": "0.99.0"}"#, &["vllm", "0.99.0"]),
+        (r#"{"vllm": "0.20.0"}"#, &["vllm", "0.20.0", "0.24.0 to 0.33.0"]),
+        (r#"{"vllm": "newest"}"#, &["vllm", "newest", "is not a vLLM version"]),
+        (r#"{"flashinfer": "0.6.15"}"#, &["flashinfer", "0.6.15", "0.7.2.post1"]),
         (r#"{"cuda": "twelve"}"#, &["cuda", "twelve"]),
         (r#"{"computeCapability": "8.10"}"#, &["computeCapability", "8.10"]),
         (
@@ -279,7 +298,7 @@ fn gpus_releases_presets_and_version() {
     assert_eq!(prefix["cubinsByDefault"], true);
     let newest = releases.last().unwrap();
     assert_eq!(newest["vllm"], Release::LATEST.name());
-    assert_eq!(newest["cubinsByDefault"], false);
+    assert_eq!(newest["cubinsByDefault"], true, "cubins are assumed in every release");
 
     let presets = json_of(&api::presets().unwrap());
     let presets = presets.as_array().unwrap();

@@ -228,6 +228,44 @@ async fn an_invalid_command_line_is_named_and_the_inputs_stay() {
 }
 
 #[wasm_bindgen_test]
+async fn the_installed_flashinfer_and_a_nightly_come_from_the_link_and_the_select() {
+    // H100, head_dim 512 at 0.33.0: fa2 decode with the pinned 0.7.2.post1; FlashInfer 0.6.14 builds FA2 modules with
+    // head_dim > 256 for SM100+ only, so the decode plan fails.
+    let root = mount_with_hash(
+        "#gpu=h100-sxm&vllm=0.33.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--attention-backend+FLASHINFER+--hf-overrides+%27%7B%22head_dim%22%3A+512%7D%27",
+    )
+    .await;
+    assert_select(&root, "#flashinfer", "").await;
+    assert_eq!(text(&root, "#flashinfer option"), "as pinned (0.7.2.post1)");
+    assert!(!exists(&root, "article.group.raises"));
+    choose(&root, "#flashinfer", "0.6.14").await;
+    assert!(
+        eventually(|| location_hash().contains("&flashinfer=0.6.14&")).await,
+        "{}",
+        location_hash()
+    );
+    assert!(
+        text(&root, "#result-stamp").contains("FlashInfer 0.6.14 (release pins 0.7.2.post1)"),
+        "{}",
+        text(&root, "#result-stamp")
+    );
+    assert!(eventually(|| exists(&root, "article.group.raises")).await);
+    assert_eq!(fi(&root, "kernel-prefill"), "fa3");
+
+    // A nightly runs as the release before it; the select shows that release and the notes say so.
+    let root =
+        mount_with_hash("#gpu=dgx-spark&vllm=0.27.2rc1.dev77%2Bg1234abc&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct").await;
+    assert_select(&root, "#release", "0.27.1").await;
+    assert!(!exists(&root, "#notices"));
+    assert!(
+        text(&root, ".notes-block ul.notes")
+            .contains("vLLM 0.27.2rc1.dev77+g1234abc is not a release qpath knows; qpath shows 0.27.1"),
+        "{}",
+        text(&root, ".notes-block ul.notes")
+    );
+}
+
+#[wasm_bindgen_test]
 async fn links_restore_the_page_and_bad_parts_are_named() {
     let root = mount_with_hash(
         "#gpu=b200&vllm=0.25.0&cuda=12.8&cubins=yes&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8",
@@ -275,7 +313,10 @@ async fn the_gpu_picker_finds_both_6000s_and_selects() {
         "hash {:?}",
         location_hash()
     );
-    // SM120 decodes through XQA from 0.28.0 (cubins default to "no" from 0.26.0, so ask for them).
+    // SM120 decodes through XQA from 0.28.0 (cubins are available by default); offline it decodes natively.
+    assert_eq!(fi(&root, "kernel-decode"), "xqa");
+    choose(&root, "#cubins", "false").await;
+    assert_eq!(fi(&root, "kernel-decode"), "fa2");
     choose(&root, "#cubins", "true").await;
     assert_eq!(fi(&root, "kernel-decode"), "xqa");
 }

@@ -146,7 +146,7 @@ fn rows(left: &Report, right: &Report) -> Vec<Row> {
 }
 
 fn release_line(r: &Report) -> String {
-    format!("vLLM {} / FlashInfer {}", r.vllm, r.flashinfer)
+    format!("vLLM {} / {}", r.vllm, qpath_core::render::flashinfer_text(r))
 }
 
 fn side_header(r: &Report, which: &'static str) -> Html {

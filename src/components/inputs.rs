@@ -1,4 +1,4 @@
-//! The scenario's inputs besides the GPU: release, CUDA, cubins, model and the flags that matter, one fieldset each.
+//! The scenario's inputs besides the GPU: release, CUDA, cubins, FlashInfer, model and the flags that matter, one fieldset each.
 //! Every flag control edits the command line (through [`Edit`]); its value always comes from the last command line
 //! that parsed. The choices each offers come from [`qpath_core::choices`].
 
@@ -59,7 +59,12 @@ pub fn inputs(state: &Page, ondispatch: &Callback<Action>) -> Html {
             <ReleaseFieldset {release} cuda={state.cuda} cubins={state.cubins}
                 onrelease={d.reform(|v: String| Action::parsed("vLLM release", &v, Action::SetRelease))}
                 oncuda={d.reform(|v: String| Action::parsed("CUDA version", &v, Action::SetCuda))}
-                oncubins={d.reform(Action::SetCubins)} />
+                oncubins={d.reform(Action::SetCubins)} flashinfer={state.flashinfer}
+                onflashinfer={d.reform(|v: String| if v.is_empty() {
+                    Action::SetFlashInfer(None)
+                } else {
+                    Action::parsed("FlashInfer", &v, |f| Action::SetFlashInfer(Some(f)))
+                })} />
             <ModelFieldset {release} command={command.clone()} onedit={onedit.clone()} />
             <CacheFieldset {release} command={command.clone()} onedit={onedit.clone()} />
             <AttentionFieldset {release} command={command.clone()} {onedit} />

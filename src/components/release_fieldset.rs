@@ -2,7 +2,7 @@
 
 use qpath_core::capability::CudaVersion;
 use qpath_core::choices;
-use qpath_core::release::Release;
+use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::default_cubins;
 use yew::prelude::*;
 
@@ -13,13 +13,17 @@ use crate::components::inputs::{opt_bool, parse_opt_bool};
 pub struct ReleaseFieldsetProps {
     pub release: Release,
     pub cuda: CudaVersion,
-    /// `None`: the release's default.
+    /// `None`: the default (available).
     pub cubins: Option<bool>,
     /// The release select's value, as it reports it (the page parses it and names a value it cannot use).
     pub onrelease: Callback<String>,
     /// The CUDA select's value, as it reports it.
     pub oncuda: Callback<String>,
     pub oncubins: Callback<Option<bool>>,
+    /// `None`: the release's pin.
+    pub flashinfer: Option<FlashInfer>,
+    /// The FlashInfer select's value, as it reports it (`""`: the pin).
+    pub onflashinfer: Callback<String>,
 }
 
 #[function_component(ReleaseFieldset)]
@@ -39,12 +43,26 @@ pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
             format!("CUDA {} (from the link)", props.cuda),
         ));
     }
-    let cubin_default = if default_cubins(props.release) { "yes" } else { "no" };
+    let cubin_default = if default_cubins(props.release) {
+        "yes: flashinfer-cubin or a networked machine"
+    } else {
+        "no"
+    };
     let cubins = vec![
-        ChoiceOption::new("", format!("release default ({cubin_default})")),
+        ChoiceOption::new("", format!("default ({cubin_default})")),
         ChoiceOption::new("true", "yes: flashinfer-cubin or artifactory reachable"),
         ChoiceOption::new("false", "no: offline, no flashinfer-cubin"),
     ];
+    let pin = props.release.flashinfer_pin();
+    let flashinfers: Vec<ChoiceOption> = std::iter::once(ChoiceOption::new("", format!("as pinned ({pin})")))
+        .chain(
+            FlashInfer::ALL
+                .iter()
+                .filter(|f| **f != pin)
+                .map(|f| ChoiceOption::new(f.name(), f.name())),
+        )
+        .collect();
+    let flashinfer = AttrValue::from(props.flashinfer.filter(|f| *f != pin).map_or("", |f| f.name()));
     html! {
         <fieldset class="row">
             <legend>{ "vLLM and the machine" }</legend>
@@ -57,6 +75,9 @@ pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
             <label><span>{ "TRTLLM cubins available" }</span>
                 <Choice id="cubins" options={cubins} value={opt_bool(props.cubins)}
                     onchange={props.oncubins.reform(|v: String| parse_opt_bool(&v))} /></label>
+            <label><span>{ "FlashInfer" }</span>
+                <Choice id="flashinfer" options={flashinfers} value={flashinfer}
+                    onchange={props.onflashinfer.clone()} /></label>
         </fieldset>
     }
 }

@@ -131,7 +131,7 @@ fn stamp(r: &Report) -> Html {
     html! {
         <>
             <p id="result-stamp" class="stamp">
-                <span class="stamp-release">{ format!("as of vLLM {} / FlashInfer {}", r.vllm, r.flashinfer) }</span>
+                <span class="stamp-release">{ format!("as of vLLM {} / {}", r.vllm, qpath_core::render::flashinfer_text(r)) }</span>
                 <span class="sep" aria-hidden="true">{ " · " }</span>
                 <span class="stamp-gpu">{ gpu }</span>
                 <span class="sep" aria-hidden="true">{ " · " }</span>

@@ -450,7 +450,7 @@ check('embed-iframe-resize', async (t) => {
   await frame.waitForSelector('.qpath.embed .results');
   assert.equal(await count(frame, '.site-header, .site-footer, .share'), 0, 'no chrome in the frame');
   assert.equal(await hash(frame), state0);
-  // gpt-oss-20b forced onto FlashInfer on H100 without cubins: vLLM rejects it (sinks).
+  // gpt-oss-20b forced onto FlashInfer on H100 offline (cubins=no in the frame's link): vLLM rejects it (sinks).
   includes(await text(frame, '.scenario-error'), 'attention sinks not supported', 'the frame\'s answer');
   const measured = () => frame.evaluate(() => Math.ceil(document.querySelector('.qpath').getBoundingClientRect().height));
   assert.ok(Math.abs((await measured()) - height0) <= 1, `posted ${height0}, the app measures ${await measured()}`);
@@ -525,8 +525,8 @@ const SHOWCASE = {
   // Sliding-window and full groups, one raising and one running.
   'mixed groups': [hashOf({ gpu: 'h100-sxm', vllm: '0.28.0', cmd: 'vllm serve google/gemma-3-27b-it --kv-cache-dtype fp8 --attention-backend FLASHINFER' }),
     'vLLM 0.28.0', 'article.group.raises + article.group:not(.raises)'],
-  // No FlashInfer group at all (FLASH_ATTN), an unverified prediction (Thor at 10.1 with trtllm-gen).
-  'other backend': [hashOf({ gpu: 'b200', vllm: '0.33.0', cmd: 'vllm serve openai/gpt-oss-20b --kv-cache-dtype fp8' }),
+  // No FlashInfer group at all (FLASH_ATTN: B200 offline cannot run sinks on FlashInfer), an unverified prediction (Thor at 10.1 with trtllm-gen).
+  'other backend': [hashOf({ gpu: 'b200', vllm: '0.33.0', cubins: 'no', cmd: 'vllm serve openai/gpt-oss-20b --kv-cache-dtype fp8' }),
     'NVIDIA B200', '.not-flashinfer'],
   'unverified prediction': [hashOf({ gpu: 'jetson-agx-thor', vllm: '0.33.0', cubins: 'yes', cmd: `${LLAMA} --attention-backend FLASHINFER` }),
     'Thor', '.unverified-badge'],

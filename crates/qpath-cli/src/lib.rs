@@ -3,8 +3,8 @@
 //! the page's JS API tests, which compare the API with this CLI) call the real parser.
 //!
 //! ```text
-//! qpath [--gpu ID | --compute-capability X.Y] [--vllm RELEASE] [--cuda X.Y] [--trtllm-cubins yes|no]
-//!       [--model-config FILE] [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
+//! qpath [--gpu ID | --compute-capability X.Y] [--vllm VERSION] [--cuda X.Y] [--trtllm-cubins yes|no]
+//!       [--flashinfer VERSION] [--model-config FILE] [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
 //! ```
 //!
 //! The model's config.json is read as vLLM would find it, without the network: `--model-config FILE`; else MODEL as
@@ -21,32 +21,27 @@ use std::path::{Path, PathBuf};
 
 use qpath_core::gpu::GPUS;
 use qpath_core::options::{self, OptionKey, ScenarioOptions};
-use qpath_core::release::Release;
+use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::{resolve, Scenario, DEFAULT_CUDA};
 use qpath_core::{matrix, render};
 
 /// The usage text; its release range and defaults come from the core's data.
 pub fn usage() -> String {
-    let with_cubins: Vec<&str> = Release::ALL
-        .iter()
-        .filter(|r| r.requires_flashinfer_cubin() && r.is_released())
-        .map(|r| r.name())
-        .collect();
-    let last_with = with_cubins.last().copied().unwrap_or("-");
-    let first_without = Release::ALL
-        .iter()
-        .find(|r| !r.requires_flashinfer_cubin())
-        .map_or("-", |r| r.name());
     format!(
         "usage:
-  qpath [--gpu ID | --compute-capability X.Y] [--vllm RELEASE] [--cuda X.Y] [--trtllm-cubins yes|no]
-        [--model-config FILE] [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
+  qpath [--gpu ID | --compute-capability X.Y] [--vllm VERSION] [--cuda X.Y] [--trtllm-cubins yes|no]
+        [--flashinfer VERSION] [--model-config FILE] [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
   qpath matrix [the same options, --format markdown|json] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
   qpath gpus        list the GPU table's ids
   qpath releases    list the vLLM releases ({range}) and the FlashInfer each pins
-defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}, TRTLLM cubins as the release ships them (yes up to {last_with}, no from {first_without})
+defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}, TRTLLM cubins available in every release (flashinfer-cubin
+  installed or NVIDIA's artifactory reachable); --trtllm-cubins no: offline without flashinfer-cubin
+--vllm: a release ({range}) or any vLLM version (a nightly such as 0.27.2rc1.dev77+g1234abc, a patch): it runs as
+  the last release at or before it, and the report says so
+--flashinfer: the installed flashinfer-python when it is not the release's pin ({fis}); FlashInfer's rules follow it
 MODEL's config.json: --model-config FILE, else MODEL as a directory with config.json, else MODEL in the local Hugging Face
-cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), else qpath's preset of that id",
+  cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), else qpath's preset of that id",
+        fis = FlashInfer::list_text(),
         range = Release::range_text(),
         gpu = options::DEFAULT_GPU,
         latest = Release::LATEST.name(),
@@ -346,6 +341,22 @@ mod tests {
             .scenario()
             .unwrap_err();
         assert!(e.contains("exclude each other"), "{e}");
+        let s = parse_args(&args(
+            "--vllm 0.27.2rc1.dev77+g1234abc --flashinfer 0.7.2.post1 -- vllm serve m",
+        ))
+        .unwrap()
+        .scenario()
+        .unwrap();
+        assert_eq!(s.release, Release::V0_27_1);
+        assert_eq!(s.vllm_version.as_deref(), Some("0.27.2rc1.dev77+g1234abc"));
+        assert_eq!(s.flashinfer, Some(FlashInfer::F0_7_2Post1));
+        let e = parse_args(&args("--vllm 0.20.1 -- vllm serve m")).unwrap_err();
+        assert_eq!(
+            e,
+            "--vllm `0.20.1` is before the first vLLM release qpath knows (0.24.0 to 0.33.0)"
+        );
+        let e = parse_args(&args("--flashinfer 0.6.15 -- vllm serve m")).unwrap_err();
+        assert!(e.starts_with("--flashinfer `0.6.15` is not a FlashInfer release"), "{e}");
     }
 
     #[test]
@@ -355,7 +366,8 @@ mod tests {
             u.contains(&format!("--vllm {}", Release::LATEST.name())) && u.contains(&Release::range_text()),
             "{u}"
         );
-        assert!(u.contains("yes up to 0.25.1, no from 0.26.0"), "{u}");
+        assert!(u.contains("TRTLLM cubins available in every release"), "{u}");
+        assert!(u.contains("0.6.12, 0.6.13, 0.6.14, 0.6.16.post3"), "{u}");
         let listed = run(&args("releases")).unwrap();
         assert!(
             listed.lines().any(|l| l.starts_with("0.27.1 ") && l.contains("0.6.16.post3")),

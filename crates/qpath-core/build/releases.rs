@@ -42,6 +42,54 @@ struct CiteRow {
     lines: BTreeMap<String, u32>,
 }
 
+/// The FlashInfer releases some vLLM release pins, each once, in the order they are first pinned (version order: a
+/// later vLLM release never pins an older FlashInfer; checked below).
+fn flashinfer_pins(rows: &[Row]) -> Vec<&str> {
+    let mut out: Vec<&str> = vec![];
+    for r in rows {
+        if !out.contains(&r.flashinfer.as_str()) {
+            out.push(&r.flashinfer);
+        }
+    }
+    let key = |v: &str| -> Vec<u32> {
+        let (base, post) = v.split_once(".post").unwrap_or((v, ""));
+        let mut k: Vec<u32> = base.split('.').map(|n| n.parse().unwrap_or(0)).collect();
+        k.push(if post.is_empty() {
+            0
+        } else {
+            1 + post.parse::<u32>().unwrap_or(0)
+        });
+        k
+    };
+    for w in out.windows(2) {
+        assert!(
+            key(w[0]) < key(w[1]),
+            "data/releases.toml: FlashInfer {} is pinned after {}, an older release",
+            w[1],
+            w[0]
+        );
+    }
+    out
+}
+
+/// "0.6.16.post3" -> `F0_6_16Post3`, "0.6.12" -> `F0_6_12`.
+fn flashinfer_variant(name: &str) -> String {
+    let (base, post) = name.split_once(".post").unwrap_or((name, ""));
+    assert!(
+        base.split('.').count() == 3
+            && base
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            && post.bytes().all(|b| b.is_ascii_digit()),
+        "data/releases.toml: flashinfer {name:?} is not X.Y.Z or X.Y.Z.postN"
+    );
+    let mut v = format!("F{}", base.replace('.', "_"));
+    if !post.is_empty() {
+        write!(v, "Post{post}").unwrap();
+    }
+    v
+}
+
 /// "0.27.1" -> `V0_27_1`, "0.25.0-prefix" -> `V0_25_0Prefix`.
 fn variant(name: &str) -> String {
     let (version, suffix) = name.split_once('-').unwrap_or((name, ""));
@@ -142,6 +190,39 @@ fn releases_rs(rows: &[Row], source: &[usize]) -> String {
         names[latest]
     )
     .unwrap();
+    let fis = flashinfer_pins(rows);
+    let fi_names: Vec<String> = fis.iter().map(|f| flashinfer_variant(f)).collect();
+    out.push_str(
+        "/// A flashinfer-python release some vLLM release pins, in version order (`Ord`); generated from the `flashinfer`\n\
+         /// column of `data/releases.toml`. FlashInfer's own rules compare it with `<` and `>=` like releases.\n",
+    );
+    out.push_str("#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]\npub enum FlashInfer {\n");
+    for (f, v) in fis.iter().zip(&fi_names) {
+        writeln!(out, "    /// flashinfer-python {f}\n    {v},").unwrap();
+    }
+    out.push_str("}\n\n");
+    writeln!(
+        out,
+        "impl FlashInfer {{\n    /// Every pinned FlashInfer, oldest first.\n    pub const ALL: [FlashInfer; {}] = [{}];\n}}\n",
+        fis.len(),
+        fi_names
+            .iter()
+            .map(|v| format!("FlashInfer::{v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+    .unwrap();
+    writeln!(out, "const FLASHINFER_NAMES: [&str; {}] = {:?};\n", fis.len(), fis).unwrap();
+    writeln!(
+        out,
+        "const PINS: [FlashInfer; {}] = [{}];\n",
+        rows.len(),
+        rows.iter()
+            .map(|r| format!("FlashInfer::{}", flashinfer_variant(&r.flashinfer)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+    .unwrap();
     writeln!(out, "const INFO: [ReleaseInfo; {}] = [", rows.len()).unwrap();
     for (i, r) in rows.iter().enumerate() {
         writeln!(
@@ -200,6 +281,14 @@ fn cites_rs(manifest: &Path, rows: &[Row], source: &[usize]) -> String {
                 }
             );
         }
+        let fi_lines: Vec<String> = if repo == "Repo::FlashInfer" {
+            flashinfer_pins(rows)
+                .iter()
+                .map(|f| c.lines.get(*f).copied().unwrap_or(0).to_string())
+                .collect()
+        } else {
+            vec![]
+        };
         let lines: Vec<String> = (0..rows.len())
             .map(|i| {
                 let key = if repo == "Repo::Vllm" {
@@ -212,9 +301,10 @@ fn cites_rs(manifest: &Path, rows: &[Row], source: &[usize]) -> String {
             .collect();
         writeln!(
             out,
-            "pub const {name}: Cite = Cite {{ repo: {repo}, file: {:?}, lines: &[{}] }};",
+            "pub const {name}: Cite = Cite {{ repo: {repo}, file: {:?}, lines: &[{}], fi_lines: &[{}] }};",
             c.file,
-            lines.join(", ")
+            lines.join(", "),
+            fi_lines.join(", ")
         )
         .unwrap();
     }

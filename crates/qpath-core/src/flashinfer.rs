@@ -1,15 +1,19 @@
-//! The FlashInfer library (the flashinfer-python release each vLLM release pins): how a wrapper's `backend="auto"`
-//! resolves to fa2 or fa3, and what its JIT generators and XQA reject. Lines in [`crate::source`] (`FLASHINFER_*`).
+//! The FlashInfer library (the flashinfer-python installed: the release's pin, or the version the scenario names): how
+//! a wrapper's `backend="auto"` resolves to fa2 or fa3, and what its JIT generators and XQA reject. Every rule here is
+//! keyed on [`Platform::flashinfer`] (compared with `<` / `>=` only), not on the vLLM release; lines in
+//! [`crate::source`] (`FLASHINFER_*`), resolved at the installed FlashInfer.
 
 use crate::dtype::TorchDtype;
 use crate::platform::Platform;
-use crate::release::Release::*;
+use crate::release::FlashInfer::*;
 use crate::report::GroupErrorKind::{self, RuntimeError, ValueError};
 use crate::report::Kernel;
+use crate::source::{self, Cite};
 
 /// `determine_attention_backend` (with vLLM's arguments: no custom mask, no RoPE, no fp16 QK reduction):
 /// fa3 iff `is_sm90a_supported` (major 9, torch CUDA >= 12.3) and `is_fa3_backend_supported` (not an FP8 KV cache under
-/// a 16-bit query; not a uint8/NVFP4 cache) and, from FlashInfer 0.6.16.post3 (vLLM 0.27.0+), head dims in {64, 128, 256}.
+/// a 16-bit query; not a uint8/NVFP4 cache) and, from FlashInfer 0.6.16.post3 (pinned by vLLM 0.27.0+), head dims in
+/// {64, 128, 256} ([`crate::source::FLASHINFER_FA3_HEAD_DIMS`]).
 /// Returns the kernel and the reason.
 pub fn determine(p: &Platform, q: TorchDtype, kv: TorchDtype, head_dim: u32) -> (Kernel, String) {
     if !p.sm90a() {
@@ -34,7 +38,7 @@ pub fn determine(p: &Platform, q: TorchDtype, kv: TorchDtype, head_dim: u32) -> 
             Kernel::Fa2,
             format!(
                 "fa2: FlashInfer {} runs FA3 only for head dims 64, 128, 256 (this group: {head_dim})",
-                p.release.flashinfer()
+                p.flashinfer
             ),
         );
     }
@@ -49,21 +53,23 @@ pub const FA2_FP8_ASSERT: &str = "fp8 tensor core is not supported in fa2 backen
 
 /// FA2 modules with head_dim > 256 are compiled only for some architectures (`_fa2_head_dim_nvcc_flags`): the allowed
 /// majors, or `None` when every FlashInfer architecture is allowed.
-/// - FlashInfer 0.6.12 / 0.6.13 (vLLM 0.24.0–0.25.x): no restriction;
+/// - FlashInfer 0.6.12 / 0.6.13 (pinned by vLLM 0.24.0–0.25.x): no restriction;
 /// - 0.6.14 (vLLM 0.26.0): any head_dim > 256 → majors 10, 11, 12;
 /// - 0.6.16.post3 – 0.7.0.post1 (vLLM 0.27.0–0.32.0): a 1-byte KV cache (FP8, or NVFP4 on decode) → 10, 11, 12;
 /// - 0.7.2.post1 (vLLM 0.33.0): only an NVFP4 cache on decode → 10, 11, 12.
+///
+/// Keyed on the installed FlashInfer.
 pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_prefill: bool) -> Option<&'static [u8]> {
     const BLACKWELL: &[u8] = &[10, 11, 12];
     if head_dim <= 256 {
         return None;
     }
-    let r = p.release;
-    let restricted = if r < V0_26_0 {
+    let f = p.flashinfer;
+    let restricted = if f < F0_6_14 {
         false
-    } else if r < V0_27_0 {
+    } else if f < F0_6_16Post3 {
         true
-    } else if r < V0_33_0 {
+    } else if f < F0_7_2Post1 {
         kv.is_fp8() || (kv == TorchDtype::Uint8 && !is_prefill)
     } else {
         kv == TorchDtype::Uint8 && !is_prefill
@@ -71,8 +77,9 @@ pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_pre
     restricted.then_some(BLACKWELL)
 }
 
-/// XQA's checks (`gen_xqa_module` and `xqa()`), in their order, as (exception type, message) when one fails.
-pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32) -> Option<(GroupErrorKind, String)> {
+/// XQA's checks (`gen_xqa_module` and `xqa()`), in their order, as (exception type, message, the line that raises)
+/// when one fails. `head_group_ratio` is query heads per KV head; vLLM's decodes are one token (`q_seq_len` 1).
+pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32, head_group_ratio: u32) -> Option<(GroupErrorKind, String, Cite)> {
     if !q.is_16bit() {
         return Some((
             ValueError,
@@ -80,23 +87,40 @@ pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32) -> Option<(GroupE
                 "Invalid dtype: {} for XQA, only float16 and bfloat16 input are supported",
                 q.torch_repr()
             ),
+            source::FLASHINFER_XQA_Q_DTYPE,
         ));
     }
     if ![16, 32, 64, 128].contains(&p.page_size) {
         return Some((
             ValueError,
             format!("Invalid page_size: {}, only 16, 32, 64, 128 are supported", p.page_size),
+            source::FLASHINFER_XQA_PAGE_SIZE,
         ));
     }
-    let max = if p.release >= V0_29_0 { 512 } else { 256 };
+    // `gen_xqa_module`'s head_dim bound ([`crate::source::FLASHINFER_XQA_HEAD_DIM`]): 512 from FlashInfer 0.6.18.
+    let max = if p.flashinfer >= F0_6_18 { 512 } else { 256 };
     if !(16..=max).contains(&head_dim) || head_dim % 16 != 0 {
         return Some((
             ValueError,
             format!("Invalid head_dim: {head_dim}, must be divisible by 16 and in range [16, {max}]"),
+            source::FLASHINFER_XQA_HEAD_DIM,
+        ));
+    }
+    // From FlashInfer 0.6.18, a head_dim above 256 needs at most 16 query heads per KV head
+    // ([`crate::source::FLASHINFER_XQA_LARGE_HEAD_GROUP`]; its `q_seq_len > 1` check never fires for one-token decodes).
+    if p.flashinfer >= F0_6_18 && head_dim > 256 && head_group_ratio > 16 {
+        return Some((
+            ValueError,
+            format!("head_dim {head_dim} > 256 requires head_group_ratio <= 16, got {head_group_ratio}"),
+            source::FLASHINFER_XQA_LARGE_HEAD_GROUP,
         ));
     }
     if !matches!(p.major(), 9 | 10 | 12) {
-        return Some((RuntimeError, "XQA is only supported on SM90, SM100, SM120/SM121 GPUs".into()));
+        return Some((
+            RuntimeError,
+            "XQA is only supported on SM90, SM100, SM120/SM121 GPUs".into(),
+            source::FLASHINFER_XQA_ARCH,
+        ));
     }
     None
 }

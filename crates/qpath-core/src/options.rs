@@ -1,5 +1,6 @@
-//! The one reader of a scenario's options: the GPU (or a raw compute capability), the vLLM release, the CUDA version
-//! of the torch build and whether TRTLLM cubins are available. The CLI (`--gpu l4`), the JS API (`{gpu: "l4"}`), the
+//! The one reader of a scenario's options: the GPU (or a raw compute capability), the vLLM release (or any vLLM version:
+//! a nightly or a patch runs as the last known release at or before it), the CUDA version of the torch build, whether
+//! TRTLLM cubins are available and the installed FlashInfer. The CLI (`--gpu l4`), the JS API (`{gpu: "l4"}`), the
 //! page's URL hash (`#gpu=l4`) and the `<qpath-explainer gpu="l4">` element all read them here, with the same rules
 //! and the same defaults; each front end only says how it names a key and what it does with an error (the CLI stops,
 //! the page keeps the rest of the state and shows a notice).
@@ -8,7 +9,7 @@ use std::fmt;
 
 use crate::capability::{ComputeCapability, CudaVersion};
 use crate::gpu::{self, Gpu};
-use crate::release::Release;
+use crate::release::{self, FlashInfer, Release};
 use crate::resolve::{default_cubins, Hardware, Scenario, DEFAULT_CUDA};
 
 /// The GPU a scenario uses when no option names one.
@@ -27,15 +28,17 @@ pub enum OptionKey {
     Vllm,
     Cuda,
     Cubins,
+    FlashInfer,
 }
 
 impl OptionKey {
-    pub const ALL: [OptionKey; 5] = [
+    pub const ALL: [OptionKey; 6] = [
         OptionKey::Gpu,
         OptionKey::ComputeCapability,
         OptionKey::Vllm,
         OptionKey::Cuda,
         OptionKey::Cubins,
+        OptionKey::FlashInfer,
     ];
 
     /// The key as the URL hash and the element spell it (`gpu`, `compute-capability`, `vllm`, `cuda`, `cubins`).
@@ -46,6 +49,7 @@ impl OptionKey {
             OptionKey::Vllm => "vllm",
             OptionKey::Cuda => "cuda",
             OptionKey::Cubins => "cubins",
+            OptionKey::FlashInfer => "flashinfer",
         }
     }
 
@@ -57,6 +61,7 @@ impl OptionKey {
             OptionKey::Vllm => "--vllm",
             OptionKey::Cuda => "--cuda",
             OptionKey::Cubins => "--trtllm-cubins",
+            OptionKey::FlashInfer => "--flashinfer",
         }
     }
 
@@ -100,14 +105,18 @@ impl fmt::Display for OptionError {
 impl std::error::Error for OptionError {}
 
 /// What the options of a scenario set; `None` is "not given" (the default applies).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScenarioOptions {
     pub gpu: Option<&'static Gpu>,
     pub compute_capability: Option<ComputeCapability>,
     pub release: Option<Release>,
     pub cuda: Option<CudaVersion>,
-    /// `Some(true)` / `Some(false)`: TRTLLM cubins available or not; `None`: the release's default.
+    /// `Some(true)` / `Some(false)`: TRTLLM cubins available or not; `None`: the default (available).
     pub cubins: Option<bool>,
+    /// The installed flashinfer-python; `None`: the release's pin.
+    pub flashinfer: Option<FlashInfer>,
+    /// The vLLM version as given when it is not a release qpath knows (`release` is then the one it runs as).
+    pub vllm_version: Option<String>,
 }
 
 /// How a cubins value reads: `yes`/`true`/`1`, `no`/`false`/`0`, `default` or empty (the release's default).
@@ -147,13 +156,17 @@ impl ScenarioOptions {
                     error(format!("is not a compute capability: {}", e.reason))
                 })?);
             }
-            OptionKey::Vllm => {
-                let known = || Release::ALL.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");
-                self.release = Some(
-                    v.parse()
-                        .map_err(|_| error(format!("is not a vLLM release qpath knows ({})", known())))?,
-                );
-            }
+            OptionKey::Vllm => match v.parse::<Release>() {
+                Ok(r) => {
+                    self.release = Some(r);
+                    self.vllm_version = None;
+                }
+                Err(_) => {
+                    // A nightly or patch version runs as the last known release at or before it.
+                    self.release = Some(release::release_for_version(v).map_err(error)?);
+                    self.vllm_version = Some(v.to_string());
+                }
+            },
             OptionKey::Cuda => {
                 self.cuda =
                     Some(v.parse().map_err(|e: crate::capability::ParseVersionError| {
@@ -161,6 +174,12 @@ impl ScenarioOptions {
                     })?);
             }
             OptionKey::Cubins => self.cubins = parse_cubins(v).map_err(error)?,
+            OptionKey::FlashInfer => {
+                self.flashinfer = match v {
+                    "" | "default" | "pinned" => None,
+                    _ => Some(v.parse().map_err(error)?),
+                }
+            }
         }
         Ok(())
     }
@@ -191,7 +210,12 @@ impl ScenarioOptions {
         self.cuda.unwrap_or(DEFAULT_CUDA)
     }
 
-    /// Whether cubins are available in the scenario: the option, or the release's default.
+    /// The FlashInfer in effect: the option, or the release's pin.
+    pub fn flashinfer_or_pin(&self) -> FlashInfer {
+        self.flashinfer.unwrap_or_else(|| self.release_or_default().flashinfer_pin())
+    }
+
+    /// Whether cubins are available in the scenario: the option, or the default (available).
     pub fn cubins_or_default(&self) -> bool {
         self.cubins.unwrap_or_else(|| default_cubins(self.release_or_default()))
     }
@@ -205,7 +229,8 @@ impl ScenarioOptions {
             trtllm_cubins: self.cubins,
             command_line: command_line.into(),
             model_config: None,
-            flashinfer: None,
+            flashinfer: self.flashinfer,
+            vllm_version: self.vllm_version.clone(),
         })
     }
 }
@@ -244,7 +269,35 @@ mod tests {
         let e = o.set(OptionKey::Gpu, "h900").unwrap_err();
         assert_eq!(e.to_string(), "gpu `h900` is not in qpath's GPU table");
         assert_eq!(o.gpu.map(|g| g.id), Some("l4"), "a bad value keeps the option");
-        assert!(o.set(OptionKey::Vllm, "0.99.0").unwrap_err().reason.contains("0.27.1"));
+        o.set(OptionKey::Vllm, "0.99.0").unwrap();
+        assert_eq!(
+            (o.release, o.vllm_version.as_deref()),
+            (Some(Release::LATEST), Some("0.99.0"))
+        );
+        o.set(OptionKey::Vllm, "0.27.2rc1.dev77+g1234abc").unwrap();
+        assert_eq!(o.release, Some(Release::V0_27_1));
+        let e = o.set(OptionKey::Vllm, "0.20.0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "vllm `0.20.0` is before the first vLLM release qpath knows (0.24.0 to 0.33.0)"
+        );
+        assert!(o
+            .set(OptionKey::Vllm, "newest")
+            .unwrap_err()
+            .reason
+            .contains("is not a vLLM version"));
+        o.set(OptionKey::Vllm, "0.25.0").unwrap();
+        assert_eq!((o.release, o.vllm_version.as_deref()), (Some(Release::V0_25_0), None));
+        o.set(OptionKey::FlashInfer, "0.6.18").unwrap();
+        assert_eq!(o.flashinfer, Some(FlashInfer::F0_6_18));
+        let e = o.set(OptionKey::FlashInfer, "0.6.15").unwrap_err();
+        assert!(
+            e.to_string().starts_with("flashinfer `0.6.15` is not a FlashInfer release"),
+            "{e}"
+        );
+        assert_eq!(o.flashinfer, Some(FlashInfer::F0_6_18), "a bad value keeps the option");
+        o.set(OptionKey::FlashInfer, "").unwrap();
+        assert_eq!(o.flashinfer_or_pin(), FlashInfer::F0_6_13);
         assert!(o
             .set(OptionKey::Cuda, "twelve")
             .unwrap_err()

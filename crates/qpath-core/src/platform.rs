@@ -6,12 +6,15 @@
 
 use crate::capability::{ComputeCapability, CudaVersion};
 use crate::dtype::TorchDtype;
-use crate::release::Release;
+use crate::release::{FlashInfer, Release};
 
 /// Everything about the scenario that the rules read besides the group itself.
 #[derive(Clone, Debug)]
 pub struct Platform {
     pub release: Release,
+    /// The flashinfer-python installed: the release's pin unless the scenario names another. FlashInfer's own rules
+    /// ([`crate::flashinfer`]) and citations follow it; vLLM's follow `release`.
+    pub flashinfer: FlashInfer,
     pub cc: ComputeCapability,
     pub cuda: CudaVersion,
     /// `has_nvidia_artifactory()`: flashinfer-cubin importable, `VLLM_HAS_FLASHINFER_CUBIN=1`, or the artifactory answered.
@@ -54,8 +57,8 @@ impl Platform {
         self.cc.major == 9 && self.cuda >= CudaVersion::new(12, 3)
     }
 
-    /// The FlashInfer release group whose `determine_attention_backend` has the FA3 head-dim rule (0.6.16.post3+, vLLM 0.27.0+).
+    /// Whether the installed FlashInfer's `determine_attention_backend` has the FA3 head-dim rule (0.6.16.post3+).
     pub fn fi_has_fa3_head_dim_rule(&self) -> bool {
-        self.release >= Release::V0_27_0
+        self.flashinfer >= FlashInfer::F0_6_16Post3
     }
 }

@@ -43,6 +43,11 @@ impl Release {
         self.info().flashinfer
     }
 
+    /// [`Release::flashinfer`] as a [`FlashInfer`] version.
+    pub fn flashinfer_pin(self) -> FlashInfer {
+        PINS[self as usize]
+    }
+
     /// Whether the release requires `flashinfer-cubin` (so TRTLLM cubins are installed with vLLM). From 0.26.0 they
     /// are there only if the user installs that package, sets `VLLM_HAS_FLASHINFER_CUBIN=1` or reaches NVIDIA's artifactory.
     pub fn requires_flashinfer_cubin(self) -> bool {
@@ -88,6 +93,201 @@ impl Release {
         let first = published.next().map_or("", |r| r.name());
         format!("{first} to {}", Release::LATEST.name())
     }
+}
+
+impl FlashInfer {
+    /// The version as `pip install flashinfer-python==` takes it (`0.6.16.post3`).
+    pub fn name(self) -> &'static str {
+        FLASHINFER_NAMES[self as usize]
+    }
+
+    /// The position in [`FlashInfer::ALL`]: the index of the per-FlashInfer line arrays build.rs generates.
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+
+    /// "0.6.12, 0.6.13, …": the versions qpath knows, for error texts.
+    pub fn list_text() -> String {
+        FlashInfer::ALL.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl fmt::Display for FlashInfer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for FlashInfer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl FromStr for FlashInfer {
+    type Err = String;
+
+    /// Accepts `0.6.18` and `v0.6.18`: one of the versions some known release pins.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        FlashInfer::ALL.into_iter().find(|f| f.name() == t).ok_or_else(|| {
+            format!(
+                "is not a FlashInfer release some vLLM release qpath knows pins ({})",
+                FlashInfer::list_text()
+            )
+        })
+    }
+}
+
+/// A version as PEP 440 orders it, enough for vLLM's own (`0.27.2rc1.dev77+g1234abc`, `0.31.1`, `0.34.0.dev3`): the
+/// release numbers, then a pre-release (`a`/`b`/`rc` N), a post-release and a dev-release; the local part (`+…`) only
+/// sorts after the same public version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pep440 {
+    release: Vec<u64>,
+    /// (0 = a, 1 = b, 2 = rc, number)
+    pre: Option<(u8, u64)>,
+    post: Option<u64>,
+    dev: Option<u64>,
+    local: bool,
+}
+
+impl Pep440 {
+    /// Parses a version (a leading `v` and surrounding whitespace allowed, case-insensitive); `None` when it is not one.
+    pub fn parse(text: &str) -> Option<Pep440> {
+        let t = text.trim().to_ascii_lowercase();
+        let t = t.strip_prefix('v').unwrap_or(&t);
+        let (public, local) = match t.split_once('+') {
+            Some((p, l)) => {
+                let ok = !l.is_empty()
+                    && l.split(['.', '-', '_'])
+                        .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric()));
+                if !ok {
+                    return None;
+                }
+                (p, true)
+            }
+            None => (t, false),
+        };
+        let bytes = public.as_bytes();
+        let mut i = 0;
+        let number = |i: &mut usize| -> Option<u64> {
+            let start = *i;
+            while *i < bytes.len() && bytes[*i].is_ascii_digit() {
+                *i += 1;
+            }
+            if *i == start {
+                return None;
+            }
+            public[start..*i].parse().ok()
+        };
+        let mut release = vec![number(&mut i)?];
+        while i + 1 < bytes.len() && bytes[i] == b'.' && bytes[i + 1].is_ascii_digit() {
+            i += 1;
+            release.push(number(&mut i)?);
+        }
+        let sep = |i: &mut usize| {
+            if *i < bytes.len() && matches!(bytes[*i], b'.' | b'-' | b'_') {
+                *i += 1;
+            }
+        };
+        let mut pre = None;
+        let mut post = None;
+        let mut dev = None;
+        let rest = |i: usize| &public[i..];
+        let mut j = i;
+        sep(&mut j);
+        for (word, kind) in [
+            ("rc", 2u8),
+            ("c", 2),
+            ("alpha", 0),
+            ("a", 0),
+            ("beta", 1),
+            ("b", 1),
+            ("preview", 2),
+            ("pre", 2),
+        ] {
+            if rest(j).starts_with(word) {
+                let mut k = j + word.len();
+                sep(&mut k);
+                let n = number(&mut k).unwrap_or(0);
+                pre = Some((kind, n));
+                i = k;
+                break;
+            }
+        }
+        let mut j = i;
+        sep(&mut j);
+        for word in ["post", "rev", "r"] {
+            if rest(j).starts_with(word) {
+                let mut k = j + word.len();
+                sep(&mut k);
+                post = Some(number(&mut k).unwrap_or(0));
+                i = k;
+                break;
+            }
+        }
+        let mut j = i;
+        sep(&mut j);
+        if rest(j).starts_with("dev") {
+            let mut k = j + 3;
+            sep(&mut k);
+            dev = Some(number(&mut k).unwrap_or(0));
+            i = k;
+        }
+        (i == bytes.len()).then_some(Pep440 {
+            release,
+            pre,
+            post,
+            dev,
+            local,
+        })
+    }
+
+    /// The release numbers padded to three (`0.31` is `0.31.0`).
+    fn numbers(&self) -> Vec<u64> {
+        let mut n = self.release.clone();
+        while n.len() < 3 {
+            n.push(0);
+        }
+        n
+    }
+
+    /// Whether this version sorts at or after the final release `other` (whose numbers are all it has): later numbers,
+    /// or the same numbers without a pre-release and not a dev-release of them (`X.Y.Z.devN` and `X.Y.ZrcN` come
+    /// before `X.Y.Z`; `X.Y.Z.postN`, `X.Y.Z+local` and `X.Y.Z.postN.devM` after it).
+    pub fn at_or_after_final(&self, other: &Pep440) -> bool {
+        let (a, mut b) = (self.numbers(), other.numbers());
+        let mut a = a;
+        let n = a.len().max(b.len());
+        a.resize(n, 0);
+        b.resize(n, 0);
+        match a.cmp(&b) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Less => false,
+            std::cmp::Ordering::Equal => self.pre.is_none() && (self.dev.is_none() || self.post.is_some()),
+        }
+    }
+
+    /// True for a version with nothing beyond its numbers (`0.31.0`, not `0.31.0.post1` or `0.31.0+cu129`).
+    pub fn is_final(&self) -> bool {
+        self.pre.is_none() && self.post.is_none() && self.dev.is_none() && !self.local
+    }
+}
+
+/// What a vLLM version that is not a known release runs as: the last published release at or before it by PEP 440
+/// ordering, or why there is none (the reason names the range qpath knows).
+pub fn release_for_version(text: &str) -> Result<Release, String> {
+    let range = Release::range_text();
+    let v = Pep440::parse(text).ok_or_else(|| format!("is not a vLLM version (qpath knows {range})"))?;
+    Release::ALL
+        .iter()
+        .rev()
+        .filter(|r| r.is_released())
+        .find(|r| Pep440::parse(r.name()).is_some_and(|known| v.at_or_after_final(&known)))
+        .copied()
+        .ok_or_else(|| format!("is before the first vLLM release qpath knows ({range})"))
 }
 
 impl fmt::Display for Release {
@@ -171,5 +371,39 @@ mod tests {
             ]
         );
         assert!(V0_25_1.requires_flashinfer_cubin() && !V0_26_0.requires_flashinfer_cubin());
+        assert_eq!(V0_28_0.flashinfer_pin(), FlashInfer::F0_6_16Post3);
+        assert_eq!(FlashInfer::ALL.len(), 8);
+        assert!(FlashInfer::ALL.windows(2).all(|w| w[0] < w[1]));
+        for f in FlashInfer::ALL {
+            assert_eq!(f.name().parse::<FlashInfer>().unwrap(), f);
+        }
+        assert!("0.6.15".parse::<FlashInfer>().unwrap_err().contains("0.6.16.post3"));
+    }
+
+    #[test]
+    fn versions_map_to_the_release_whose_code_they_run() {
+        for (given, want) in [
+            ("0.27.2rc1.dev77+g1234abc", Ok(V0_27_1)),
+            ("0.31.1", Ok(V0_31_0)),
+            ("0.34.0.dev3", Ok(V0_33_0)),
+            ("0.28.0rc1", Ok(V0_27_1)),
+            ("0.28.0.dev5+gabc", Ok(V0_27_1)),
+            ("0.28.0.post1", Ok(V0_28_0)),
+            ("0.28.0+cu129", Ok(V0_28_0)),
+            ("0.28.0.post1.dev2", Ok(V0_28_0)),
+            ("v0.29", Ok(V0_29_0)),
+            ("1.0.0", Ok(V0_33_0)),
+        ] {
+            assert_eq!(release_for_version(given), want, "{given}");
+        }
+        assert!(release_for_version("0.23.9").unwrap_err().contains("0.24.0 to 0.33.0"));
+        assert!(release_for_version("0.24.0rc2").unwrap_err().contains("before the first"));
+        for bad in ["banana", "0.27.x", "", "0.27.1+", "0.27.1 rc"] {
+            assert!(
+                release_for_version(bad).unwrap_err().starts_with("is not a vLLM version"),
+                "{bad}"
+            );
+        }
+        assert!(Pep440::parse("0.31.0").unwrap().is_final() && !Pep440::parse("0.31.0+cu1").unwrap().is_final());
     }
 }

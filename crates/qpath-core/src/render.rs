@@ -52,11 +52,24 @@ fn stage_name(s: crate::report::Stage) -> &'static str {
     }
 }
 
+/// "FlashInfer 0.6.18" or, when the scenario installs another, "FlashInfer 0.7.2.post1 (release pins 0.6.18)".
+pub fn flashinfer_text(r: &Report) -> String {
+    if r.flashinfer == r.flashinfer_pinned {
+        format!("FlashInfer {}", r.flashinfer)
+    } else {
+        format!("FlashInfer {} (release pins {})", r.flashinfer, r.flashinfer_pinned)
+    }
+}
+
 fn header(r: &Report) -> String {
+    let fi = if r.flashinfer == r.flashinfer_pinned {
+        format!("({})", flashinfer_text(r))
+    } else {
+        format!("with {}", flashinfer_text(r))
+    };
     format!(
-        "vLLM {} (FlashInfer {}) on {} (compute capability {}), CUDA {}, TRTLLM cubins {}",
+        "vLLM {} {fi} on {} (compute capability {}), CUDA {}, TRTLLM cubins {}",
         r.vllm,
-        r.flashinfer,
         r.gpu.name,
         r.gpu.compute_capability,
         r.cuda,

@@ -12,7 +12,10 @@ pub use crate::selection::Backend;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
     pub vllm: String,
+    /// The FlashInfer in effect: the scenario's installed FlashInfer, else the release's pin.
     pub flashinfer: String,
+    /// The FlashInfer the release pins (equal to `flashinfer` unless the scenario names another).
+    pub flashinfer_pinned: String,
     pub gpu: GpuRef,
     pub cuda: String,
     pub trtllm_cubins: bool,

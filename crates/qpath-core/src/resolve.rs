@@ -13,7 +13,7 @@ use crate::gpu::{self, Gpu};
 use crate::hybrid::{self, AttentionSide, HybridFlags};
 use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
 use crate::platform::Platform;
-use crate::release::Release;
+use crate::release::{FlashInfer, Release};
 use crate::report::{GpuRef, GroupReport, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind};
 use crate::selection::{self, Backend, LayerQuery, Selection, SelectionError};
 use crate::serve::{self, ServeCommand};
@@ -49,25 +49,30 @@ pub struct Scenario {
     pub release: Release,
     /// The CUDA version of the torch build.
     pub cuda: CudaVersion,
-    /// TRTLLM cubins available (flashinfer-cubin installed or NVIDIA's artifactory reachable); `None` = the release's
-    /// default ([`default_cubins`]). `VLLM_HAS_FLASHINFER_CUBIN=1` in the command line makes them available regardless.
+    /// TRTLLM cubins available (flashinfer-cubin installed or NVIDIA's artifactory reachable); `None` = the default,
+    /// available ([`default_cubins`]). `VLLM_HAS_FLASHINFER_CUBIN=1` in the command line makes them available regardless.
     pub trtllm_cubins: Option<bool>,
     pub command_line: String,
     /// The model's `config.json` text (a file the CLI found or was given, one pasted into the page or passed to the
     /// JS API), read instead of the preset of the command line's model id; `None`: the preset or `--hf-overrides`.
     pub model_config: Option<String>,
     /// The flashinfer-python release installed when it is not the one the release pins (users upgrade it); `None`:
-    /// the pin ([`Release::flashinfer`]).
-    pub flashinfer: Option<&'static str>,
+    /// the pin ([`Release::flashinfer_pin`]). FlashInfer's rules and citations follow it.
+    pub flashinfer: Option<FlashInfer>,
+    /// The vLLM version as the user gave it when it is not a release qpath knows (a nightly `0.27.2rc1.dev77+g…`, a
+    /// patch `0.31.1`): `release` is then the last known release at or before it, and the report's notes say so.
+    pub vllm_version: Option<String>,
 }
 
 /// The torch CUDA version qpath assumes when none is given.
 pub const DEFAULT_CUDA: CudaVersion = CudaVersion::new(12, 9);
 
-/// Until 0.25.1 vLLM requires `flashinfer-cubin`, so the cubins come with it; from 0.26.0 they are there only if the
-/// user installs that package (or the host reaches NVIDIA's artifactory), so qpath assumes they are not.
-pub fn default_cubins(release: Release) -> bool {
-    release.requires_flashinfer_cubin()
+/// TRTLLM cubins are available by default in every release: vLLM's `has_nvidia_artifactory()` is true when
+/// flashinfer-cubin is installed (required up to 0.25.1, in the common images after) or NVIDIA's artifactory answers,
+/// which any networked machine does. "Offline, no flashinfer-cubin" is a choice (`--trtllm-cubins no`), and then the
+/// report carries vLLM's `Failed to connect to NVIDIA artifactory` warning.
+pub fn default_cubins(_release: Release) -> bool {
+    true
 }
 
 impl Scenario {
@@ -80,6 +85,7 @@ impl Scenario {
             command_line: command_line.into(),
             model_config: None,
             flashinfer: None,
+            vllm_version: None,
         }
     }
 }
@@ -106,7 +112,8 @@ pub fn resolve(s: &Scenario) -> Report {
     };
     let mut report = Report {
         vllm: r.name().to_string(),
-        flashinfer: r.flashinfer().to_string(),
+        flashinfer: s.flashinfer.unwrap_or_else(|| r.flashinfer_pin()).name().to_string(),
+        flashinfer_pinned: r.flashinfer().to_string(),
         gpu: GpuRef {
             id: gpu_id,
             name: gpu_name,
@@ -121,6 +128,7 @@ pub fn resolve(s: &Scenario) -> Report {
         notes: vec![],
         unused_flags: vec![],
     };
+    environment_notes(s, &mut report);
     if let Err(e) = resolve_into(s, cc, &mut report) {
         report.error = Some(e);
     }
@@ -444,6 +452,7 @@ fn platform(s: &Scenario, cc: ComputeCapability, cmd: &ServeCommand, env: &Env, 
     let r = s.release;
     Platform {
         release: r,
+        flashinfer: s.flashinfer.unwrap_or_else(|| r.flashinfer_pin()),
         cc,
         cuda: s.cuda,
         cubins: env.cubins,
@@ -454,6 +463,50 @@ fn platform(s: &Scenario, cc: ComputeCapability, cmd: &ServeCommand, env: &Env, 
         dcp: cmd.decode_context_parallel_size.max(1),
         page_size: page_size(r, cmd),
         global_kv: cmd.kv_cache_dtype.clone(),
+    }
+}
+
+/// qpath's notes on the environment the scenario names: a vLLM version that is not a known release (a nightly, a
+/// patch) and a FlashInfer other than the pin.
+fn environment_notes(s: &Scenario, report: &mut Report) {
+    let r = s.release;
+    if let Some(given) = s.vllm_version.as_deref().filter(|v| *v != r.name()) {
+        let newest = r == Release::LATEST
+            && crate::release::Pep440::parse(given)
+                .zip(crate::release::Pep440::parse(r.name()))
+                .is_some_and(|(g, n)| !(g.at_or_after_final(&n) && n.at_or_after_final(&g)));
+        report.notes.push(if newest {
+            format!(
+                "vLLM {given} is not a release qpath knows; qpath shows {r}, the newest release it knows, which it \
+                 follows: newer code may differ (qpath cannot model this: the source after {r})"
+            )
+        } else {
+            format!("vLLM {given} is not a release qpath knows; qpath shows {r}, the last release before it, whose code it runs")
+        });
+    }
+    let pin = r.flashinfer_pin();
+    if let Some(fi) = s.flashinfer.filter(|f| *f != pin) {
+        report.notes.push(format!(
+            "FlashInfer {fi} is installed, not the {pin} vLLM {r} pins: FlashInfer's own rules (fa2/fa3, its JIT asserts, \
+             XQA limits) and their source lines follow {fi}; vLLM's attention code is {r}'s, which reads no FlashInfer version{}",
+            if fi < pin {
+                format!(" (qpath cannot model this: whether every FlashInfer function vLLM {r} calls exists in the older {fi})")
+            } else {
+                String::new()
+            }
+        ));
+        // 0.32.0+: the worker compares flashinfer-python's version with flashinfer-cubin's and flashinfer-jit-cache's.
+        if let Some(at) = source::UF_KERNELS_MISSING_WARN.at(r) {
+            report.notes.push(format!(
+                "vLLM {r} warns at start-up (`warn_if_flashinfer_kernels_missing`, {}) when flashinfer-cubin or \
+                 flashinfer-jit-cache is not at flashinfer-python's version ({fi}): \"FlashInfer's precompiled kernels are \
+                 missing or do not match flashinfer-python %s (%s). FlashInfer then downloads and compiles kernels at \
+                 startup, which can take several minutes, or fails to import mismatched ones. Run `vllm download-kernels` \
+                 in this Python environment to install them.\"; qpath cannot model this: which of those packages \
+                 are installed, and at which version",
+                at.short()
+            ));
+        }
     }
 }
 

@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 
-use crate::release::Release;
+use crate::release::{FlashInfer, Release};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Repo {
@@ -24,6 +24,9 @@ pub struct Cite {
     pub repo: Repo,
     pub file: &'static str,
     pub lines: &'static [u32],
+    /// For a FlashInfer file: the line in each FlashInfer release ([`FlashInfer::ALL`] order), so a rule cites the
+    /// FlashInfer installed, not only the pin; empty for vLLM files.
+    pub fi_lines: &'static [u32],
 }
 
 /// Where a trace step comes from in one release: `file:line`, and a link to it at that release's tag.
@@ -35,9 +38,18 @@ pub struct SourceRef {
 }
 
 impl Cite {
-    /// The line in `release`, if the statement exists there.
+    /// The line in `release` (a FlashInfer file: in the FlashInfer `release` pins), if the statement exists there.
     pub fn at(&self, release: Release) -> Option<SourceRef> {
-        let line = self.lines.get(release.index()).copied().unwrap_or(0);
+        self.at_with(release, release.flashinfer_pin())
+    }
+
+    /// The line in `release` with FlashInfer `flashinfer` installed: a vLLM file reads `release`, a FlashInfer file
+    /// `flashinfer` (and links to that FlashInfer's tag).
+    pub fn at_with(&self, release: Release, flashinfer: FlashInfer) -> Option<SourceRef> {
+        let line = match self.repo {
+            Repo::Vllm => self.lines.get(release.index()).copied().unwrap_or(0),
+            Repo::FlashInfer => self.fi_lines.get(flashinfer.index()).copied().unwrap_or(0),
+        };
         (line > 0).then(|| {
             let url = match self.repo {
                 Repo::Vllm => format!(
@@ -47,7 +59,7 @@ impl Cite {
                 ),
                 Repo::FlashInfer => format!(
                     "https://github.com/flashinfer-ai/flashinfer/blob/v{}/{}#L{line}",
-                    release.flashinfer(),
+                    flashinfer.name(),
                     self.file
                 ),
             };
@@ -91,10 +103,32 @@ mod tests {
         assert_eq!((a.line, b.url.contains("/v0.27.1/")), (b.line, true));
         assert_eq!(FLASHINFER_DETERMINE_BACKEND.at(Release::V0_28_0).unwrap().line, 522);
         assert!(ALL_CITES.len() > 60 && ALL_CITES.iter().all(|(_, c)| c.lines.len() == Release::ALL.len()));
+        // A FlashInfer cite has one line per FlashInfer release, and at a release's pin it is the release's line.
+        for (name, c) in ALL_CITES {
+            match c.repo {
+                Repo::Vllm => assert!(c.fi_lines.is_empty(), "{name}"),
+                Repo::FlashInfer => {
+                    assert_eq!(c.fi_lines.len(), FlashInfer::ALL.len(), "{name}");
+                    for r in Release::ALL {
+                        assert_eq!(c.at_with(r, r.flashinfer_pin()), c.at(r), "{name} {r}");
+                        assert_eq!(c.lines[r.index()], c.fi_lines[r.flashinfer_pin().index()], "{name} {r}");
+                    }
+                }
+            }
+        }
         assert_eq!(
             FI_GET_Q_DTYPE.at(Release::V0_25_1).unwrap().url,
             "https://github.com/vllm-project/vllm/blob/v0.25.1/vllm/v1/attention/backends/flashinfer.py#L802"
         );
+        // A FlashInfer line at an installed FlashInfer other than the pin.
+        let up = FLASHINFER_DETERMINE_BACKEND
+            .at_with(Release::V0_26_0, FlashInfer::F0_7_2Post1)
+            .unwrap();
+        assert_eq!(up.line, 574);
+        assert!(up.url.contains("/v0.7.2.post1/flashinfer/utils.py#L574"), "{}", up.url);
+        assert!(FLASHINFER_FA3_HEAD_DIMS
+            .at_with(Release::V0_33_0, FlashInfer::F0_6_14)
+            .is_none());
         let f = FLASHINFER_FA2_FP8_ASSERT.at(Release::V0_33_0).unwrap();
         assert_eq!(
             f.url,

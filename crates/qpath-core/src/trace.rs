@@ -1,12 +1,14 @@
 //! Collects a group's decision steps, warnings and log lines while the rules run.
 
-use crate::release::Release;
+use crate::release::{FlashInfer, Release};
 use crate::report::{TraceStep, UNVERIFIED_RULE};
 use crate::source::Cite;
 
 #[derive(Debug)]
 pub struct Trace {
     pub release: Release,
+    /// The FlashInfer installed: FlashInfer citations resolve at it.
+    pub flashinfer: FlashInfer,
     pub steps: Vec<TraceStep>,
     pub warnings: Vec<String>,
     pub logs: Vec<String>,
@@ -16,6 +18,7 @@ impl Trace {
     pub fn new(release: Release) -> Self {
         Self {
             release,
+            flashinfer: release.flashinfer_pin(),
             steps: Vec::new(),
             warnings: Vec::new(),
             logs: Vec::new(),
@@ -24,7 +27,7 @@ impl Trace {
 
     /// Records a step that restates `cite` in this release (or qpath's own bookkeeping when `cite` is `None`).
     pub fn step(&mut self, cite: Option<&Cite>, rule: impl Into<String>, outcome: impl Into<String>) {
-        let at = cite.and_then(|c| c.at(self.release));
+        let at = cite.and_then(|c| c.at_with(self.release, self.flashinfer));
         self.steps.push(TraceStep {
             rule: rule.into(),
             outcome: outcome.into(),

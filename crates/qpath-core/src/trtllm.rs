@@ -36,6 +36,31 @@ pub fn supports(p: &Platform, is_prefill: bool) -> bool {
     p.is_family(100)
 }
 
+/// The warning `has_nvidia_artifactory()` logs offline without flashinfer-cubin (`logger.warning_once("Failed to connect
+/// to NVIDIA artifactory: %s", e)`, [`source::UF_ARTIFACTORY_FAILED`], the same text in every release). The `%s` is the
+/// exception `requests.get` raised, whose text qpath cannot model (it names the host and the network error).
+pub const ARTIFACTORY_FAILED: &str = "Failed to connect to NVIDIA artifactory: %s";
+
+/// Whether [`supports`] asks `has_nvidia_artifactory()` on this platform: after the batch-invariant check, and in
+/// 0.24.0 only on the SM100 family (`is_device_capability_family(100) and has_nvidia_artifactory()` short-circuits).
+fn asks_artifactory(p: &Platform) -> bool {
+    !p.batch_invariant && (p.release >= V0_25_0Prefix || p.is_family(100))
+}
+
+/// Records the artifactory warning the first time a rule asks [`supports`] without cubins (vLLM logs it once).
+pub fn artifactory_warning(p: &Platform, t: &mut Trace) {
+    if p.cubins || !asks_artifactory(p) || t.warnings.iter().any(|w| w == ARTIFACTORY_FAILED) {
+        return;
+    }
+    t.step(
+        Some(&source::UF_ARTIFACTORY_FAILED),
+        "has_nvidia_artifactory()",
+        "no flashinfer-cubin (VLLM_HAS_FLASHINFER_CUBIN unset) and the artifactory request failed (offline): False, \
+         so no TRTLLM; vLLM logs the exception as %s (qpath cannot model this: the text of the exception requests raises)",
+    );
+    t.warn(ARTIFACTORY_FAILED);
+}
+
 /// A sentence saying why [`supports`] answered as it did, for the trace.
 pub fn supports_reason(p: &Platform, is_prefill: bool) -> String {
     let ph = phase(is_prefill);
@@ -273,6 +298,7 @@ mod vllm_unit_tests {
 
     fn platform(release: Release, cc: (u8, u8), cubins: bool) -> Platform {
         Platform {
+            flashinfer: release.flashinfer_pin(),
             release,
             cc: ComputeCapability::new(cc.0, cc.1),
             cuda: CudaVersion::new(12, 9),

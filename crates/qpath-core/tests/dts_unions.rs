@@ -4,6 +4,7 @@
 
 use qpath_core::dtype::TorchDtype;
 use qpath_core::matrix::CellStatus;
+use qpath_core::release::FlashInfer;
 use qpath_core::report::{AttentionKind, Backend, GroupErrorKind, Kernel, ScenarioErrorKind, Stage};
 use serde::Serialize;
 
@@ -114,6 +115,8 @@ fn unions_match_the_enums() {
         CellStatus::Ok | CellStatus::Error | CellStatus::OtherBackend => {}
     };
     same("CellStatus", json(&statuses));
+
+    same("FlashInferVersion", json(&FlashInfer::ALL));
 
     let dtypes = [
         TorchDtype::Float16,

@@ -491,16 +491,18 @@ fn release_0_26_0_drops_xqa_under_dcp_at_init_and_rewords_the_dcp_warning() {
         Some(Kernel::Fa2),
         "bf16 decode query over fp8 KV: fa2"
     );
-    // and the TRTLLM cubins no longer come with vLLM
+    // and the TRTLLM cubins no longer come with vLLM, though qpath assumes them by default in every release (a
+    // networked machine reaches NVIDIA's artifactory); `Some(false)` is the offline machine.
     assert!(run_with("b200", V0_25_1, None, None, "").trtllm_cubins);
-    assert!(!run_with("b200", V0_26_0, None, None, "").trtllm_cubins);
+    assert!(run_with("b200", V0_26_0, None, None, "").trtllm_cubins);
+    assert!(!run_with("b200", V0_26_0, Some(false), None, "").trtllm_cubins);
 }
 
 #[test]
 fn release_0_26_0_without_cubins_b200_fp8_hits_the_fa2_assert() {
     // SM100 without TRTLLM still gets FP8 queries (`get_q_data_type` quantizes on the SM100 family whatever the
     // decode kernel), and FlashInfer's FA2 prefill module asserts on them.
-    let r = run_with("b200", V0_26_0, None, None, "--kv-cache-dtype fp8");
+    let r = run_with("b200", V0_26_0, Some(false), None, "--kv-cache-dtype fp8");
     expect_error(
         &r,
         AssertionError,

@@ -128,11 +128,11 @@ fn qwen3_next_block_size_128_forces_trtllm_gen_prefill() {
 /// 0.33.0 on B200 under CUDA 13.0: prefix caching on by default (model.py:2277), mode "align" (config.py:764). The
 /// GDN prefill runs on FlashInfer (SM10x, linear_key_head_dim 128, CUDA >= 13: qwen_gdn_linear_attn.py:148), whose
 /// align-mode checkpoints need 64 tokens (qwen_gdn_linear_attn.py:696): alignment lcm(16, 64) = 64
-/// (interface.py:1093), block = 64 * cdiv(1097728, 64*2048) = 64 * 9 = 576; padding 81920 / 1097728 = 7.46%. 0.33.0
-/// ships no cubins: FlashInfer's sizes are [16, 32, 64], the kernel block 64 (576 = 9 * 64); FA2 both phases.
+/// (interface.py:1093), block = 64 * cdiv(1097728, 64*2048) = 64 * 9 = 576; padding 81920 / 1097728 = 7.46%. Offline
+/// (no cubins): FlashInfer's sizes are [16, 32, 64], the kernel block 64 (576 = 9 * 64); FA2 both phases.
 #[test]
 fn qwen3_next_0_33_0_b200_cuda_13() {
-    let r = run("b200", V0_33_0, None, Some((13, 0)), QWEN3_NEXT);
+    let r = run("b200", V0_33_0, Some(false), Some((13, 0)), QWEN3_NEXT);
     assert_recurrent(
         &r,
         &qwen3_next_linear_layers(),
@@ -254,10 +254,10 @@ fn nemotron_h_0_27_0_all_mode_gives_128_token_pages() {
 
 /// 0.33.0 on B200: mode "align" (the default from 0.28.0); Mamba2 layers declare no checkpoint alignment, so
 /// lcm(16, 1) = 16 and the block is 1312 again (0.32.0+ rounding to the smallest kernel block changes nothing);
-/// no cubins: FlashInfer's [16, 32, 64], kernel block 32, FA2 both phases.
+/// offline (no cubins): FlashInfer's [16, 32, 64], kernel block 32, FA2 both phases.
 #[test]
 fn nemotron_h_0_33_0_b200() {
-    let r = run("b200", V0_33_0, None, None, NEMOTRON);
+    let r = run("b200", V0_33_0, Some(false), None, NEMOTRON);
     assert_eq!(r.logs[2..], [set_log(1312), pad_log("1.08")]);
     let g = group(&r, 14);
     assert!(step(g, "mamba cache mode").contains("\"align\""));

@@ -104,6 +104,7 @@ fn builder_grid() {
                                                 for cubins in [true, false] {
                                                     let p = Platform {
                                                         release,
+                                                        flashinfer: release.flashinfer_pin(),
                                                         cc,
                                                         cuda: CudaVersion::new(12, 9),
                                                         cubins,

@@ -1,4 +1,4 @@
-//! Rules compare releases only with `<` and `>=` against the first release of a behaviour (`r >= V0_28_0`,
+//! Rules compare releases (and FlashInfer versions, `F0_…`) only with `<` and `>=` against the first release of a behaviour (`r >= V0_28_0`,
 //! `r < V0_28_0`), never with `<=`, `>`, `==` or `!=` against a release constant. A release added later between two
 //! known ones (a patch such as 0.27.1 between 0.27.0 and 0.28.0) then behaves as the release it patches without any
 //! rule being touched; `r <= V0_27_0` would silently put it on the other side. This test reads the core's sources.
@@ -26,9 +26,10 @@ fn bad_comparisons(line: &str) -> Vec<String> {
             let before = &rest[..i];
             let after = rest[i + op.len()..].trim_start();
             let after = after.strip_prefix("Release::").unwrap_or(after);
+            let after = after.strip_prefix("FlashInfer::").unwrap_or(after);
             // `>` of `>=` and `->`/`=>` are not comparisons; `>=` is allowed.
             let is_arrow_or_ge = op == ">" && (before.ends_with('-') || before.ends_with('=') || rest[i..].starts_with(">="));
-            if !is_arrow_or_ge && after.starts_with("V0_") {
+            if !is_arrow_or_ge && (after.starts_with("V0_") || after.starts_with("F0_")) {
                 found.push(format!(
                     "`{op} {}`",
                     after.split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("")
@@ -72,6 +73,8 @@ fn the_check_sees_what_it_must() {
     assert_eq!(bad_comparisons("if r <= V0_27_0 {"), ["`<= V0_27_0`"]);
     assert_eq!(bad_comparisons("p.release == Release::V0_24_0"), ["`== V0_24_0`"]);
     assert_eq!(bad_comparisons("r > V0_30_0"), ["`> V0_30_0`"]);
+    assert_eq!(bad_comparisons("f <= FlashInfer::F0_6_18"), ["`<= F0_6_18`"]);
+    assert!(bad_comparisons("p.flashinfer >= F0_6_18").is_empty());
     assert!(bad_comparisons("r >= V0_28_0 && r < V0_30_0").is_empty());
     assert!(bad_comparisons("V0_24_0 => 1, // r <= V0_24_0").is_empty());
     assert!(bad_comparisons("fn f() -> V0_24_0").is_empty());

@@ -153,8 +153,9 @@ impl Run<'_> {
         let k = init.decode_kernel.unwrap_or(Kernel::TrtllmGen);
         self.kernel.decode = Some(k);
         if k == Kernel::Xqa {
-            if let Some((kind, message)) = flashinfer::xqa_rejects(p, qd, g.head_dim) {
-                return Err(raise(kind, message, Stage::DecodePlan, source::FLASHINFER_XQA_Q_DTYPE));
+            let ratio = g.q_heads.checked_div(g.kv_heads).unwrap_or(0);
+            if let Some((kind, message, cite)) = flashinfer::xqa_rejects(p, qd, g.head_dim, ratio) {
+                return Err(raise(kind, message, Stage::DecodePlan, cite));
             }
             let call = if r >= V0_30_0 || (r >= V0_28_0 && p.is_family(120)) {
                 &source::FI_XQA_DEDICATED_CALL

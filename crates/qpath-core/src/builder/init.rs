@@ -143,6 +143,9 @@ impl Run<'_> {
             }
             return Ok(false);
         }
+        if p.force_trtllm != Some(false) {
+            trtllm::artifactory_warning(p, &mut self.t);
+        }
         let trtllm_path_missing = p.force_trtllm == Some(false) || !trtllm::supports(p, true) || !trtllm::supports(p, false);
         let message = if r < V0_28_0 {
             "--kv-cache-dtype nvfp4 requires the SM100 trtllm-gen FlashInfer path.".to_string()
@@ -322,6 +325,9 @@ impl Run<'_> {
     /// ([`source::FI_DECODE_CAPABILITY`]).
     fn decode_capability(&mut self, nvfp4_fa2: bool) -> bool {
         let (p, g, r) = (self.p, self.g, self.r());
+        if p.force_trtllm != Some(false) {
+            trtllm::artifactory_warning(p, &mut self.t);
+        }
         let can_decode = trtllm::can_use(p, g.q_heads, g.kv_heads, false);
         let detail = if p.force_trtllm == Some(false) {
             "use_trtllm_attention is false".to_string()

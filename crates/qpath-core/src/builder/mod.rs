@@ -71,13 +71,16 @@ pub fn resolve_group(p: &Platform, g: &GroupSpec) -> GroupOutcome {
     let mut run = Run {
         p,
         g,
-        t: Trace::new(p.release),
+        t: Trace {
+            flashinfer: p.flashinfer,
+            ..Trace::new(p.release)
+        },
         cache_dtype: String::new(),
         q: Phases::default(),
         kernel: Phases::default(),
     };
     let error = run.all().err().map(|r| {
-        let src = r.cite.at(p.release).map(|s| s.short());
+        let src = r.cite.at_with(p.release, p.flashinfer).map(|s| s.short());
         let shown = if r.message.is_empty() {
             "(a bare assert, no message)".to_string()
         } else {
