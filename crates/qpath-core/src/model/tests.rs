@@ -416,3 +416,55 @@ fn random_overrides_never_panic() {
     }
     assert!(ok > 0, "no random map resolved at all");
 }
+
+/// Issue 11's presets (data/models.toml, each number with its source there): the layout vLLM builds for each, in
+/// every release.
+#[test]
+fn issue_11_dense_presets_are_all_full() {
+    for (id, n, q, kv, d, model_type) in [
+        ("meta-llama/Llama-3.2-1B-Instruct", 16, 32, 8, 64, "llama"),
+        ("meta-llama/Llama-3.2-3B-Instruct", 28, 24, 8, 128, "llama"),
+        ("meta-llama/Llama-3.1-70B-Instruct", 80, 64, 8, 128, "llama"),
+        ("Qwen/Qwen3-4B", 36, 32, 8, 128, "qwen3"),
+        ("Qwen/Qwen3-14B", 40, 40, 8, 128, "qwen3"),
+        ("Qwen/Qwen3-32B", 64, 64, 8, 128, "qwen3"),
+        // Qwen3MoeForCausalLM: qwen3_moe.py reads the attention fields the qwen3 rule reads.
+        ("Qwen/Qwen3-30B-A3B", 48, 32, 4, 128, "qwen3_moe"),
+        ("Qwen/Qwen3-235B-A22B", 94, 64, 4, 128, "qwen3_moe"),
+    ] {
+        for r in Release::ALL {
+            let spec = resolve_model_at(r, id, None).unwrap();
+            assert_eq!(spec.config_dtype, TorchDtype::BFloat16, "{id}");
+            assert_eq!(spec.model_type(), Some(model_type), "{id}");
+            assert_eq!(spec.layers.len(), n, "{id}");
+            assert!(
+                spec.layers.iter().all(|l| l.kind == AttentionKind::Full
+                    && (l.num_q_heads, l.num_kv_heads, l.head_dim) == (q, kv, d)
+                    && !l.has_sinks),
+                "{id} @{}",
+                r.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn issue_11_gemma3_presets_have_full_layers_every_sixth() {
+    for (id, n, q, kv, full) in [
+        ("google/gemma-3-4b-it", 34, 8, 4, vec![5, 11, 17, 23, 29]),
+        ("google/gemma-3-12b-it", 48, 16, 8, vec![5, 11, 17, 23, 29, 35, 41, 47]),
+    ] {
+        for r in Release::ALL {
+            let spec = resolve_model_at(r, id, None).unwrap();
+            assert_eq!(spec.layers.len(), n, "{id}");
+            assert_eq!(full_indices(&spec), full, "{id}");
+            assert_eq!(spec.sliding_layers().count(), n - full.len(), "{id}");
+            assert!(spec.sliding_layers().all(|l| l.sliding_window == Some(1024)), "{id}");
+            assert!(spec
+                .layers
+                .iter()
+                .all(|l| (l.head_dim, l.num_q_heads, l.num_kv_heads) == (256, q, kv)));
+            assert_eq!(spec.model_type(), Some("gemma3"));
+        }
+    }
+}
