@@ -3,6 +3,8 @@
 //! defaults). Reading never fails the page: each part that cannot be used becomes a message naming it, and the valid
 //! parts are kept. `flashinfer` (an installed FlashInfer other than the pin) is written only when set; `vllm` may be
 //! any vLLM version (a nightly runs as the last known release at or before it, and the link keeps the version).
+//! `config` (written last, only when set) is a pasted config.json, minified (whitespace outside strings removed, keys
+//! and numbers as written); it is left out when the hash would exceed [`MAX_HASH`] characters.
 
 use qpath_core::capability::CudaVersion;
 use qpath_core::gpu::Gpu;
@@ -21,6 +23,8 @@ pub struct Link {
     /// `vllm=` when it names a version that is not a known release (`release` is the one it runs as).
     pub vllm_version: Option<String>,
     pub cmd: Option<String>,
+    /// `config=`: a model's config.json text (read instead of the preset).
+    pub config: Option<String>,
     /// `embed=1`: the page is shown inside another page's `<iframe>` (no chrome; see `crate::embed`).
     pub embed: bool,
     /// Messages about parts of the hash that could not be used, each naming the input.
@@ -37,6 +41,7 @@ impl Link {
             || self.cubins.is_some()
             || self.flashinfer.is_some()
             || self.cmd.is_some()
+            || self.config.is_some()
             || !self.problems.is_empty()
     }
 }
@@ -118,9 +123,16 @@ pub fn parse(hash: &str) -> Link {
                 }
             }
             ("cmd", _) => link.cmd = Some(value),
+            ("config", _) => match serde_json::from_str::<serde_json::Value>(&value) {
+                Ok(_) => link.config = Some(value),
+                Err(e) => link.problems.push(format!(
+                    "The link's config `{}` is not JSON ({e}); it was not applied.",
+                    excerpt(&value)
+                )),
+            },
             ("embed", _) => link.embed = matches!(value.as_str(), "1" | "true" | "yes"),
             (other, _) => {
-                let known: Vec<&str> = LINK_KEYS.iter().map(|k| k.name()).chain(["cmd", "embed"]).collect();
+                let known: Vec<&str> = LINK_KEYS.iter().map(|k| k.name()).chain(["cmd", "config", "embed"]).collect();
                 link.problems.push(format!(
                     "The link's key `{}` is not one qpath reads ({}); it was ignored.",
                     form_decode(other),
@@ -138,9 +150,50 @@ pub fn parse(hash: &str) -> Link {
     link
 }
 
+/// The longest hash a link carries a pasted config.json in (browsers and chat tools cut longer addresses).
+pub const MAX_HASH: usize = 16_000;
+
+/// What the page says when a pasted config.json is too large for [`MAX_HASH`].
+pub const CONFIG_TOO_LARGE: &str =
+    "This link does not carry the pasted config.json (too large); paste it again after opening the link.";
+
+/// The first 60 characters of a value, for a message.
+fn excerpt(s: &str) -> String {
+    match s.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// A config.json text without whitespace outside its strings, keys and numbers as written (serde_json's `Map` would
+/// sort the keys, and its floats may be respelled); `None` when it is not JSON.
+pub fn minify_json(text: &str) -> Option<String> {
+    serde_json::from_str::<serde_json::Value>(text).ok()?;
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c.is_ascii_whitespace() {
+            continue;
+        } else {
+            in_string = c == '"';
+        }
+        out.push(c);
+    }
+    Some(out)
+}
+
 /// The hash of a page state; every key is written, so a link never depends on defaults that may change.
 /// `vllm` is `vllm_version` when set (a version that is not a known release), else the release; `flashinfer` is
-/// written only when set.
+/// written only when set; `config` (a pasted config.json) only when it is JSON and the hash stays within [`MAX_HASH`].
+#[allow(clippy::too_many_arguments)] // one per key of the link
 pub fn format(
     gpu: &Gpu,
     release: Release,
@@ -149,18 +202,32 @@ pub fn format(
     cubins: Option<bool>,
     flashinfer: Option<FlashInfer>,
     cmd: &str,
+    config: Option<&str>,
 ) -> String {
     let cubins = cubins_name(cubins);
     let flashinfer = flashinfer
         .map(|f| format!("&flashinfer={}", form_encode(f.name())))
         .unwrap_or_default();
-    format!(
+    let mut h = format!(
         "#gpu={}&vllm={}&cuda={}&cubins={cubins}{flashinfer}&cmd={}",
         gpu.id,
         form_encode(vllm_version.unwrap_or(release.name())),
         cuda,
         form_encode(cmd)
-    )
+    );
+    if let Some(c) = config.and_then(minify_json) {
+        let config = form_encode(&c);
+        if h.len() + "&config=".len() + config.len() <= MAX_HASH {
+            h.push_str("&config=");
+            h.push_str(&config);
+        }
+    }
+    h
+}
+
+/// Whether a hash [`format`] wrote carries a config.json (the encoded command line holds no `&`).
+pub fn carries_config(hash: &str) -> bool {
+    hash.contains("&config=")
 }
 
 #[cfg(test)]
@@ -190,7 +257,16 @@ mod tests {
         let g = gpu::find("rtx-pro-6000-blackwell").unwrap();
         let cmd = r#"VLLM_BATCH_INVARIANT=1 vllm serve openai/gpt-oss-20b --attention-config '{"use_trtllm_attention": false}' -dcp 2 # & = + %"#;
         for cubins in [None, Some(true), Some(false)] {
-            let h = format(g, Release::V0_25_0Prefix, None, CudaVersion::new(13, 0), cubins, None, cmd);
+            let h = format(
+                g,
+                Release::V0_25_0Prefix,
+                None,
+                CudaVersion::new(13, 0),
+                cubins,
+                None,
+                cmd,
+                None,
+            );
             let l = parse(&h);
             assert_eq!(l.gpu.map(|g| g.id), Some(g.id));
             assert_eq!(l.release, Some(Release::V0_25_0Prefix));
@@ -212,6 +288,7 @@ mod tests {
             None,
             Some(FlashInfer::F0_7_2Post1),
             "vllm serve m",
+            None,
         );
         assert!(
             h.contains("&vllm=0.27.2rc1.dev77%2Bg1234abc&") && h.contains("&flashinfer=0.7.2.post1&"),
@@ -223,7 +300,17 @@ mod tests {
             (Some(Release::V0_27_1), Some("0.27.2rc1.dev77+g1234abc"))
         );
         assert_eq!(l.flashinfer, Some(FlashInfer::F0_7_2Post1));
-        assert!(!format(g, Release::V0_27_1, None, CudaVersion::new(12, 9), None, None, "vllm serve m").contains("flashinfer"));
+        assert!(!format(
+            g,
+            Release::V0_27_1,
+            None,
+            CudaVersion::new(12, 9),
+            None,
+            None,
+            "vllm serve m",
+            None
+        )
+        .contains("flashinfer"));
         let l = parse("#flashinfer=0.6.15&vllm=0.1.0");
         assert_eq!((l.flashinfer, l.release), (None, None));
         assert_eq!(l.problems.len(), 2, "{:?}", l.problems);
@@ -245,6 +332,88 @@ mod tests {
         assert_eq!((l.cubins, l.release), (Some(false), Some(Release::V0_27_1)));
     }
 
+    #[test]
+    fn a_config_json_round_trips_minified_in_its_own_order() {
+        let g = gpu::find("h100-sxm").unwrap();
+        let config = "{\n  \"zeta\": 1,\n  \"architectures\": [ \"LlamaForCausalLM\" ],\n  \"name\": \"a \\\" b\\\\\",\n  \"rms_norm_eps\": 1e-05, \"é & = +\": \"x  y\"\n}\n";
+        let h = format(
+            g,
+            Release::V0_33_0,
+            None,
+            CudaVersion::new(12, 9),
+            None,
+            None,
+            "vllm serve m",
+            Some(config),
+        );
+        assert!(carries_config(&h) && h.ends_with("%7D"), "{h}");
+        let l = parse(&h);
+        assert!(l.problems.is_empty(), "{:?}", l.problems);
+        let minified =
+            r#"{"zeta":1,"architectures":["LlamaForCausalLM"],"name":"a \" b\\","rms_norm_eps":1e-05,"é & = +":"x  y"}"#;
+        assert_eq!(l.config.as_deref(), Some(minified));
+        assert_eq!(l.cmd.as_deref(), Some("vllm serve m"));
+        let a: serde_json::Value = serde_json::from_str(config).unwrap();
+        assert_eq!(a, serde_json::from_str::<serde_json::Value>(minified).unwrap());
+        // Formatting the minified text again gives the same link.
+        let again = format(
+            g,
+            Release::V0_33_0,
+            None,
+            CudaVersion::new(12, 9),
+            None,
+            None,
+            "vllm serve m",
+            l.config.as_deref(),
+        );
+        assert_eq!(again, h);
+        // Text that is not JSON is not written; a link whose config is not JSON is a notice naming it.
+        assert!(!carries_config(&format(
+            g,
+            Release::V0_33_0,
+            None,
+            CudaVersion::new(12, 9),
+            None,
+            None,
+            "m",
+            Some("{oops")
+        )));
+        let l = parse("#gpu=l4&config=%7Boops&cmd=vllm+serve+m");
+        assert_eq!((l.config, l.gpu.map(|g| g.id)), (None, Some("l4")));
+        assert!(
+            l.problems.len() == 1 && l.problems[0].contains("config `{oops`"),
+            "{:?}",
+            l.problems
+        );
+        assert!(parse("#config=").problems[0].contains("config"));
+    }
+
+    #[test]
+    fn a_config_too_large_for_a_link_is_left_out() {
+        let g = gpu::find("l4").unwrap();
+        let hash = |config: &str| {
+            format(
+                g,
+                Release::V0_33_0,
+                None,
+                CudaVersion::new(12, 9),
+                None,
+                None,
+                "vllm serve m",
+                Some(config),
+            )
+        };
+        let base = hash("").len();
+        // `{"k":"xx…"}` encodes to 20 characters around its x's; `&config=` adds 8.
+        let fits = format!(r#"{{"k":"{}"}}"#, "x".repeat(MAX_HASH - base - 28));
+        let h = hash(&fits);
+        assert!(carries_config(&h) && h.len() == MAX_HASH, "{}", h.len());
+        let over = format!(r#"{{"k":"{}"}}"#, "x".repeat(MAX_HASH - base - 27));
+        let h = hash(&over);
+        assert!(!carries_config(&h) && h.len() == base, "{}", h.len());
+        assert_eq!(parse(&h).config, None);
+    }
+
     /// Generated hashes (`QPATH_FUZZ_CASES`, default 20,000): parsing never panics, and for generated states
     /// format → parse gives the state back.
     #[test]
@@ -262,7 +431,8 @@ mod tests {
         };
         let alphabet: Vec<char> = "#&=+%gpuvlmcdbsnyeo0123456789abcdefABCDEF.-_ 'é\u{1F600}".chars().collect();
         let parts = [
-            "gpu=", "vllm=", "cuda=", "cubins=", "cmd=", "embed=1", "&", "%", "%4", "%zz", "%E2%82", "+", "l4", "0.25.0",
+            "gpu=", "vllm=", "cuda=", "cubins=", "cmd=", "config=", "embed=1", "%7B%7D", "&", "%", "%4", "%zz", "%E2%82", "+",
+            "l4", "0.25.0",
         ];
         for _ in 0..n {
             let mut h = String::from("#");
@@ -280,7 +450,7 @@ mod tests {
             let cmd: String = (0..(next() % 40))
                 .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
                 .collect();
-            let l = parse(&format(g, r, None, CudaVersion::new(12, 9), cubins, None, &cmd));
+            let l = parse(&format(g, r, None, CudaVersion::new(12, 9), cubins, None, &cmd, None));
             assert_eq!(
                 (l.gpu.map(|g| g.id), l.release, l.cubins, l.cmd.as_deref()),
                 (Some(g.id), Some(r), cubins, Some(cmd.as_str())),
@@ -303,6 +473,9 @@ mod tests {
             "#cmd=%",
             "#cmd=%4",
             "##gpu=l4",
+            "#config=%7B%22a%22%3A",
+            "#config=%22%5C",
+            "#config=%",
         ] {
             let _ = parse(h);
         }

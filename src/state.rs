@@ -59,6 +59,8 @@ pub struct Page {
     /// The last command line that parsed, which the controls show and edit; shared, not copied, with the fieldsets
     /// that show it (which compare it by pointer).
     pub last_valid: Rc<ServeCommand>,
+    /// A model's config.json, pasted or dropped: read instead of the preset (`Scenario::model_config`).
+    pub model_config: Option<String>,
     /// Messages about input the page could not use (a malformed link, …).
     pub notices: Vec<String>,
     pub history: History,
@@ -99,6 +101,8 @@ pub enum Action {
     SetFlashInfer(Option<FlashInfer>),
     /// The command line typed or pasted.
     SetCommand(String),
+    /// A model's config.json pasted, typed or dropped (`None` or blank text: cleared, the preset again).
+    SetModelConfig(Option<String>),
     Edit(Edit),
     /// A hash from the address bar (first load, back/forward, a pasted link).
     LoadHash(String),
@@ -143,6 +147,7 @@ impl Default for Page {
             vllm_version: None,
             command: FIRST_VISIT_COMMAND.to_string(),
             last_valid: Rc::new(serve::parse(release, FIRST_VISIT_COMMAND).unwrap_or_default()),
+            model_config: None,
             notices: vec![],
             history: History::Replace,
             embed: false,
@@ -180,6 +185,7 @@ impl Page {
         self.flashinfer = link.flashinfer;
         self.vllm_version = link.vllm_version;
         self.embed = link.embed;
+        self.model_config = link.config;
         if let Some(cmd) = link.cmd {
             self.set_command(cmd);
         } else {
@@ -196,7 +202,7 @@ impl Page {
             cuda: self.cuda,
             trtllm_cubins: self.cubins,
             command_line: self.command.clone(),
-            model_config: None,
+            model_config: self.model_config.clone(),
             flashinfer: self.flashinfer,
             vllm_version: self.vllm_version.clone(),
         }
@@ -221,12 +227,20 @@ impl Page {
             self.cubins,
             self.flashinfer,
             &self.command,
+            self.model_config.as_deref(),
         );
         if self.embed {
             format!("#embed=1&{}", &h[1..])
         } else {
             h
         }
+    }
+
+    /// Whether [`Page::hash`] misses the pasted config.json because it is too large for a link.
+    pub fn config_too_large(&self) -> bool {
+        self.model_config
+            .as_deref()
+            .is_some_and(|c| hash::minify_json(c).is_some() && !hash::carries_config(&self.hash()))
     }
 
     fn set_command(&mut self, text: String) {
@@ -309,6 +323,18 @@ impl Reducible for Page {
             Action::SetCommand(t) => {
                 next.set_command(t);
                 next.history = History::Replace;
+            }
+            Action::SetModelConfig(c) => {
+                // Clearing is a discrete choice (back restores the config); pasting and typing replace the entry.
+                next.history = if c.is_some() { History::Replace } else { History::Push };
+                next.model_config = c.filter(|c| !c.trim().is_empty());
+                let too_large = next.config_too_large();
+                let notice = hash::CONFIG_TOO_LARGE.to_string();
+                if !too_large {
+                    next.notices.retain(|n| *n != notice);
+                } else if !self.config_too_large() && !next.notices.contains(&notice) {
+                    next.notices.push(notice);
+                }
             }
             Action::Edit(e) => next.edit(e),
             Action::LoadHash(h) => {
@@ -427,6 +453,60 @@ mod tests {
         assert!(p.notices[0].contains("`9.9.9`"), "{:?}", p.notices);
         let p = p.reduce(Action::parsed("release to compare with", "0.25.0", Action::SetCompareRelease));
         assert_eq!(p.compare_release, Release::V0_25_0);
+    }
+
+    #[test]
+    fn a_pasted_config_json_is_in_the_scenario_and_the_link() {
+        let config = "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"num_hidden_layers\": 4\n}";
+        let p = Rc::new(Page::default()).reduce(Action::SelectGpu(gpu::find("h100-sxm").unwrap()));
+        let p = p.reduce(Action::SetModelConfig(Some(config.into())));
+        assert_eq!(p.scenario().model_config.as_deref(), Some(config));
+        assert_eq!(p.compare_scenario().model_config.as_deref(), Some(config));
+        assert!(
+            p.hash()
+                .ends_with("&config=%7B%22architectures%22:%5B%22LlamaForCausalLM%22%5D,%22num_hidden_layers%22:4%7D"),
+            "{}",
+            p.hash()
+        );
+        assert!(!p.config_too_large() && p.notices.is_empty());
+        // The link gives the config back (minified), with the rest of the state.
+        let q = Page::from_hash(&p.hash());
+        assert_eq!(
+            q.model_config.as_deref(),
+            Some(r#"{"architectures":["LlamaForCausalLM"],"num_hidden_layers":4}"#)
+        );
+        assert_eq!((q.gpu.id, &q.command), (p.gpu.id, &p.command));
+        // Clearing (or blank text) goes back to the preset and out of the link; the rest stays.
+        let c = p.clone().reduce(Action::SetModelConfig(Some("  \n".into())));
+        assert_eq!((c.model_config.clone(), c.gpu.id), (None, "h100-sxm"));
+        assert!(!hash::carries_config(&c.hash()));
+        assert_eq!(p.reduce(Action::SetModelConfig(None)).model_config, None);
+    }
+
+    #[test]
+    fn a_config_too_large_for_a_link_is_said_once() {
+        let big = format!(
+            r#"{{"architectures": ["LlamaForCausalLM"], "pad": "{}"}}"#,
+            "x".repeat(hash::MAX_HASH)
+        );
+        let p = Rc::new(Page::default()).reduce(Action::SetModelConfig(Some(big.clone())));
+        assert!(p.config_too_large() && !hash::carries_config(&p.hash()));
+        assert_eq!(p.notices, vec![hash::CONFIG_TOO_LARGE.to_string()]);
+        assert_eq!(
+            p.scenario().model_config.as_deref(),
+            Some(big.as_str()),
+            "the page still reads it"
+        );
+        // Typing on in a config that stays too large does not say it again once dismissed.
+        let p = p
+            .reduce(Action::DismissNotices)
+            .reduce(Action::SetModelConfig(Some(format!("{big} "))));
+        assert!(p.notices.is_empty(), "{:?}", p.notices);
+        // A config that fits again takes the notice away.
+        let p = p
+            .reduce(Action::SetModelConfig(Some(big)))
+            .reduce(Action::SetModelConfig(Some("{}".into())));
+        assert!(p.notices.is_empty() && hash::carries_config(&p.hash()), "{:?}", p.notices);
     }
 
     #[test]

@@ -508,3 +508,168 @@ async fn a_compare_release_qpath_does_not_know_is_named_and_the_choice_stays() {
     );
     assert_eq!(select_value(&root, "#compare-release"), "0.26.0");
 }
+
+/// meta-llama/Llama-3.1-8B-Instruct's config.json (https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/blob/main/
+/// config.json) with `num_hidden_layers` 4 instead of 32.
+const LLAMA_31_8B_4_LAYERS: &str = r#"{
+  "architectures": ["LlamaForCausalLM"],
+  "attention_bias": false,
+  "attention_dropout": 0.0,
+  "bos_token_id": 128000,
+  "eos_token_id": [128001, 128008, 128009],
+  "hidden_act": "silu",
+  "hidden_size": 4096,
+  "initializer_range": 0.02,
+  "intermediate_size": 14336,
+  "max_position_embeddings": 131072,
+  "mlp_bias": false,
+  "model_type": "llama",
+  "num_attention_heads": 32,
+  "num_hidden_layers": 4,
+  "num_key_value_heads": 8,
+  "pretraining_tp": 1,
+  "rms_norm_eps": 1e-05,
+  "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                   "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+  "rope_theta": 500000.0,
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.42.3",
+  "use_cache": true,
+  "vocab_size": 128256
+}"#;
+
+/// Puts text into the config.json textarea as a paste does (an input event with the new value).
+async fn paste_config(root: &Element, text: &str) {
+    let area: HtmlTextAreaElement = q(root, "#model-config").unchecked_into();
+    area.set_value(text);
+    area.dispatch_event(&bubbling("input")).unwrap();
+    flush().await;
+}
+
+fn strip_cells(root: &Element) -> u32 {
+    root.query_selector_all(".layer-strip .layer").unwrap().length()
+}
+
+#[wasm_bindgen_test]
+async fn a_pasted_config_json_is_read_instead_of_the_preset_and_goes_into_the_link() {
+    let root =
+        mount_with_hash("#gpu=h100-sxm&vllm=0.33.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8").await;
+    assert_eq!(strip_cells(&root), 32);
+    assert!(!exists(&root, "#config-read"));
+    paste_config(&root, LLAMA_31_8B_4_LAYERS).await;
+    assert_eq!(strip_cells(&root), 4);
+    let model = text(&root, "#result-model");
+    assert!(
+        model.contains(": 4 layers") && model.contains("config.json of meta-llama/Llama-3.1-8B-Instruct"),
+        "{model}"
+    );
+    assert_eq!(text(&root, "#config-read"), "read: LlamaForCausalLM, 4 layers");
+    assert!(
+        eventually(|| location_hash().contains("&config=%7B%22architectures%22:%5B%22LlamaForCausalLM%22%5D,")).await,
+        "{}",
+        location_hash()
+    );
+    // The rest of the state is kept.
+    assert!(text(&root, "#selected-gpu").starts_with("NVIDIA H100"));
+    assert_select(&root, "#kv-cache-dtype", "fp8").await;
+    assert!(!exists(&root, "#notices"));
+
+    // Reloading the link gives the config back (minified), and the same answer.
+    let link = location_hash();
+    let root = mount_with_hash(&link).await;
+    let area = q(&root, "#model-config").unchecked_into::<HtmlTextAreaElement>().value();
+    assert!(
+        area.starts_with(r#"{"architectures":["LlamaForCausalLM"],"attention_bias":false,"#),
+        "{area}"
+    );
+    assert_eq!(strip_cells(&root), 4);
+    assert_eq!(text(&root, "#config-read"), "read: LlamaForCausalLM, 4 layers");
+    assert!(!exists(&root, "#notices"));
+
+    // Clear: the preset again, and out of the link.
+    q(&root, "#config-clear").unchecked_into::<HtmlElement>().click();
+    flush().await;
+    assert_eq!(strip_cells(&root), 32);
+    assert!(!exists(&root, "#config-read"));
+    assert!(
+        eventually(|| !location_hash().contains("config=")).await,
+        "{}",
+        location_hash()
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_malformed_config_json_is_named_and_the_page_stays() {
+    let root =
+        mount_with_hash("#gpu=h100-sxm&vllm=0.33.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8").await;
+    paste_config(&root, r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": "#).await;
+    let e = text(&root, "#config-error");
+    assert!(
+        e.contains("config.json of meta-llama/Llama-3.1-8B-Instruct is not valid JSON"),
+        "{e}"
+    );
+    // The report says the same; the inputs, the command line and the link's other keys stay.
+    assert!(text(&root, ".scenario-error").contains("is not valid JSON"));
+    assert!(text(&root, "#selected-gpu").starts_with("NVIDIA H100"));
+    assert_select(&root, "#kv-cache-dtype", "fp8").await;
+    assert!(command(&root).contains("--kv-cache-dtype fp8"));
+    assert!(!location_hash().contains("config="), "{}", location_hash());
+
+    // JSON that is not a config qpath can read: the reader's error names the field.
+    paste_config(
+        &root,
+        r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": "4", "num_attention_heads": 32, "hidden_size": 4096}"#,
+    )
+    .await;
+    let e = text(&root, "#config-error");
+    assert!(e.contains("num_hidden_layers"), "{e}");
+    // A link whose config is not JSON is a notice naming it; the rest of the link is used.
+    let root = mount_with_hash("#gpu=b200&vllm=0.33.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct&config=%7Boops").await;
+    assert!(
+        text(&root, "#notices").contains("config `{oops`"),
+        "{}",
+        text(&root, "#notices")
+    );
+    assert!(text(&root, "#selected-gpu").starts_with("NVIDIA B200"));
+    assert_eq!(strip_cells(&root), 32);
+}
+
+#[wasm_bindgen_test]
+async fn a_dropped_config_json_file_is_read() {
+    let root = mount_with_hash("#gpu=h100-sxm&vllm=0.33.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct").await;
+    let parts = js_sys::Array::of1(&LLAMA_31_8B_4_LAYERS.into());
+    let file = web_sys::File::new_with_str_sequence(&parts, "config.json").unwrap();
+    let transfer = web_sys::DataTransfer::new().unwrap();
+    transfer.items().add_with_file(&file).unwrap();
+    let init = web_sys::DragEventInit::new();
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    init.set_data_transfer(Some(&transfer));
+    let drop = web_sys::DragEvent::new_with_event_init_dict("drop", &init).unwrap();
+    q(&root, "#model-config").dispatch_event(&drop).unwrap();
+    assert!(drop.default_prevented(), "the browser would open the file");
+    // File::text() resolves on the browser's time.
+    assert!(
+        eventually(|| exists(&root, "#config-read")).await,
+        "the dropped file was not read"
+    );
+    assert_eq!(text(&root, "#config-read"), "read: LlamaForCausalLM, 4 layers");
+    assert_eq!(strip_cells(&root), 4);
+}
+
+#[wasm_bindgen_test]
+async fn a_config_json_too_large_for_a_link_is_said_beside_copy_link() {
+    let root = mount_with_hash("#gpu=h100-sxm&vllm=0.33.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct").await;
+    let big = LLAMA_31_8B_4_LAYERS.replace(
+        "\"vocab_size\": 128256",
+        &format!("\"vocab_size\": 128256, \"padding\": \"{}\"", "x".repeat(16_000)),
+    );
+    paste_config(&root, &big).await;
+    let said = "This link does not carry the pasted config.json (too large); paste it again after opening the link.";
+    assert_eq!(text(&root, "#link-note"), said);
+    assert!(text(&root, "#notices").contains(said));
+    assert_eq!(strip_cells(&root), 4, "the page still reads it");
+    assert!(eventually(|| !location_hash().contains("config=")).await);
+    assert!(location_hash().contains("&cmd=vllm+serve+"), "{}", location_hash());
+}

@@ -67,14 +67,14 @@ pub fn app() -> Html {
                 }
                 <div class="setup">
                     { gpu_picker(state.gpu, &state.filter, &ondispatch) }
-                    { inputs(&state, &ondispatch) }
+                    { inputs(&state, &report, &ondispatch) }
                     { command_line(&state.command, command_error, &unused, ondispatch.reform(Action::SetCommand)) }
                 </div>
                 <div class="answer">
                     { view_tabs(state.view, &ondispatch) }
                     { results }
                     if !embedded {
-                        { share(&report, &state.command, &state.hash()) }
+                        { share(&report, &state.command, &state.hash(), state.config_too_large()) }
                     }
                 </div>
             </main>

@@ -5,12 +5,13 @@
 use std::rc::Rc;
 
 use qpath_core::release::Release;
+use qpath_core::report::Report;
 use qpath_core::serve::ServeCommand;
 use yew::prelude::*;
 
 use crate::components::attention_fieldset::AttentionFieldset;
 use crate::components::cache_fieldset::CacheFieldset;
-use crate::components::model_fieldset::ModelFieldset;
+use crate::components::model_fieldset::{config_status, ModelFieldset};
 use crate::components::release_fieldset::ReleaseFieldset;
 use crate::state::{Action, Edit, Page};
 
@@ -31,7 +32,8 @@ pub fn parse_opt_bool(v: &str) -> Option<bool> {
     }
 }
 
-/// The props of the fieldsets that edit the command line's flags (model, KV cache, attention).
+/// The props of the fieldsets that edit the command line's flags (KV cache, attention; the model fieldset's `ModelProps`
+/// adds the pasted config.json).
 #[derive(Properties)]
 pub struct FlagsProps {
     pub release: Release,
@@ -48,12 +50,18 @@ impl PartialEq for FlagsProps {
     }
 }
 
-/// The four fieldsets, for the page's `state`; each reports its changes to `ondispatch` as actions. The container
-/// holds no state, so it is a plain function; each fieldset is a component.
-pub fn inputs(state: &Page, ondispatch: &Callback<Action>) -> Html {
+/// The four fieldsets, for the page's `state` (and its `report`, which the config.json control summarises); each
+/// reports its changes to `ondispatch` as actions. The container holds no state, so it is a plain function; each
+/// fieldset is a component.
+pub fn inputs(state: &Page, report: &Report, ondispatch: &Callback<Action>) -> Html {
     let d = ondispatch;
     let (release, command) = (state.release, &state.last_valid);
     let onedit = d.reform(Action::Edit);
+    let status = state
+        .model_config
+        .as_deref()
+        .map(|c| config_status(c, release, command, report));
+    let config = state.model_config.clone().map(AttrValue::from);
     html! {
         <div class="inputs">
             <ReleaseFieldset {release} cuda={state.cuda} cubins={state.cubins}
@@ -65,7 +73,7 @@ pub fn inputs(state: &Page, ondispatch: &Callback<Action>) -> Html {
                 } else {
                     Action::parsed("FlashInfer", &v, |f| Action::SetFlashInfer(Some(f)))
                 })} />
-            <ModelFieldset {release} command={command.clone()} onedit={onedit.clone()} />
+            <ModelFieldset {release} command={command.clone()} onedit={onedit.clone()} {config} {status} ondispatch={d.clone()} />
             <CacheFieldset {release} command={command.clone()} onedit={onedit.clone()} />
             <AttentionFieldset {release} command={command.clone()} {onedit} />
         </div>

@@ -1,17 +1,46 @@
-//! The fieldset "Model": the model (a preset or the command line's) and the `--hf-overrides` keys qpath reads.
+//! The fieldset "Model": the model (a preset or the command line's), the `--hf-overrides` keys qpath reads, and a
+//! model's own config.json (pasted or dropped), read instead of the preset.
+
+use std::rc::Rc;
 
 use qpath_core::choices::{self, HfOverride};
 use qpath_core::model::{self, MODEL_PRESETS};
+use qpath_core::release::Release;
+use qpath_core::serve::ServeCommand;
 use serde_json::Value;
-use web_sys::HtmlInputElement;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::components::choice::{Choice, ChoiceOption};
-use crate::components::inputs::FlagsProps;
-use crate::state::Edit;
+use crate::state::{Action, Edit};
+
+/// [`crate::components::inputs::FlagsProps`] with the page's pasted config.json (`config`), what qpath made of it
+/// (`status`) and where its control sends its actions (`ondispatch`); see [`config_input`].
+#[derive(Properties)]
+pub struct ModelProps {
+    pub release: Release,
+    pub command: Rc<ServeCommand>,
+    pub onedit: Callback<Edit>,
+    pub config: Option<AttrValue>,
+    pub status: Option<ConfigStatus>,
+    pub ondispatch: Callback<Action>,
+}
+
+/// As `FlagsProps`: the same `Rc` holds the same flags.
+impl PartialEq for ModelProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.onedit == other.onedit
+            && self.ondispatch == other.ondispatch
+            && self.release == other.release
+            && Rc::ptr_eq(&self.command, &other.command)
+            && self.config == other.config
+            && self.status == other.status
+    }
+}
 
 #[function_component(ModelFieldset)]
-pub fn model_fieldset(props: &FlagsProps) -> Html {
+pub fn model_fieldset(props: &ModelProps) -> Html {
     let (model, hf_overrides) = (&props.command.model, &props.command.hf_overrides);
     let preset = model::find_preset(model);
     let mut models: Vec<ChoiceOption> = MODEL_PRESETS.iter().map(|m| ChoiceOption::new(m.id, m.id)).collect();
@@ -29,6 +58,7 @@ pub fn model_fieldset(props: &FlagsProps) -> Html {
                 <Choice id="model" options={models} value={model.clone()} onchange={props.onedit.reform(Edit::Model)} /></label>
             { for overrides }
             <p class="hint">{ "Blank keeps the preset; a number becomes a --hf-overrides key." }</p>
+            { config_input(props.config.as_deref(), props.status.clone(), &props.ondispatch) }
         </fieldset>
     }
 }
@@ -53,4 +83,72 @@ fn override_input(field: HfOverride, value: Option<String>, onedit: &Callback<Ed
                 placeholder={preset.map(|p| p.to_string()).unwrap_or_default()} {onchange} />
         </label>
     }
+}
+
+/// What qpath made of a pasted config.json: `Ok("read: ARCH, N layers")`, or the reader's error (naming the file and
+/// the field).
+pub type ConfigStatus = Result<String, String>;
+
+/// The config.json control: a textarea showing `text` (the page's pasted config.json) that takes a paste, typing or a
+/// dropped `.json` file, a Clear button, and `status`. Everything goes to `ondispatch` as
+/// [`Action::SetModelConfig`]. It holds no state, so it is a plain function.
+pub fn config_input(text: Option<&str>, status: Option<ConfigStatus>, ondispatch: &Callback<Action>) -> Html {
+    let oninput =
+        ondispatch.reform(|e: InputEvent| Action::SetModelConfig(Some(e.target_unchecked_into::<HtmlTextAreaElement>().value())));
+    // A file dragged over the textarea may be dropped (the browser would otherwise open it).
+    let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
+    let ondrop = {
+        let d = ondispatch.clone();
+        Callback::from(move |e: DragEvent| {
+            let Some(file) = e.data_transfer().and_then(|t| t.files()).and_then(|f| f.get(0)) else {
+                return; // dropped text: the browser inserts it, and the textarea reports an input
+            };
+            e.prevent_default();
+            let d = d.clone();
+            yew::platform::spawn_local(async move {
+                let text = JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string());
+                d.emit(match text {
+                    Some(t) => Action::SetModelConfig(Some(t)),
+                    None => Action::Notice(format!("The dropped file `{}` could not be read as text.", file.name())),
+                });
+            });
+        })
+    };
+    let onclear = ondispatch.reform(|_: MouseEvent| Action::SetModelConfig(None));
+    let shown = text.is_some();
+    let status = match status {
+        None => html! {},
+        Some(Ok(read)) => html! { <p id="config-read" class="hint">{ read }</p> },
+        Some(Err(e)) => html! { <p id="config-error" class="command-error" role="alert">{ e }</p> },
+    };
+    html! {
+        <details class="model-config" open={shown}>
+            <summary>{ if shown { "config.json (in use)" } else { "config.json" } }</summary>
+            <label for="model-config">{ "Model config.json (pasted or dropped; read instead of the preset)" }</label>
+            <textarea id="model-config" rows="6" spellcheck="false" autocomplete="off" value={text.unwrap_or_default().to_string()}
+                placeholder="{\"architectures\": [\"LlamaForCausalLM\"], …}" {oninput} {ondragover} {ondrop} />
+            <button type="button" id="config-clear" onclick={onclear} disabled={!shown}>{ "Clear" }</button>
+            { status }
+        </details>
+    }
+}
+
+/// The status [`config_input`] shows for the page's config.json `text`: the report's model summary when the report
+/// read it ("read: ARCH, N layers", the architecture as config.json names it), else the core's reader run on it
+/// alone (the report may have stopped before the model, at the command line), whose error names the file and field.
+pub fn config_status(text: &str, release: Release, cmd: &ServeCommand, report: &qpath_core::report::Report) -> ConfigStatus {
+    let arch = serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| Some(v.get("architectures")?.get(0)?.as_str()?.to_string()))
+        .unwrap_or_default();
+    let layers = match report.model.as_ref().filter(|m| m.config.is_some()) {
+        Some(m) => m.num_layers,
+        None => {
+            let file = format!("config.json of {}", cmd.model);
+            model::resolve_model_from_config(release, &cmd.model, &file, text, cmd.hf_overrides.as_ref())
+                .map_err(|e| e.to_string())?
+                .decoder_layers
+        }
+    };
+    Ok(format!("read: {arch}, {layers} layers"))
 }

@@ -142,8 +142,11 @@ fn stamp(r: &Report) -> Html {
             if let Some(m) = &r.model {
                 <p id="result-model" class="model-line">
                     <code>{ m.id.clone() }</code>
-                    { format!(": {} layers, model dtype {}{}", m.num_layers, m.dtype,
-                        if m.preset { "" } else { " (described by --hf-overrides, not a preset)" }) }
+                    { format!(": {} layers, model dtype {}{}", m.num_layers, m.dtype, match (m.preset, &m.config) {
+                        (true, _) => String::new(),
+                        (false, Some(file)) => format!(" (read from {file}, not a preset)"),
+                        (false, None) => " (described by --hf-overrides, not a preset)".to_string(),
+                    }) }
                 </p>
             }
         </>

@@ -62,8 +62,9 @@ pub fn copy_to_clipboard(text: &str) {
 
 /// Copy the link or the Markdown for an issue, for the page's `report` and `command`. The link is the page's address
 /// with the state's `hash`, not the address bar's, which the hash effect updates only after this render (on a first
-/// load without a hash the bar has none yet).
-pub fn share(report: &Report, command: &str, hash: &str) -> Html {
+/// load without a hash the bar has none yet). `config_too_large`: the link leaves out the pasted config.json, and the
+/// box says so beside the button.
+pub fn share(report: &Report, command: &str, hash: &str, config_too_large: bool) -> Html {
     let link = page_link(hash);
     let markdown = qpath_core::render::markdown(report, command, Some(&link));
     let oncopy_link = Callback::from(move |_: MouseEvent| copy_to_clipboard(&link));
@@ -75,6 +76,9 @@ pub fn share(report: &Report, command: &str, hash: &str) -> Html {
         <section class="share" aria-label="Share">
             <button type="button" id="copy-link" onclick={oncopy_link}>{ "Copy link" }</button>
             <button type="button" id="copy-markdown" onclick={oncopy_markdown}>{ "Copy as Markdown" }</button>
+            if config_too_large {
+                <p id="link-note" class="hint">{ crate::hash::CONFIG_TOO_LARGE }</p>
+            }
             <details>
                 <summary>{ "Markdown for a GitHub issue" }</summary>
                 <pre id="markdown-preview" tabindex="0" role="region" aria-label="Markdown preview">{ markdown }</pre>

@@ -26,7 +26,7 @@ const FIXED_LOG = 'FlashInfer resolved query dtypes: prefill=torch.bfloat16, dec
 const GPU_COUNT = (fs.readFileSync(path.join(repo, 'data', 'gpus.toml'), 'utf8').match(/^\[\[gpu\]\]/gm) ?? []).length;
 
 /** A page hash as src/hash.rs writes it (form-encoded: `+` for a space). */
-function hashOf({ embed, gpu, vllm, cuda, cubins, cmd }) {
+function hashOf({ embed, gpu, vllm, cuda, cubins, cmd, config }) {
   const enc = (s) => encodeURIComponent(s).replace(/%20/g, '+');
   const parts = [];
   if (embed) parts.push('embed=1');
@@ -35,11 +35,24 @@ function hashOf({ embed, gpu, vllm, cuda, cubins, cmd }) {
   if (cuda) parts.push(`cuda=${enc(cuda)}`);
   if (cubins) parts.push(`cubins=${enc(cubins)}`);
   if (cmd) parts.push(`cmd=${enc(cmd)}`);
+  if (config) parts.push(`config=${enc(config)}`);
   return `#${parts.join('&')}`;
 }
 
 const SEED_PREFIX = hashOf({ gpu: 'l4', vllm: '0.25.0-prefix', cmd: SEED_CMD });
 const SEED_FIXED = hashOf({ gpu: 'l4', vllm: '0.25.0', cmd: SEED_CMD });
+
+// meta-llama/Llama-3.1-8B-Instruct's config.json (huggingface.co/meta-llama/Llama-3.1-8B-Instruct) with 4 layers, as
+// a user pastes it (indented).
+const LLAMA_CONFIG_4 = JSON.stringify({
+  architectures: ['LlamaForCausalLM'], attention_bias: false, attention_dropout: 0.0, bos_token_id: 128000,
+  eos_token_id: [128001, 128008, 128009], hidden_act: 'silu', hidden_size: 4096, initializer_range: 0.02,
+  intermediate_size: 14336, max_position_embeddings: 131072, mlp_bias: false, model_type: 'llama',
+  num_attention_heads: 32, num_hidden_layers: 4, num_key_value_heads: 8, pretraining_tp: 1, rms_norm_eps: 1e-05,
+  rope_scaling: { factor: 8.0, low_freq_factor: 1.0, high_freq_factor: 4.0, original_max_position_embeddings: 8192, rope_type: 'llama3' },
+  rope_theta: 500000.0, tie_word_embeddings: false, torch_dtype: 'bfloat16', transformers_version: '4.42.3',
+  use_cache: true, vocab_size: 128256,
+}, null, 2);
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Reading the DOM (of a page or a frame) and waiting for it.
@@ -275,6 +288,42 @@ check('matrix-cell-loads-scenario', async (t) => {
   assert.equal(await text(page, '.group-error .error-type'), 'AssertionError');
   assert.equal(await text(page, '.group-error .error-message'), FA2_ASSERT);
   includes(await text(page, '#selected-gpu'), 'NVIDIA B200', 'selected GPU');
+});
+
+// 4b. A pasted config.json is read instead of the preset (4 layers), travels in the link (a fresh page gets it back),
+//     a malformed one is named under the box with the rest of the page intact, and Clear brings the preset back.
+check('paste-config-json', async (t) => {
+  const page = await t.open('/');
+  assert.equal(await count(page, '.layer-strip .layer'), 32);
+  await page.click('.model-config > summary');
+  await page.click('#model-config');
+  await page.keyboard.insertText(LLAMA_CONFIG_4); // a paste: one input event
+  await eventually(async () => assert.equal(await count(page, '.layer-strip .layer'), 4));
+  assert.equal(await text(page, '#config-read'), 'read: LlamaForCausalLM, 4 layers');
+  includes(await text(page, '#result-model'), 'meta-llama/Llama-3.1-8B-Instruct: 4 layers', 'model line');
+  assert.deepEqual(await decision(page), ['bfloat16', 'bfloat16', 'fa2', 'fa2']);
+  await eventually(async () => includes(await hash(page), '&config=%7B%22architectures%22:%5B%22LlamaForCausalLM%22%5D,', 'URL hash'));
+
+  const link = await hash(page);
+  const fresh = await t.open(`/index.html${link}`);
+  await eventually(async () => assert.equal(await count(fresh, '.layer-strip .layer'), 4));
+  assert.equal(await value(fresh, '#model-config'), JSON.stringify(JSON.parse(LLAMA_CONFIG_4)), 'the config, minified');
+  assert.ok(await fresh.evaluate(() => document.querySelector('.model-config').open), 'the box is open');
+  assert.equal(await count(fresh, '#notices'), 0);
+
+  await page.click('#model-config');
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText('{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": ');
+  await eventually(async () => includes(await text(page, '#config-error'), 'config.json of meta-llama/Llama-3.1-8B-Instruct is not valid JSON', 'the config error'));
+  includes(await text(page, '.scenario-error'), 'is not valid JSON', 'the scenario error');
+  includes(await text(page, '#selected-gpu'), 'NVIDIA L4', 'the GPU stays');
+  assert.equal(await value(page, '#kv-cache-dtype'), 'fp8', 'the cache dtype stays');
+  await eventually(async () => assert.ok(!(await hash(page)).includes('config='), 'no config in the link'));
+
+  await page.click('#config-clear');
+  await eventually(async () => assert.equal(await count(page, '.layer-strip .layer'), 32));
+  assert.equal(await value(page, '#model-config'), '');
+  assert.equal(await count(page, '#config-error'), 0);
 });
 
 // 4. A pasted command line fills the inputs and the answer; an invalid flag is named and the inputs keep their values.
@@ -530,6 +579,9 @@ const SHOWCASE = {
     'NVIDIA B200', '.not-flashinfer'],
   'unverified prediction': [hashOf({ gpu: 'jetson-agx-thor', vllm: '0.33.0', cubins: 'yes', cmd: `${LLAMA} --attention-backend FLASHINFER` }),
     'Thor', '.unverified-badge'],
+  // A config.json from the link, read instead of the preset (the box open, its summary under it).
+  'pasted config.json': [hashOf({ gpu: 'l4', vllm: '0.33.0', cmd: SEED_CMD, config: JSON.stringify(JSON.parse(LLAMA_CONFIG_4)) }),
+    'NVIDIA L4', '#model-config + #config-clear + #config-read'],
   // A malformed link (notices) and a command line that does not parse (its error, vLLM's ArgumentError); the unknown
   // GPU gives way to the core's default GPU, as in the CLI and the JS API.
   'bad link and command': [hashOf({ gpu: 'h900', vllm: '0.25.0', cuda: 'banana', cmd: `${SEED_CMD} --no-such-flag 3` }),
