@@ -327,7 +327,7 @@ fn mamba_page(
             head_v_dim,
             conv_kernel,
         } => {
-            let conv_dim = (head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads) as u64;
+            let conv_dim = head_k_dim as u64 * num_k_heads as u64 * 2 + head_v_dim as u64 * num_v_heads as u64;
             if conv_dim % tp64 != 0 || num_v_heads as u64 % tp64 != 0 {
                 return Err(format!("the GDN state does not divide by tensor parallel size {tp}"));
             }
@@ -616,7 +616,15 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
         ));
     }
     // Step 8.
-    let block_size = block_size as u32;
+    let Ok(block_size) = u32::try_from(block_size) else {
+        return out(
+            t,
+            Some(format!("a block of {block_size} tokens (beyond the sizes qpath models)")),
+            mamba,
+            attn1,
+            config_logs,
+        );
+    };
     let Some(kernel) = sizes.kernel_block(block_size) else {
         return out(
             t,

@@ -54,6 +54,8 @@ const BASES: &[&str] = &[
     r#"{"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "head_dim": 256, "hidden_size": 1152, "num_attention_heads": 4, "num_hidden_layers": 26, "num_key_value_heads": 1, "sliding_window": 512, "layer_types": ["sliding_attention", "full_attention"], "torch_dtype": "bfloat16"}"#,
     r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "torch_dtype": "bfloat16", "quantization_config": {"quant_method": "compressed-tensors", "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor", "dynamic": false, "symmetric": true}}}"#,
     r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "torch_dtype": "bfloat16", "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}"#,
+    r#"{"architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next", "full_attention_interval": 4, "head_dim": 256, "hidden_size": 2048, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_value_head_dim": 128, "num_attention_heads": 16, "num_hidden_layers": 48, "num_key_value_heads": 2, "torch_dtype": "bfloat16"}"#,
+    r#"{"architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h", "chunk_size": 128, "conv_kernel": 4, "head_dim": 128, "hidden_size": 4480, "hybrid_override_pattern": "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-", "mamba_head_dim": 80, "mamba_num_heads": 128, "n_groups": 8, "num_attention_heads": 40, "num_hidden_layers": 56, "num_key_value_heads": 8, "ssm_state_size": 128, "torch_dtype": "bfloat16"}"#,
     r#"{"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4", "text_config": {"hidden_size": 2816, "num_hidden_layers": 12, "num_attention_heads": 16, "num_key_value_heads": 8, "num_global_key_value_heads": 2, "head_dim": 256, "global_head_dim": 512, "sliding_window": 1024, "attention_k_eq_v": true}}"#,
 ];
 
@@ -88,6 +90,25 @@ const KEYS: &[&str] = &[
     "global_head_dim",
     "num_global_key_value_heads",
     "attention_k_eq_v",
+    "full_attention_interval",
+    "linear_num_key_heads",
+    "linear_num_value_heads",
+    "linear_key_head_dim",
+    "linear_value_head_dim",
+    "linear_conv_kernel_dim",
+    "hybrid_override_pattern",
+    "layers_block_type",
+    "mamba_num_heads",
+    "mamba_head_dim",
+    "ssm_state_size",
+    "n_groups",
+    "mamba_n_groups",
+    "mamba_num_groups",
+    "conv_kernel",
+    "mamba_d_conv",
+    "chunk_size",
+    "mamba_chunk_size",
+    "mamba_ssm_cache_dtype",
     "x",
 ];
 
@@ -137,6 +158,15 @@ const VALUES: &[&str] = &[
     "{\"num_bits\": 4, \"type\": \"float\"}",
     "2.5",
     "\"\\u0000\"",
+    "\"M*-E\"",
+    "\"M-X\"",
+    "\"*\"",
+    "\"float32\"",
+    "[\"linear_attention\",\"moe\",\"full_attention\",\"mlp\"]",
+    "[\"NemotronHForCausalLM\"]",
+    "[\"Qwen3NextForCausalLM\"]",
+    "65536",
+    "4294967295",
 ];
 
 /// A random JSON value, sometimes nested `depth` deep.
@@ -223,6 +253,7 @@ const LINES: &[&str] = &[
     r#"vllm serve m --hf-overrides '{"num_hidden_layers": 3}'"#,
     r#"vllm serve m --hf-overrides '{"text_config": {"head_dim": 256}}'"#,
     "vllm serve m --attention-backend FLASHINFER --kv-cache-dtype fp8",
+    "vllm serve m --mamba-ssm-cache-dtype bfloat16 --block-size 128",
 ];
 
 #[test]

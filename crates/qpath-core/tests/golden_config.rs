@@ -432,3 +432,191 @@ fn gemma4_full_layers_have_their_own_head_size_and_kv_heads() {
         e.message
     );
 }
+
+/// Qwen/Qwen3-Next-80B-A3B-Instruct's config.json, as far as the preset restates it
+/// (https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct/blob/main/config.json; data/models.toml's sources: public
+/// restatements of Qwen3-Next configs give hidden_size 2048, num_hidden_layers 48, num_attention_heads 16,
+/// num_key_value_heads 2, head_dim 256, linear_num_key_heads 16, linear_num_value_heads 32, linear_key_head_dim 128,
+/// linear_value_head_dim 128, linear_conv_kernel_dim 4, full_attention_interval 4; no layer_types; torch_dtype
+/// bfloat16 is the Qwen release default, unconfirmed for this checkpoint). Fields qpath does not read are left out.
+const QWEN3_NEXT_80B: &str = r#"{
+  "architectures": ["Qwen3NextForCausalLM"],
+  "model_type": "qwen3_next",
+  "full_attention_interval": 4,
+  "head_dim": 256,
+  "hidden_size": 2048,
+  "linear_conv_kernel_dim": 4,
+  "linear_key_head_dim": 128,
+  "linear_num_key_heads": 16,
+  "linear_num_value_heads": 32,
+  "linear_value_head_dim": 128,
+  "num_attention_heads": 16,
+  "num_hidden_layers": 48,
+  "num_key_value_heads": 2,
+  "torch_dtype": "bfloat16"
+}"#;
+
+/// nvidia/NVIDIA-Nemotron-Nano-9B-v2's config.json, as far as the preset restates it
+/// (https://huggingface.co/nvidia/NVIDIA-Nemotron-Nano-9B-v2/blob/main/config.json; data/models.toml's sources:
+/// public restatements give num_hidden_layers 56, hidden_size 4480, num_attention_heads 40, num_key_value_heads 8,
+/// head_dim 128, the hybrid_override_pattern below, mamba_num_heads 128, mamba_head_dim 80, ssm_state_size 128,
+/// conv_kernel 4; n_groups 8 (restated as mamba_num_groups by some copies) and chunk_size 128 unconfirmed; no
+/// mamba_ssm_cache_dtype). Fields qpath does not read are left out.
+const NEMOTRON_NANO_9B_V2: &str = r#"{
+  "architectures": ["NemotronHForCausalLM"],
+  "model_type": "nemotron_h",
+  "chunk_size": 128,
+  "conv_kernel": 4,
+  "head_dim": 128,
+  "hidden_size": 4480,
+  "hybrid_override_pattern": "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-",
+  "mamba_head_dim": 80,
+  "mamba_num_heads": 128,
+  "n_groups": 8,
+  "num_attention_heads": 40,
+  "num_hidden_layers": 56,
+  "num_key_value_heads": 8,
+  "sliding_window": null,
+  "ssm_state_size": 128,
+  "torch_dtype": "bfloat16"
+}"#;
+
+const QWEN3_NEXT_ID: &str = "Qwen/Qwen3-Next-80B-A3B-Instruct";
+const NEMOTRON_ID: &str = "nvidia/NVIDIA-Nemotron-Nano-9B-v2";
+
+/// A hybrid model's config.json (Qwen3NextConfig / NemotronHConfig restated, `architectures[0]` mapped by vLLM's
+/// registry to qwen3_next.py / nemotron_h.py) gives exactly its preset's answer: the recurrent and attention groups,
+/// the block-size log lines (e.g. "Setting attention block size to 544 tokens" for Qwen3-Next at 0.24.0 on B200,
+/// tests/golden_hybrid.rs) and the kernels, at 0.24.0 (vLLM's own Qwen3NextConfig) and 0.33.0 (transformers').
+#[test]
+fn a_hybrid_models_config_json_gives_its_presets_answer() {
+    // n_groups spelled as some public copies do: NemotronHConfig has no mamba_num_groups, so n_groups keeps its
+    // default 8, the same answer.
+    let nemotron_other_spelling = NEMOTRON_NANO_9B_V2.replace("\"n_groups\"", "\"mamba_num_groups\"");
+    for (id, config) in [
+        (QWEN3_NEXT_ID, QWEN3_NEXT_80B),
+        (NEMOTRON_ID, NEMOTRON_NANO_9B_V2),
+        (NEMOTRON_ID, nemotron_other_spelling.as_str()),
+    ] {
+        for g in ["b200", "h100-sxm"] {
+            for r in RELEASES {
+                for flags in ["", " --block-size 128", " --kv-cache-dtype fp8"] {
+                    let line = format!("vllm serve {id}{flags}");
+                    let preset = resolve(&scenario(g, r, &line, None));
+                    let from_file = resolve(&scenario(g, r, &line, Some(config)));
+                    assert!(preset.error.is_none(), "{:?}", preset.error);
+                    assert_eq!(answer(&from_file), answer(&preset), "{id} on {g} @{}{flags}", r.name());
+                    assert_eq!(preset.groups.len(), 2, "a recurrent and an attention group");
+                    assert!(
+                        preset.logs.iter().any(|l| l.starts_with("Setting attention block size to ")),
+                        "{:?}",
+                        preset.logs
+                    );
+                    let m = from_file.model.as_ref().expect("a model");
+                    assert_eq!(
+                        preset.model.as_ref().map(|p| (p.dtype, p.num_layers)),
+                        Some((m.dtype, m.num_layers))
+                    );
+                }
+            }
+        }
+    }
+    // The logs themselves, once: Qwen3-Next at 0.24.0 on B200 (tests/golden_hybrid.rs qwen3_next_0_24_0_b200).
+    let r = resolve(&scenario(
+        "b200",
+        Release::V0_24_0,
+        &format!("vllm serve {QWEN3_NEXT_ID}"),
+        Some(QWEN3_NEXT_80B),
+    ));
+    assert_eq!(
+        r.logs[1..],
+        [
+            "Setting attention block size to 544 tokens to ensure that attention page size is >= mamba page size.",
+            "Padding mamba page size by 1.49% to ensure that mamba page size and attention page size are exactly equal.",
+        ]
+    );
+}
+
+/// The config class differs by release for Qwen3-Next: vLLM's own Qwen3NextConfig (0.24.0-0.31.0) ignores
+/// full_attention_interval and builds every 4th layer full (configs/qwen3_next.py:250-254@0.24.0); transformers'
+/// (0.32.0+) builds "full_attention" iff (i + 1) % full_attention_interval == 0.
+#[test]
+fn qwen3_next_full_attention_interval_is_read_from_0_32_0() {
+    let config = QWEN3_NEXT_80B.replace("\"full_attention_interval\": 4", "\"full_attention_interval\": 2");
+    let full = |r: Release| -> Vec<u32> {
+        let rep = resolve(&scenario("h100-sxm", r, "vllm serve m", Some(&config)));
+        assert!(rep.error.is_none(), "{:?}", rep.error);
+        rep.groups
+            .iter()
+            .find(|g| g.layers.contains(&3))
+            .map(|g| g.layers.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(full(Release::V0_24_0), (0..12).map(|i| 4 * i + 3).collect::<Vec<_>>());
+    assert_eq!(full(Release::V0_31_0), (0..12).map(|i| 4 * i + 3).collect::<Vec<_>>());
+    assert_eq!(full(Release::V0_33_0), (0..24).map(|i| 2 * i + 1).collect::<Vec<_>>());
+}
+
+/// A layer type the model file does not build, a legacy name the config class remaps, and a NemotronH pattern
+/// character the config class does not know: each named with its field.
+#[test]
+fn a_hybrid_layer_type_qpath_does_not_know_is_named() {
+    let layer_types = |third: &str| {
+        let mut types: Vec<String> = (0..48)
+            .map(|i| {
+                if (i + 1) % 4 == 0 {
+                    "\"full_attention\""
+                } else {
+                    "\"linear_attention\""
+                }
+                .to_string()
+            })
+            .collect();
+        types[3] = format!("\"{third}\"");
+        with(QWEN3_NEXT_80B, &format!("\"layer_types\": [{}]", types.join(", ")))
+    };
+    for r in RELEASES {
+        let error = |text: &str| {
+            resolve(&scenario("b200", r, "vllm serve m", Some(text)))
+                .error
+                .map(|e| e.message)
+                .unwrap_or_default()
+        };
+        // transformers accepts "sliding_attention"; qwen3_next.py raises.
+        let e = error(&layer_types("sliding_attention"));
+        assert!(
+            e.contains("layer_types[3] = \"sliding_attention\"")
+                && e.contains("Invalid layer_type sliding_attention")
+                && e.contains("qwen3_next.py"),
+            "{e}"
+        );
+        // Not a transformers layer type at all.
+        let e = error(&layer_types("gated_attention"));
+        assert!(
+            e.contains("layer_types[3] = \"gated_attention\"") && e.contains("validate_layer_type"),
+            "{e}"
+        );
+        // The legacy name "attention" is remapped to "full_attention": the preset's answer.
+        let legacy = resolve(&scenario("b200", r, "vllm serve m", Some(&layer_types("attention"))));
+        let preset = resolve(&scenario("b200", r, &format!("vllm serve {QWEN3_NEXT_ID}"), None));
+        assert_eq!(
+            legacy.groups.iter().map(|g| g.layers.clone()).collect::<Vec<_>>(),
+            preset.groups.iter().map(|g| g.layers.clone()).collect::<Vec<_>>()
+        );
+        // NemotronH: a pattern character NemotronHConfig._pattern_to_list does not know.
+        let e = error(&NEMOTRON_NANO_9B_V2.replace("\"M-M-M-MM", "\"M-X-M-MM"));
+        assert!(e.contains("hybrid_override_pattern[2] = 'X'"), "{e}");
+        // NemotronH: a layers_block_type entry its validate_layer_type refuses.
+        let e = error(&with(
+            NEMOTRON_NANO_9B_V2,
+            r#""layers_block_type": ["linear_attention", "sliding_attention"]"#,
+        ));
+        assert!(
+            e.contains("\"sliding_attention\"") && e.contains("validate_layer_type"),
+            "{e}"
+        );
+        // A sliding window on a hybrid config: qpath cannot model it, naming the field.
+        let e = error(&QWEN3_NEXT_80B.replace("\"head_dim\": 256", "\"head_dim\": 256, \"sliding_window\": 4096"));
+        assert!(e.contains("qpath cannot model this: sliding_window = 4096"), "{e}");
+    }
+}

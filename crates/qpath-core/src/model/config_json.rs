@@ -13,6 +13,12 @@
 //! - in the text config: `num_hidden_layers`, `num_attention_heads`, `num_key_value_heads`, `hidden_size`,
 //!   `head_dim`, `layer_types`, `sliding_window`, `sliding_window_pattern` (gemma-3), `use_sliding_window` and
 //!   `max_window_layers` (Qwen2/Qwen3), `use_bidirectional_attention` (gemma-3, refused when set).
+//! - for the hybrid model files (`Qwen3NextForCausalLM`, `NemotronHForCausalLM`; config classes in `hybrid`): the
+//!   fields `model::hybrid` reads, with their constructors' defaults and aliases — `linear_num_key_heads`,
+//!   `linear_num_value_heads`, `linear_key_head_dim`, `linear_value_head_dim`, `linear_conv_kernel_dim`,
+//!   `layer_types`, `full_attention_interval` (Qwen3-Next); `hybrid_override_pattern` / `layers_block_type` /
+//!   `layer_types`, `mamba_num_heads`, `mamba_head_dim`, `ssm_state_size`, `n_groups` (`mamba_n_groups`),
+//!   `conv_kernel` (`mamba_d_conv`), `chunk_size` (`mamba_chunk_size`), `mamba_ssm_cache_dtype` (Nemotron-H).
 //! - `torch_dtype` / `dtype` at the top level, else in the text config.
 //! - `quantization_config` (top level): `quant_method`, `kv_cache_scheme`, `kv_cache_quant_algo`, `quantization`.
 //!
@@ -25,6 +31,9 @@ use super::overrides::{MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
 use super::presets::VllmModel;
 use super::{err, show, CheckpointKv, KvScheme, ModelError};
 use crate::dtype::TorchDtype;
+use crate::release::Release;
+
+mod hybrid;
 
 /// The config class transformers builds for an architecture, as far as its constructor derives attention fields
 /// (transformers 5.16.1, the oldest vLLM 0.33.0 accepts: `transformers<5.21.0,>=5.16.1`; vLLM 0.24.0 needs >=5.5.3).
@@ -58,6 +67,10 @@ enum ConfigClass {
     /// `head_dim` 256, `num_key_value_heads` 4, `sliding_window` 512; `global_head_dim` /
     /// `num_global_key_value_heads` become `per_layer_config` of the full layers (read by the layout from `raw`).
     Gemma4Text,
+    /// `Qwen3NextConfig`: vLLM's (0.24.0-0.31.0) or transformers' (0.32.0+), restated in `hybrid::qwen3_next`.
+    Qwen3Next,
+    /// transformers' `NemotronHConfig` (every release), restated in `hybrid::nemotron_h`.
+    NemotronH,
 }
 
 /// One architecture qpath restates: vLLM's registry entry (`vllm/model_executor/models/registry.py`, line at 0.24.0
@@ -143,6 +156,22 @@ pub const ARCHITECTURES: &[Architecture] = &[
         config_class: ConfigClass::Gemma4Text,
         nested: true,
     },
+    // Registered in every release 0.24.0-0.33.0 (registry.py:117@0.24.0 … 112@0.31.0, 112@0.32.0, 118@0.33.0).
+    Architecture {
+        name: "Qwen3NextForCausalLM",
+        registry_lines: (117, 118),
+        vllm_model: VllmModel::Qwen3Next,
+        config_class: ConfigClass::Qwen3Next,
+        nested: false,
+    },
+    // Registered in every release 0.24.0-0.33.0 (registry.py:178@0.24.0 … 184@0.31.0, 180@0.32.0, 186@0.33.0).
+    Architecture {
+        name: "NemotronHForCausalLM",
+        registry_lines: (178, 186),
+        vllm_model: VllmModel::NemotronH,
+        config_class: ConfigClass::NemotronH,
+        nested: false,
+    },
 ];
 
 /// Nested language-model configs of architectures qpath does not restate; named in the refusal.
@@ -154,14 +183,17 @@ pub(super) struct ConfigJson {
     pub(super) architecture: &'static Architecture,
     pub(super) model_type: Option<String>,
     pub(super) checkpoint_kv: Option<CheckpointKv>,
+    /// What the config class did that the trace should say (which class, ignored fields).
+    pub(super) notes: Vec<String>,
 }
 
 fn cannot<T>(file: &str, what: String) -> Result<T, ModelError> {
     err(format!("{file}: qpath cannot model this: {what}"))
 }
 
-/// Reads config.json text (`file` names it in messages) into the constructed config.
-pub(super) fn read(file: &str, text: &str) -> Result<ConfigJson, ModelError> {
+/// Reads config.json text (`file` names it in messages) into the config `release` constructs (the config class can
+/// differ by release: [`ConfigClass::Qwen3Next`]).
+pub(super) fn read(release: Release, file: &str, text: &str) -> Result<ConfigJson, ModelError> {
     let root: Value = serde_json::from_str(text).map_err(|e| ModelError {
         message: format!("{file} is not valid JSON: {e}"),
     })?;
@@ -215,7 +247,12 @@ pub(super) fn read(file: &str, text: &str) -> Result<ConfigJson, ModelError> {
         prefix,
         map: text_map,
     };
-    let text = constructed_text(&f, architecture.config_class)?;
+    let mut notes = Vec::new();
+    let text = match architecture.config_class {
+        ConfigClass::Qwen3Next => hybrid::qwen3_next(release, &f, &mut notes)?,
+        ConfigClass::NemotronH => hybrid::nemotron_h(&f, &mut notes)?,
+        class => constructed_text(&f, class)?,
+    };
     let root_dtype = dtype(file, "", &root)?;
     let text_dtype = if prefix.is_empty() {
         None
@@ -232,6 +269,7 @@ pub(super) fn read(file: &str, text: &str) -> Result<ConfigJson, ModelError> {
         architecture,
         model_type,
         checkpoint_kv,
+        notes,
     })
 }
 
@@ -572,6 +610,8 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
                 }
             });
         }
+        // Read by `hybrid` (see `read`); never reached here.
+        ConfigClass::Qwen3Next | ConfigClass::NemotronH => {}
         ConfigClass::Gemma4Text => {
             match f.get("use_bidirectional_attention") {
                 Field::Absent | Field::Null => {}

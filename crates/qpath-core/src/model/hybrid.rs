@@ -5,8 +5,9 @@
 //!   `Qwen3NextGatedDeltaNet` (its `mamba_type` is `GDN_ATTN`, `MAMBA_TYPE_GDN`), `"full_attention"` an `Attention`.
 //!   Without `layer_types` in config.json, vLLM's own `Qwen3NextConfig` (0.24.0-0.31.0) fills it with
 //!   `"linear_attention" if (i + 1) % 4 else "full_attention"` (`QWEN3NEXT_CONFIG_LAYER_TYPES`); from 0.32.0 vLLM
-//!   uses transformers' `Qwen3NextConfig`, which qpath assumes builds the same list from `full_attention_interval`
-//!   (default 4) — not in vLLM's tree, so that step is unverified.
+//!   uses transformers' `Qwen3NextConfig`, which builds the same list from `full_attention_interval` (default 4;
+//!   transformers 5.16.1 `models/qwen3_next/configuration_qwen3_next.py:131-136`, the oldest transformers 0.32.0 and
+//!   0.33.0 accept). A config.json's own config class is restated in `config_json::hybrid`.
 //! - `nemotron_h.py` builds layer i as `config.hybrid_override_pattern[i]` (`NEMOTRONH_LAYER_TYPE`): `M` a Mamba2
 //!   mixer (`mamba_type` `MAMBA2`, `MAMBA_TYPE_MAMBA2`), `*` attention, `-` an MLP and `E` a MoE block (no token
 //!   mixer: qpath lists no layer for them).
@@ -110,7 +111,8 @@ pub(super) fn layer_kinds(
                     let how = if release >= Release::V0_32_0 {
                         format!(
                             "no layer_types in config.json: transformers' Qwen3NextConfig builds \"full_attention\" iff \
-                             (i + 1) % full_attention_interval == 0 (interval {interval}; not in vLLM's tree, unverified)"
+                             (i + 1) % full_attention_interval == 0 (interval {interval}; transformers 5.16.1 \
+                             configuration_qwen3_next.py:131-136)"
                         )
                     } else {
                         "no layer_types in config.json: vLLM's Qwen3NextConfig builds \"linear_attention\" if (i + 1) % 4 \

@@ -206,7 +206,7 @@ pub fn resolve_model_from_config(
     let empty = Map::new();
     // Messages name the file (which names the model); the spec keeps the model's id.
     let name = file;
-    let read = config_json::read(file, text)?;
+    let read = config_json::read(release, file, text)?;
     let arch = read.architecture;
     let rule = arch.vllm_model;
     let overrides = overrides::Overrides::locate_in(name, Some(arch.nested), hf_overrides.unwrap_or(&empty))?;
@@ -221,6 +221,7 @@ pub fn resolve_model_from_config(
             arch.registry_lines.1
         ),
     ];
+    source.extend(read.notes.iter().cloned());
     if !read.cfg.text.layer_types_origin.is_empty() && read.cfg.text.layer_types.is_some() {
         source.push(format!("layer_types: {}", read.cfg.text.layer_types_origin));
     }
