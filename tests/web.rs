@@ -673,3 +673,56 @@ async fn a_config_json_too_large_for_a_link_is_said_beside_copy_link() {
     assert!(eventually(|| !location_hash().contains("config=")).await);
     assert!(location_hash().contains("&cmd=vllm+serve+"), "{}", location_hash());
 }
+
+/// Qwen/Qwen3-Next-80B-A3B-Instruct's config.json as far as qpath reads it (the values of its preset in
+/// data/models.toml and of `crates/qpath-core/tests/golden_config.rs`, which restate the released file).
+const QWEN3_NEXT_80B: &str = r#"{
+  "architectures": ["Qwen3NextForCausalLM"],
+  "model_type": "qwen3_next",
+  "full_attention_interval": 4,
+  "head_dim": 256,
+  "hidden_size": 2048,
+  "linear_conv_kernel_dim": 4,
+  "linear_key_head_dim": 128,
+  "linear_num_key_heads": 16,
+  "linear_num_value_heads": 32,
+  "linear_value_head_dim": 128,
+  "num_attention_heads": 16,
+  "num_hidden_layers": 48,
+  "num_key_value_heads": 2,
+  "torch_dtype": "bfloat16"
+}"#;
+
+/// A pasted hybrid config.json: the strip shows its 48 layers in two groups, the gated-delta-net layers on GDN_ATTN
+/// (no query dtype) beside the full-attention layers every fourth layer on FlashInfer, whose page vLLM aligned to the
+/// recurrent state (544-token blocks, 32-token kernel pages on B200 at 0.24.0).
+#[wasm_bindgen_test]
+async fn a_pasted_hybrid_config_json_shows_its_recurrent_group_in_the_strip() {
+    let root = mount_with_hash("#gpu=b200&vllm=0.24.0&cmd=vllm+serve+Qwen%2FQwen3-Next-80B-A3B-Instruct").await;
+    paste_config(&root, QWEN3_NEXT_80B).await;
+    assert_eq!(strip_cells(&root), 48);
+    assert_eq!(text(&root, "#config-read"), "read: Qwen3NextForCausalLM, 48 layers");
+    // Layer 0 is gated delta net, layer 3 full attention (every fourth layer).
+    let group_of = |layer: u32| {
+        q(&root, &format!(".layer-strip .layer[data-layer=\"{layer}\"]"))
+            .get_attribute("data-group")
+            .unwrap_or_default()
+    };
+    let (linear, full) = (group_of(0), group_of(3));
+    assert_ne!(linear, full);
+    assert_eq!(group_of(1), linear);
+    assert_eq!(group_of(7), full);
+    let card = |g: &str| text(&root, &format!("article.group[data-group=\"{g}\"]"));
+    let recurrent = card(&linear);
+    assert!(
+        recurrent.contains("GDN_ATTN") && recurrent.contains("No query dtype"),
+        "{recurrent}"
+    );
+    let attention = card(&full);
+    assert!(attention.contains("FLASHINFER"), "{attention}");
+    let logs = text(&root, "section.results");
+    assert!(
+        logs.contains("Setting attention block size to 544 tokens to ensure that attention page size is >= mamba page size."),
+        "{logs}"
+    );
+}
