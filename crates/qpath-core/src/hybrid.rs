@@ -33,7 +33,7 @@ use crate::platform::Platform;
 use crate::release::Release;
 use crate::selection::Backend;
 use crate::serve::ServeCommand;
-use crate::source;
+use crate::source::{self, Cite};
 use crate::trace::Trace;
 use crate::trtllm;
 
@@ -272,9 +272,45 @@ fn mamba_page(
     t: &mut Trace,
     logs: &mut Vec<String>,
 ) -> Result<u64, String> {
-    let model = p.model_dtype;
     let conv_name = f.mamba_cache_dtype.clone().unwrap_or_else(|| "auto".into());
-    let mut ssm_name = f.mamba_ssm_cache_dtype.clone().unwrap_or_else(|| "auto".into());
+    let ssm_name = f.mamba_ssm_cache_dtype.clone().unwrap_or_else(|| "auto".into());
+    let ssm_name = nemotron_h_ssm_dtype(h, ssm_name, t, logs);
+    let (conv, ssm) = state_dtypes(p.model_dtype, &conv_name, &ssm_name, t)?;
+    let (cite, conv_elems, temporal_elems, what) = state_shape(h, tp, spec_tokens)?;
+    let page = conv_elems * conv + temporal_elems * ssm;
+    let (shape_cite, dtype_cite) = match h.state {
+        HybridState::Gdn { .. } => (&source::QWEN3NEXT_STATE_SHAPE, &source::QWEN3NEXT_STATE_DTYPE),
+        HybridState::Mamba2 { .. } => (&source::NEMOTRONH_STATE_SHAPE, &source::NEMOTRONH_STATE_DTYPE),
+    };
+    t.step(
+        Some(dtype_cite),
+        "get_mamba_state_dtype_from_config",
+        format!(
+            "{} passes the model dtype, --mamba-cache-dtype and --mamba-ssm-cache-dtype",
+            h.model.file()
+        ),
+    );
+    t.step(
+        Some(shape_cite),
+        "get_mamba_state_shape_from_config",
+        format!(
+            "{} passes the config's state sizes, the tensor parallel size {tp} and {spec_tokens} speculative tokens",
+            h.model.file()
+        ),
+    );
+    t.step(Some(cite), "mamba state shape", what);
+    t.step(
+        Some(&source::HYB_MAMBA_PAGE),
+        "mamba page size",
+        format!(
+            "{conv_elems} x {conv} + {temporal_elems} x {ssm} = {page} bytes per layer and request (MambaSpec.page_size_bytes)"
+        ),
+    );
+    Ok(page)
+}
+
+/// Step 2, NemotronH's config: `--mamba-ssm-cache-dtype auto` becomes config.json's dtype (else float32), logged.
+fn nemotron_h_ssm_dtype(h: &HybridSpec, mut ssm_name: String, t: &mut Trace, logs: &mut Vec<String>) -> String {
     if let HybridState::Mamba2 { ssm_cache_dtype, .. } = &h.state {
         if ssm_name == "auto" {
             let to = ssm_cache_dtype.clone().unwrap_or_else(|| "float32".into());
@@ -299,11 +335,16 @@ fn mamba_page(
             ssm_name = to;
         }
     }
-    let conv = dtype_bytes(&conv_name, model).ok_or_else(|| format!("--mamba-cache-dtype {conv_name}"))?;
+    ssm_name
+}
+
+/// Step 2, `MambaStateDtypeCalculator`: the conv and temporal state bytes per element.
+fn state_dtypes(model: TorchDtype, conv_name: &str, ssm_name: &str, t: &mut Trace) -> Result<(u64, u64), String> {
+    let conv = dtype_bytes(conv_name, model).ok_or_else(|| format!("--mamba-cache-dtype {conv_name}"))?;
     let ssm = if ssm_name == "auto" {
         conv
     } else {
-        dtype_bytes(&ssm_name, model).ok_or_else(|| format!("--mamba-ssm-cache-dtype {ssm_name}"))?
+        dtype_bytes(ssm_name, model).ok_or_else(|| format!("--mamba-ssm-cache-dtype {ssm_name}"))?
     };
     let bytes_name = |b: u64| if b == 4 { "float32" } else { "16-bit" };
     t.step(
@@ -318,8 +359,13 @@ fn mamba_page(
             ssm,
         ),
     );
+    Ok((conv, ssm))
+}
+
+/// Step 3, `MambaStateShapeCalculator`: the cite, conv and temporal elements per rank, and the shape's text.
+fn state_shape(h: &HybridSpec, tp: u32, spec_tokens: u32) -> Result<(&'static Cite, u64, u64, String), String> {
     let tp64 = tp as u64;
-    let (cite, conv_elems, temporal_elems, what) = match h.state {
+    Ok(match h.state {
         HybridState::Gdn {
             num_k_heads,
             num_v_heads,
@@ -373,56 +419,35 @@ fn mamba_page(
                 ),
             )
         }
-    };
-    let page = conv_elems * conv + temporal_elems * ssm;
-    let (shape_cite, dtype_cite) = match h.state {
-        HybridState::Gdn { .. } => (&source::QWEN3NEXT_STATE_SHAPE, &source::QWEN3NEXT_STATE_DTYPE),
-        HybridState::Mamba2 { .. } => (&source::NEMOTRONH_STATE_SHAPE, &source::NEMOTRONH_STATE_DTYPE),
-    };
-    t.step(
-        Some(dtype_cite),
-        "get_mamba_state_dtype_from_config",
-        format!(
-            "{} passes the model dtype, --mamba-cache-dtype and --mamba-ssm-cache-dtype",
-            h.model.file()
-        ),
-    );
-    t.step(
-        Some(shape_cite),
-        "get_mamba_state_shape_from_config",
-        format!(
-            "{} passes the config's state sizes, the tensor parallel size {tp} and {spec_tokens} speculative tokens",
-            h.model.file()
-        ),
-    );
-    t.step(Some(cite), "mamba state shape", what);
-    t.step(
-        Some(&source::HYB_MAMBA_PAGE),
-        "mamba page size",
-        format!(
-            "{conv_elems} x {conv} + {temporal_elems} x {ssm} = {page} bytes per layer and request (MambaSpec.page_size_bytes)"
-        ),
-    );
-    Ok(page)
+    })
 }
 
 /// Steps 1-8 for a hybrid model whose first attention group is `a`.
 pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide) -> Alignment {
+    let default_block = cmd.block_size.unwrap_or(16);
+    let mut out = Alignment {
+        block_size: default_block,
+        kernel_block_size: default_block,
+        mamba_page_bytes: 0,
+        attn_page_bytes_per_token: 0,
+        trace: Trace::new(p.release),
+        config_logs: Vec::new(),
+        unmodelled: None,
+    };
+    if let Err(why) = align_steps(p, cmd, h, a, &mut out) {
+        out.unmodelled = Some(format!("qpath cannot model this: {why}"));
+    }
+    out
+}
+
+/// `_align_hybrid_block_size`, steps 1-8 in vLLM's order, filling `out` as they go; `Err` names what qpath cannot
+/// model (`out` then keeps the default block size and the pages found so far).
+fn align_steps(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide, out: &mut Alignment) -> Result<(), String> {
     let r = p.release;
-    let mut t = Trace::new(r);
+    let t = &mut out.trace;
     let f = HybridFlags::read(cmd);
     let tp = cmd.tensor_parallel_size.max(1);
     let default_block = cmd.block_size.unwrap_or(16);
-    let mut config_logs = Vec::new();
-    let out = |t: Trace, why: Option<String>, mamba: u64, attn1: u64, config_logs: Vec<String>| Alignment {
-        block_size: default_block,
-        kernel_block_size: default_block,
-        mamba_page_bytes: mamba,
-        attn_page_bytes_per_token: attn1,
-        trace: t,
-        config_logs,
-        unmodelled: why.map(|w| format!("qpath cannot model this: {w}")),
-    };
     t.step(
         Some(&source::HYB_IS_HYBRID_ALIGN),
         "hybrid block size",
@@ -433,17 +458,11 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
             a.backend.name()
         ),
     );
-    let mode = cache_mode(r, h, &f, &mut t);
+    let mode = cache_mode(r, h, &f, t);
     if !cmd.kv_cache_dtype_skip_layers.is_empty() {
-        return out(
-            t,
-            Some(
-                "--kv-cache-dtype-skip-layers on a hybrid model (the heterogeneous-page alignment that follows is not restated)"
-                    .into(),
-            ),
-            0,
-            0,
-            config_logs,
+        return Err(
+            "--kv-cache-dtype-skip-layers on a hybrid model (the heterogeneous-page alignment that follows is not restated)"
+                .into(),
         );
     }
     let spec_tokens = cmd
@@ -451,25 +470,31 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
         .as_ref()
         .and_then(|s| s.num_speculative_tokens)
         .unwrap_or(0);
-    let mamba = match mamba_page(p, h, &f, (tp, spec_tokens), &mut t, &mut config_logs) {
-        Ok(m) => m,
-        Err(why) => return out(t, Some(why), 0, 0, config_logs),
-    };
-    // Step 4: the attention page of one token.
+    let mamba = mamba_page(p, h, &f, (tp, spec_tokens), t, &mut out.config_logs)?;
+    out.mamba_page_bytes = mamba;
+    let attn1 = attn_page_per_token(p, cmd, a, tp, t)?;
+    out.attn_page_bytes_per_token = attn1;
+    let sizes = kernel_sizes(p, a, tp, t).ok_or_else(|| format!("the kernel block sizes of {}", a.backend.name()))?;
+    let align = kernel_alignment(p, cmd, h, &sizes, &mode, t);
+    let block = attention_block(r, &f, h, &sizes, &mode, (mamba, attn1, align), t)?;
+    let block_size = raise_block_size(default_block, block, (mamba, attn1), t);
+    let block_size =
+        u32::try_from(block_size).map_err(|_| format!("a block of {block_size} tokens (beyond the sizes qpath models)"))?;
+    let kernel = kernel_block(a, &sizes, block_size, t)?;
+    out.block_size = block_size;
+    out.kernel_block_size = kernel;
+    Ok(())
+}
+
+/// Step 4: the attention page of one token (`FullAttentionSpec(block_size=1).page_size_bytes`).
+fn attn_page_per_token(p: &Platform, cmd: &ServeCommand, a: &AttentionSide, tp: u32, t: &mut Trace) -> Result<u64, String> {
     let kv = cmd.kv_cache_dtype.as_str();
-    let Some(kv_bytes) = (if kv.starts_with("fp8") {
+    let kv_bytes = if kv.starts_with("fp8") {
         Some(1)
     } else {
         dtype_bytes(kv, p.model_dtype)
-    }) else {
-        return out(
-            t,
-            Some(format!("the attention page of --kv-cache-dtype {kv} on a hybrid model")),
-            mamba,
-            0,
-            config_logs,
-        );
-    };
+    }
+    .ok_or_else(|| format!("the attention page of --kv-cache-dtype {kv} on a hybrid model"))?;
     let kv_heads = (a.kv_heads / tp).max(1) as u64;
     let attn1 = 2 * kv_heads * a.head_dim as u64 * kv_bytes;
     t.step(
@@ -481,16 +506,13 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
             a.head_dim
         ),
     );
-    // Step 5: the kernel alignment.
-    let Some(sizes) = kernel_sizes(p, a, tp, &mut t) else {
-        return out(
-            t,
-            Some(format!("the kernel block sizes of {}", a.backend.name())),
-            mamba,
-            attn1,
-            config_logs,
-        );
-    };
+    Ok(attn1)
+}
+
+/// Step 5: the kernel alignment (max of the smallest kernel block and the block size; 0.33.0 align mode: lcm with
+/// the prefill checkpoint alignment).
+fn kernel_alignment(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, sizes: &KernelSizes, mode: &str, t: &mut Trace) -> u64 {
+    let default_block = cmd.block_size.unwrap_or(16);
     let min = sizes.min() as u64;
     let mut align = min.max(default_block as u64);
     t.step(
@@ -505,27 +527,8 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
             }
         ),
     );
-    if r >= Release::V0_33_0 && mode == "align" {
-        let ckpt = match h.state {
-            HybridState::Gdn { head_k_dim, .. } => {
-                let fi = p.is_cc(90) || ((p.is_family(100) || p.is_family(120)) && head_k_dim == 128 && p.cuda.major >= 13);
-                t.step(
-                    Some(&source::GDN_PREFILL_BACKEND),
-                    "GDN prefill backend",
-                    if fi {
-                        "flashinfer (SM90, or SM10x/SM12x with linear_key_head_dim 128 and CUDA >= 13): its align-mode checkpoints need 64-token alignment".to_string()
-                    } else {
-                        "triton (FlashInfer's GDN prefill needs SM90, or SM10x/SM12x with linear_key_head_dim 128 and CUDA >= 13): no checkpoint alignment".to_string()
-                    },
-                );
-                if fi {
-                    64
-                } else {
-                    1
-                }
-            }
-            HybridState::Mamba2 { .. } => 1,
-        };
+    if p.release >= Release::V0_33_0 && mode == "align" {
+        let ckpt = checkpoint_alignment(p, h, t);
         let before = align;
         align = lcm(align, ckpt);
         t.step(
@@ -534,33 +537,45 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
             format!("align mode: lcm({before}, {ckpt}) = {align} (1: the mamba layers declare no checkpoint alignment)"),
         );
     }
-    // Step 6: the block.
-    let mut block = if mode == "all" && r < Release::V0_32_0 {
-        let chunk = match (f.mamba_block_size, &h.state) {
-            (Some(b), _) => b as u64,
-            (None, HybridState::Mamba2 { chunk_size: Some(c), .. }) => *c as u64,
-            _ => {
-                return out(
-                    t,
-                    Some("mamba cache mode \"all\" needs the model's mamba chunk size, which the config does not give".into()),
-                    mamba,
-                    attn1,
-                    config_logs,
-                );
+    align
+}
+
+/// Step 5, 0.33.0 align mode: the recurrent layers' prefill checkpoint alignment (the GDN prefill backend's).
+fn checkpoint_alignment(p: &Platform, h: &HybridSpec, t: &mut Trace) -> u64 {
+    match h.state {
+        HybridState::Gdn { head_k_dim, .. } => {
+            let fi = p.is_cc(90) || ((p.is_family(100) || p.is_family(120)) && head_k_dim == 128 && p.cuda.major >= 13);
+            t.step(
+                Some(&source::GDN_PREFILL_BACKEND),
+                "GDN prefill backend",
+                if fi {
+                    "flashinfer (SM90, or SM10x/SM12x with linear_key_head_dim 128 and CUDA >= 13): its align-mode checkpoints need 64-token alignment".to_string()
+                } else {
+                    "triton (FlashInfer's GDN prefill needs SM90, or SM10x/SM12x with linear_key_head_dim 128 and CUDA >= 13): no checkpoint alignment".to_string()
+                },
+            );
+            if fi {
+                64
+            } else {
+                1
             }
-        };
-        let tokens = cdiv(mamba, attn1);
-        let chunk_align = lcm(chunk, align);
-        let b = chunk_align * cdiv(tokens, chunk_align);
-        t.step(
-            Some(&source::HYB_ALL_MODE_CHUNK),
-            "attention block size (mamba cache mode all)",
-            format!(
-                "state = cdiv({mamba}, {attn1}) = {tokens} tokens; lcm(chunk size {chunk}, {align}) = {chunk_align}; \
-                 {chunk_align} x cdiv({tokens}, {chunk_align}) = {b}"
-            ),
-        );
-        b
+        }
+        HybridState::Mamba2 { .. } => 1,
+    }
+}
+
+/// Step 6: the attention block covering the state page (0.32.0+: rounded up to the smallest kernel block).
+fn attention_block(
+    r: Release,
+    f: &HybridFlags,
+    h: &HybridSpec,
+    sizes: &KernelSizes,
+    mode: &str,
+    (mamba, attn1, align): (u64, u64, u64),
+    t: &mut Trace,
+) -> Result<u64, String> {
+    let mut block = if mode == "all" && r < Release::V0_32_0 {
+        all_mode_block(f, h, (mamba, attn1, align), t)?
     } else {
         let b = align * cdiv(mamba, align * attn1);
         t.step(
@@ -571,6 +586,7 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
         b
     };
     if r >= Release::V0_32_0 {
+        let min = sizes.min() as u64;
         let before = block;
         block = min * cdiv(block, min);
         t.step(
@@ -579,7 +595,35 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
             format!("{min} x cdiv({before}, {min}) = {block}"),
         );
     }
-    // Step 7.
+    Ok(block)
+}
+
+/// Step 6, mamba cache mode "all" (0.24.0-0.31.0): the smallest multiple of lcm(chunk size, alignment) covering the
+/// state in tokens.
+fn all_mode_block(f: &HybridFlags, h: &HybridSpec, (mamba, attn1, align): (u64, u64, u64), t: &mut Trace) -> Result<u64, String> {
+    let chunk = match (f.mamba_block_size, &h.state) {
+        (Some(b), _) => b as u64,
+        (None, HybridState::Mamba2 { chunk_size: Some(c), .. }) => *c as u64,
+        _ => {
+            return Err("mamba cache mode \"all\" needs the model's mamba chunk size, which the config does not give".into());
+        }
+    };
+    let tokens = cdiv(mamba, attn1);
+    let chunk_align = lcm(chunk, align);
+    let b = chunk_align * cdiv(tokens, chunk_align);
+    t.step(
+        Some(&source::HYB_ALL_MODE_CHUNK),
+        "attention block size (mamba cache mode all)",
+        format!(
+            "state = cdiv({mamba}, {attn1}) = {tokens} tokens; lcm(chunk size {chunk}, {align}) = {chunk_align}; \
+             {chunk_align} x cdiv({tokens}, {chunk_align}) = {b}"
+        ),
+    );
+    Ok(b)
+}
+
+/// Step 7: the block size raised (logged) if smaller, the page assertion, and the mamba page padded (logged).
+fn raise_block_size(default_block: u32, block: u64, (mamba, attn1): (u64, u64), t: &mut Trace) -> u64 {
     let mut block_size = default_block as u64;
     if block_size < block {
         block_size = block;
@@ -615,25 +659,14 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
             "Padding mamba page size by {pct:.2}% to ensure that mamba page size and attention page size are exactly equal."
         ));
     }
-    // Step 8.
-    let Ok(block_size) = u32::try_from(block_size) else {
-        return out(
-            t,
-            Some(format!("a block of {block_size} tokens (beyond the sizes qpath models)")),
-            mamba,
-            attn1,
-            config_logs,
-        );
-    };
-    let Some(kernel) = sizes.kernel_block(block_size) else {
-        return out(
-            t,
-            Some(format!("no kernel block of {} divides {block_size}", sizes.show())),
-            mamba,
-            attn1,
-            config_logs,
-        );
-    };
+    block_size
+}
+
+/// Step 8: `select_common_block_size`, the kernel block the manager block splits into (FlashInfer's page size).
+fn kernel_block(a: &AttentionSide, sizes: &KernelSizes, block_size: u32, t: &mut Trace) -> Result<u32, String> {
+    let kernel = sizes
+        .kernel_block(block_size)
+        .ok_or_else(|| format!("no kernel block of {} divides {block_size}", sizes.show()))?;
     t.step(
         Some(&source::SELECT_COMMON_BLOCK_SIZE),
         "kernel block size",
@@ -661,13 +694,5 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
             ),
         );
     }
-    Alignment {
-        block_size,
-        kernel_block_size: kernel,
-        mamba_page_bytes: mamba,
-        attn_page_bytes_per_token: attn1,
-        trace: t,
-        config_logs,
-        unmodelled: None,
-    }
+    Ok(kernel)
 }

@@ -153,90 +153,122 @@ pub struct Pep440 {
     local: bool,
 }
 
+/// PEP 440's local version (`+` then dot / dash / underscore separated alphanumerics): the public part, and whether
+/// a local part follows; `None` when the local part is malformed.
+fn pep440_local(t: &str) -> Option<(&str, bool)> {
+    match t.split_once('+') {
+        Some((p, l)) => {
+            let ok = !l.is_empty()
+                && l.split(['.', '-', '_'])
+                    .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric()));
+            if !ok {
+                return None;
+            }
+            Some((p, true))
+        }
+        None => Some((t, false)),
+    }
+}
+
+/// PEP 440's digits at `*i` (advanced past them); `None` when there are none.
+fn pep440_number(public: &str, i: &mut usize) -> Option<u64> {
+    let bytes = public.as_bytes();
+    let start = *i;
+    while *i < bytes.len() && bytes[*i].is_ascii_digit() {
+        *i += 1;
+    }
+    if *i == start {
+        return None;
+    }
+    public[start..*i].parse().ok()
+}
+
+/// PEP 440's optional separator (`.`, `-` or `_`) at `*i`.
+fn pep440_sep(public: &str, i: &mut usize) {
+    let bytes = public.as_bytes();
+    if *i < bytes.len() && matches!(bytes[*i], b'.' | b'-' | b'_') {
+        *i += 1;
+    }
+}
+
+/// PEP 440's release segment: dot-separated numbers.
+fn pep440_release(public: &str, i: &mut usize) -> Option<Vec<u64>> {
+    let bytes = public.as_bytes();
+    let mut release = vec![pep440_number(public, i)?];
+    while *i + 1 < bytes.len() && bytes[*i] == b'.' && bytes[*i + 1].is_ascii_digit() {
+        *i += 1;
+        release.push(pep440_number(public, i)?);
+    }
+    Some(release)
+}
+
+/// PEP 440's pre-release segment (`a`/`alpha`, `b`/`beta`, `rc`/`c`/`pre`/`preview`, then an optional number).
+fn pep440_pre(public: &str, i: &mut usize) -> Option<(u8, u64)> {
+    let mut j = *i;
+    pep440_sep(public, &mut j);
+    for (word, kind) in [
+        ("rc", 2u8),
+        ("c", 2),
+        ("alpha", 0),
+        ("a", 0),
+        ("beta", 1),
+        ("b", 1),
+        ("preview", 2),
+        ("pre", 2),
+    ] {
+        if public[j..].starts_with(word) {
+            let mut k = j + word.len();
+            pep440_sep(public, &mut k);
+            let n = pep440_number(public, &mut k).unwrap_or(0);
+            *i = k;
+            return Some((kind, n));
+        }
+    }
+    None
+}
+
+/// PEP 440's post-release segment (`post`, `rev` or `r`, then an optional number).
+fn pep440_post(public: &str, i: &mut usize) -> Option<u64> {
+    let mut j = *i;
+    pep440_sep(public, &mut j);
+    for word in ["post", "rev", "r"] {
+        if public[j..].starts_with(word) {
+            let mut k = j + word.len();
+            pep440_sep(public, &mut k);
+            let post = pep440_number(public, &mut k).unwrap_or(0);
+            *i = k;
+            return Some(post);
+        }
+    }
+    None
+}
+
+/// PEP 440's dev-release segment (`dev`, then an optional number).
+fn pep440_dev(public: &str, i: &mut usize) -> Option<u64> {
+    let mut j = *i;
+    pep440_sep(public, &mut j);
+    if public[j..].starts_with("dev") {
+        let mut k = j + 3;
+        pep440_sep(public, &mut k);
+        let dev = pep440_number(public, &mut k).unwrap_or(0);
+        *i = k;
+        return Some(dev);
+    }
+    None
+}
+
 impl Pep440 {
     /// Parses a version (a leading `v` and surrounding whitespace allowed, case-insensitive); `None` when it is not one.
     pub fn parse(text: &str) -> Option<Pep440> {
         let t = text.trim().to_ascii_lowercase();
         let t = t.strip_prefix('v').unwrap_or(&t);
-        let (public, local) = match t.split_once('+') {
-            Some((p, l)) => {
-                let ok = !l.is_empty()
-                    && l.split(['.', '-', '_'])
-                        .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric()));
-                if !ok {
-                    return None;
-                }
-                (p, true)
-            }
-            None => (t, false),
-        };
-        let bytes = public.as_bytes();
+        let (public, local) = pep440_local(t)?;
         let mut i = 0;
-        let number = |i: &mut usize| -> Option<u64> {
-            let start = *i;
-            while *i < bytes.len() && bytes[*i].is_ascii_digit() {
-                *i += 1;
-            }
-            if *i == start {
-                return None;
-            }
-            public[start..*i].parse().ok()
-        };
-        let mut release = vec![number(&mut i)?];
-        while i + 1 < bytes.len() && bytes[i] == b'.' && bytes[i + 1].is_ascii_digit() {
-            i += 1;
-            release.push(number(&mut i)?);
-        }
-        let sep = |i: &mut usize| {
-            if *i < bytes.len() && matches!(bytes[*i], b'.' | b'-' | b'_') {
-                *i += 1;
-            }
-        };
-        let mut pre = None;
-        let mut post = None;
-        let mut dev = None;
-        let rest = |i: usize| &public[i..];
-        let mut j = i;
-        sep(&mut j);
-        for (word, kind) in [
-            ("rc", 2u8),
-            ("c", 2),
-            ("alpha", 0),
-            ("a", 0),
-            ("beta", 1),
-            ("b", 1),
-            ("preview", 2),
-            ("pre", 2),
-        ] {
-            if rest(j).starts_with(word) {
-                let mut k = j + word.len();
-                sep(&mut k);
-                let n = number(&mut k).unwrap_or(0);
-                pre = Some((kind, n));
-                i = k;
-                break;
-            }
-        }
-        let mut j = i;
-        sep(&mut j);
-        for word in ["post", "rev", "r"] {
-            if rest(j).starts_with(word) {
-                let mut k = j + word.len();
-                sep(&mut k);
-                post = Some(number(&mut k).unwrap_or(0));
-                i = k;
-                break;
-            }
-        }
-        let mut j = i;
-        sep(&mut j);
-        if rest(j).starts_with("dev") {
-            let mut k = j + 3;
-            sep(&mut k);
-            dev = Some(number(&mut k).unwrap_or(0));
-            i = k;
-        }
-        (i == bytes.len()).then_some(Pep440 {
+        let release = pep440_release(public, &mut i)?;
+        let pre = pep440_pre(public, &mut i);
+        let post = pep440_post(public, &mut i);
+        let dev = pep440_dev(public, &mut i);
+        (i == public.len()).then_some(Pep440 {
             release,
             pre,
             post,

@@ -208,54 +208,8 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
 /// `mamba_type` names (no `--attention-backend` applies), no query dtype or kernel, and their state page.
 fn recurrent_group(r: Release, h: &model::HybridSpec, layers: Vec<u32>, align_steps: &[crate::report::TraceStep]) -> GroupReport {
     let mut t = Trace::new(r);
-    let (layer_cite, kind_text) = match h.model {
-        model::VllmModel::NemotronH => (
-            &source::NEMOTRONH_LAYER_TYPE,
-            "`M`: NemotronHMambaDecoderLayer (a Mamba2 mixer)",
-        ),
-        _ => (
-            &source::QWEN3NEXT_LAYER_TYPE,
-            "\"linear_attention\": a gated delta net (linear attention)",
-        ),
-    };
-    if h.model == model::VllmModel::Qwen3Next && h.layers_rule.starts_with("no layer_types") {
-        if r < Release::V0_32_0 {
-            t.step(
-                Some(&source::QWEN3NEXT_CONFIG_LAYER_TYPES),
-                "layer_types",
-                "config.json has none: vLLM's Qwen3NextConfig builds \"linear_attention\" if (i + 1) % 4 else \
-                 \"full_attention\"",
-            );
-        } else {
-            t.step(
-                None,
-                "layer_types",
-                "config.json has none: 0.32.0+ use transformers' Qwen3NextConfig, which builds \"linear_attention\" if \
-                 (i + 1) % full_attention_interval else \"full_attention\" (interval default 4; transformers 5.16.1 \
-                 models/qwen3_next/configuration_qwen3_next.py:131-136)",
-            );
-        }
-    }
-    t.step(
-        Some(layer_cite),
-        "recurrent layers",
-        format!("layers {} are {kind_text}, from {}", short_list(&layers), h.layers_rule),
-    );
-    t.step(
-        Some(if h.backend == Backend::Mamba2 {
-            &source::MAMBA_TYPE_MAMBA2
-        } else {
-            &source::MAMBA_TYPE_GDN
-        }),
-        "mamba_type",
-        format!("MambaAttentionBackendEnum.{}", h.backend.name()),
-    );
-    t.step(
-        Some(&source::MAMBA_LAYER_BACKEND),
-        format!("backend {}", h.backend.name()),
-        "get_mamba_attn_backend(self.mamba_type): fixed by the layer type; --attention-backend and the attention \
-         priority list do not apply. A recurrent state per request, no KV cache: no query dtype, no FlashInfer kernel",
-    );
+    recurrent_layer_steps(r, h, &layers, &mut t);
+    recurrent_backend_steps(h, &mut t);
     let mut trace = t.steps;
     const STATE_STEPS: [&str; 10] = [
         "prefix caching",
@@ -287,6 +241,63 @@ fn recurrent_group(r: Release, h: &model::HybridSpec, layers: Vec<u32>, align_st
         logs: vec![],
         trace,
     }
+}
+
+/// The model file's recurrent layers (`layer_types` / `hybrid_override_pattern`): which layers, of which kind, from
+/// which rule.
+fn recurrent_layer_steps(r: Release, h: &model::HybridSpec, layers: &[u32], t: &mut Trace) {
+    let (layer_cite, kind_text) = match h.model {
+        model::VllmModel::NemotronH => (
+            &source::NEMOTRONH_LAYER_TYPE,
+            "`M`: NemotronHMambaDecoderLayer (a Mamba2 mixer)",
+        ),
+        _ => (
+            &source::QWEN3NEXT_LAYER_TYPE,
+            "\"linear_attention\": a gated delta net (linear attention)",
+        ),
+    };
+    if h.model == model::VllmModel::Qwen3Next && h.layers_rule.starts_with("no layer_types") {
+        if r < Release::V0_32_0 {
+            t.step(
+                Some(&source::QWEN3NEXT_CONFIG_LAYER_TYPES),
+                "layer_types",
+                "config.json has none: vLLM's Qwen3NextConfig builds \"linear_attention\" if (i + 1) % 4 else \
+                 \"full_attention\"",
+            );
+        } else {
+            t.step(
+                None,
+                "layer_types",
+                "config.json has none: 0.32.0+ use transformers' Qwen3NextConfig, which builds \"linear_attention\" if \
+                 (i + 1) % full_attention_interval else \"full_attention\" (interval default 4; transformers 5.16.1 \
+                 models/qwen3_next/configuration_qwen3_next.py:131-136)",
+            );
+        }
+    }
+    t.step(
+        Some(layer_cite),
+        "recurrent layers",
+        format!("layers {} are {kind_text}, from {}", short_list(layers), h.layers_rule),
+    );
+}
+
+/// The recurrent layers' backend: `mamba_type`, then `get_mamba_attn_backend`.
+fn recurrent_backend_steps(h: &model::HybridSpec, t: &mut Trace) {
+    t.step(
+        Some(if h.backend == Backend::Mamba2 {
+            &source::MAMBA_TYPE_MAMBA2
+        } else {
+            &source::MAMBA_TYPE_GDN
+        }),
+        "mamba_type",
+        format!("MambaAttentionBackendEnum.{}", h.backend.name()),
+    );
+    t.step(
+        Some(&source::MAMBA_LAYER_BACKEND),
+        format!("backend {}", h.backend.name()),
+        "get_mamba_attn_backend(self.mamba_type): fixed by the layer type; --attention-backend and the attention \
+         priority list do not apply. A recurrent state per request, no KV cache: no query dtype, no FlashInfer kernel",
+    );
 }
 
 /// `vllm serve`'s argparse (`FlexibleArgumentParser`): a command line it rejects is an `ArgumentError`.

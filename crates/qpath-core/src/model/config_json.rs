@@ -466,8 +466,41 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
     let heads = f.required("num_attention_heads", MAX_HEADS)?;
     let hidden = f.int("hidden_size", MAX_HIDDEN_SIZE)?;
     let given_types = f.layer_types(n)?;
-    let from_hidden = |what: &str| -> Result<Option<u32>, ModelError> {
-        match hidden {
+    let c = Common { f, n, heads, hidden };
+    let mut t = TextConfig {
+        num_hidden_layers: Some(n),
+        num_attention_heads: Some(heads),
+        hidden_size: hidden,
+        layer_types_origin: format!("{}layer_types of the config file", f.prefix),
+        raw: f.map.clone(),
+        ..TextConfig::default()
+    };
+    match class {
+        ConfigClass::Opt => opt(&c, given_types, &mut t)?,
+        ConfigClass::Llama | ConfigClass::Mistral => llama_mistral(&c, class, given_types, &mut t)?,
+        ConfigClass::Qwen2 | ConfigClass::Qwen3 => qwen2_qwen3(&c, class, given_types, &mut t)?,
+        ConfigClass::Gemma3Text => gemma3_text(&c, given_types, &mut t)?,
+        // Read by `hybrid` (see `read`); never reached here.
+        ConfigClass::Qwen3Next | ConfigClass::NemotronH => {}
+        ConfigClass::Gemma4Text => gemma4_text(&c, given_types, &mut t)?,
+        ConfigClass::GptOss => gpt_oss(&c, given_types, &mut t)?,
+    }
+    Ok(t)
+}
+
+/// The fields every config class reads first, shared by the per-class steps below.
+struct Common<'f, 'a> {
+    f: &'f Fields<'a>,
+    n: u32,
+    heads: u32,
+    hidden: Option<u32>,
+}
+
+impl Common<'_, '_> {
+    /// `hidden_size // num_attention_heads`: how the config class derives `what` when it is not given.
+    fn derived_from_hidden(&self, what: &str) -> Result<Option<u32>, ModelError> {
+        let (f, heads) = (self.f, self.heads);
+        match self.hidden {
             Some(h) if h >= heads => Ok(Some(h / heads)),
             Some(h) => err(format!(
                 "{}: {what} = hidden_size // num_attention_heads = {h} // {heads} = 0",
@@ -480,202 +513,231 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
                 f.path("hidden_size")
             )),
         }
-    };
-    let mut t = TextConfig {
-        num_hidden_layers: Some(n),
-        num_attention_heads: Some(heads),
-        hidden_size: hidden,
-        layer_types_origin: format!("{}layer_types of the config file", f.prefix),
-        raw: f.map.clone(),
-        ..TextConfig::default()
-    };
-    let kv_or_heads = |default_absent: Option<u32>| -> Result<Option<u32>, ModelError> {
+    }
+
+    /// `num_key_value_heads`, else (when absent and without `default_absent`) `num_attention_heads`.
+    fn kv_or_heads(&self, default_absent: Option<u32>) -> Result<Option<u32>, ModelError> {
         Ok(Some(
-            f.int_or("num_key_value_heads", MAX_HEADS, default_absent)?.unwrap_or(heads),
+            self.f
+                .int_or("num_key_value_heads", MAX_HEADS, default_absent)?
+                .unwrap_or(self.heads),
         ))
+    }
+}
+
+/// `OPTConfig` (opt.py): the head size from `hidden_size`, `num_key_value_heads` and `head_dim` as given.
+fn opt(c: &Common, given_types: Option<Vec<HfLayerType>>, t: &mut TextConfig) -> Result<(), ModelError> {
+    let f = c.f;
+    let hidden = c.hidden;
+    t.num_key_value_heads = f.int("num_key_value_heads", MAX_HEADS)?;
+    t.head_dim = f.int("head_dim", MAX_HEAD_DIM)?;
+    if hidden.is_none() {
+        return err(format!(
+            "{}: {} is missing; opt.py derives the head size from it",
+            f.file,
+            f.path("hidden_size")
+        ));
+    }
+    t.sliding_window = f.window(None)?;
+    t.layer_types = given_types;
+    Ok(())
+}
+
+/// `LlamaConfig` / `MistralConfig`: KV heads default to the heads (Mistral: 8), `head_dim` from `hidden_size`,
+/// Mistral's window 4096.
+fn llama_mistral(
+    c: &Common,
+    class: ConfigClass,
+    given_types: Option<Vec<HfLayerType>>,
+    t: &mut TextConfig,
+) -> Result<(), ModelError> {
+    let f = c.f;
+    let mistral = class == ConfigClass::Mistral;
+    t.num_key_value_heads = c.kv_or_heads(if mistral { Some(8) } else { None })?;
+    t.head_dim = match f.int("head_dim", MAX_HEAD_DIM)? {
+        Some(h) => Some(h),
+        None => c.derived_from_hidden("head_dim")?,
     };
-    match class {
-        ConfigClass::Opt => {
-            t.num_key_value_heads = f.int("num_key_value_heads", MAX_HEADS)?;
-            t.head_dim = f.int("head_dim", MAX_HEAD_DIM)?;
-            if hidden.is_none() {
-                return err(format!(
-                    "{}: {} is missing; opt.py derives the head size from it",
-                    f.file,
-                    f.path("hidden_size")
-                ));
-            }
-            t.sliding_window = f.window(None)?;
-            t.layer_types = given_types;
+    t.sliding_window = f.window(if mistral { Some(4096) } else { None })?;
+    t.layer_types = given_types;
+    Ok(())
+}
+
+/// `Qwen2Config` / `Qwen3Config`: `use_sliding_window`, `max_window_layers` and the `layer_types` transformers builds from them.
+fn qwen2_qwen3(
+    c: &Common,
+    class: ConfigClass,
+    given_types: Option<Vec<HfLayerType>>,
+    t: &mut TextConfig,
+) -> Result<(), ModelError> {
+    let f = c.f;
+    let n = c.n;
+    let hidden = c.hidden;
+    t.num_key_value_heads = c.kv_or_heads(Some(32))?;
+    t.head_dim = if class == ConfigClass::Qwen3 {
+        f.int_or("head_dim", MAX_HEAD_DIM, Some(128))?
+    } else {
+        f.int("head_dim", MAX_HEAD_DIM)?
+    };
+    if hidden.is_none() && t.head_dim.is_none() {
+        c.derived_from_hidden("head_dim")?;
+    }
+    let use_sw = f.boolean("use_sliding_window", false)?;
+    let window = f.window(Some(4096))?;
+    t.sliding_window = window.filter(|_| use_sw);
+    let max_window_layers = match f.get("max_window_layers") {
+        Field::Absent => 28,
+        Field::Set(v) if v.as_u64().is_some_and(|m| m <= u64::from(u32::MAX)) => v.as_u64().unwrap_or(0) as u32,
+        _ => {
+            return err(format!(
+                "{}: {} = {}: must be a non-negative integer",
+                f.file,
+                f.path("max_window_layers"),
+                show(f.map.get("max_window_layers").unwrap_or(&Value::Null))
+            ))
         }
-        ConfigClass::Llama | ConfigClass::Mistral => {
-            let mistral = class == ConfigClass::Mistral;
-            t.num_key_value_heads = kv_or_heads(if mistral { Some(8) } else { None })?;
-            t.head_dim = match f.int("head_dim", MAX_HEAD_DIM)? {
-                Some(h) => Some(h),
-                None => from_hidden("head_dim")?,
-            };
-            t.sliding_window = f.window(if mistral { Some(4096) } else { None })?;
-            t.layer_types = given_types;
+    };
+    t.layer_types = Some(match given_types {
+        Some(l) => l,
+        None => {
+            t.layer_types_origin = format!(
+                "layer_types built by transformers from {}use_sliding_window and max_window_layers",
+                f.prefix
+            );
+            (0..n)
+                .map(|i| {
+                    if t.sliding_window.is_some() && i >= max_window_layers {
+                        HfLayerType::Sliding
+                    } else {
+                        HfLayerType::Full
+                    }
+                })
+                .collect()
         }
-        ConfigClass::Qwen2 | ConfigClass::Qwen3 => {
-            t.num_key_value_heads = kv_or_heads(Some(32))?;
-            t.head_dim = if class == ConfigClass::Qwen3 {
-                f.int_or("head_dim", MAX_HEAD_DIM, Some(128))?
-            } else {
-                f.int("head_dim", MAX_HEAD_DIM)?
-            };
-            if hidden.is_none() && t.head_dim.is_none() {
-                from_hidden("head_dim")?;
-            }
-            let use_sw = f.boolean("use_sliding_window", false)?;
-            let window = f.window(Some(4096))?;
-            t.sliding_window = window.filter(|_| use_sw);
-            let max_window_layers = match f.get("max_window_layers") {
-                Field::Absent => 28,
-                Field::Set(v) if v.as_u64().is_some_and(|m| m <= u64::from(u32::MAX)) => v.as_u64().unwrap_or(0) as u32,
-                _ => {
-                    return err(format!(
-                        "{}: {} = {}: must be a non-negative integer",
-                        f.file,
-                        f.path("max_window_layers"),
-                        show(f.map.get("max_window_layers").unwrap_or(&Value::Null))
-                    ))
-                }
-            };
-            t.layer_types = Some(match given_types {
-                Some(l) => l,
-                None => {
-                    t.layer_types_origin = format!(
-                        "layer_types built by transformers from {}use_sliding_window and max_window_layers",
-                        f.prefix
-                    );
-                    (0..n)
-                        .map(|i| {
-                            if t.sliding_window.is_some() && i >= max_window_layers {
-                                HfLayerType::Sliding
-                            } else {
-                                HfLayerType::Full
-                            }
-                        })
-                        .collect()
-                }
-            });
+    });
+    Ok(())
+}
+
+/// `Gemma3TextConfig`: window 4096, and `layer_types` built from `sliding_window_pattern`.
+fn gemma3_text(c: &Common, given_types: Option<Vec<HfLayerType>>, t: &mut TextConfig) -> Result<(), ModelError> {
+    let f = c.f;
+    let n = c.n;
+    if f.boolean("use_bidirectional_attention", false)? {
+        return cannot(
+            f.file,
+            format!(
+                "{} = true (Gemma3TextConfig then halves sliding_window)",
+                f.path("use_bidirectional_attention")
+            ),
+        );
+    }
+    t.num_key_value_heads = f.int_or("num_key_value_heads", MAX_HEADS, Some(4))?;
+    t.head_dim = f.int_or("head_dim", MAX_HEAD_DIM, Some(256))?;
+    t.sliding_window = f.window(Some(4096))?;
+    let pattern = match f.get("sliding_window_pattern") {
+        Field::Absent => 6,
+        Field::Set(v) if v.as_u64().is_some_and(|p| (1..=u64::from(MAX_LAYERS)).contains(&p)) => v.as_u64().unwrap_or(6) as u32,
+        Field::Null | Field::Set(_) => {
+            return cannot(
+                f.file,
+                format!(
+                    "{} = {} (qpath reads a positive integer)",
+                    f.path("sliding_window_pattern"),
+                    show(f.map.get("sliding_window_pattern").unwrap_or(&Value::Null))
+                ),
+            )
         }
-        ConfigClass::Gemma3Text => {
-            if f.boolean("use_bidirectional_attention", false)? {
-                return cannot(
-                    f.file,
-                    format!(
-                        "{} = true (Gemma3TextConfig then halves sliding_window)",
-                        f.path("use_bidirectional_attention")
-                    ),
-                );
-            }
-            t.num_key_value_heads = f.int_or("num_key_value_heads", MAX_HEADS, Some(4))?;
-            t.head_dim = f.int_or("head_dim", MAX_HEAD_DIM, Some(256))?;
-            t.sliding_window = f.window(Some(4096))?;
-            let pattern = match f.get("sliding_window_pattern") {
-                Field::Absent => 6,
-                Field::Set(v) if v.as_u64().is_some_and(|p| (1..=u64::from(MAX_LAYERS)).contains(&p)) => {
-                    v.as_u64().unwrap_or(6) as u32
-                }
-                Field::Null | Field::Set(_) => {
-                    return cannot(
-                        f.file,
-                        format!(
-                            "{} = {} (qpath reads a positive integer)",
-                            f.path("sliding_window_pattern"),
-                            show(f.map.get("sliding_window_pattern").unwrap_or(&Value::Null))
-                        ),
-                    )
-                }
-            };
-            t.layer_types = Some(match given_types {
-                Some(l) => l,
-                None => {
-                    t.layer_types_origin = format!(
-                        "layer_types built by transformers from {}sliding_window_pattern = {pattern}",
-                        f.prefix
-                    );
-                    (0..n)
-                        .map(|i| {
-                            if (i + 1) % pattern != 0 {
-                                HfLayerType::Sliding
-                            } else {
-                                HfLayerType::Full
-                            }
-                        })
-                        .collect()
-                }
-            });
+    };
+    t.layer_types = Some(match given_types {
+        Some(l) => l,
+        None => {
+            t.layer_types_origin = format!(
+                "layer_types built by transformers from {}sliding_window_pattern = {pattern}",
+                f.prefix
+            );
+            (0..n)
+                .map(|i| {
+                    if (i + 1) % pattern != 0 {
+                        HfLayerType::Sliding
+                    } else {
+                        HfLayerType::Full
+                    }
+                })
+                .collect()
         }
-        // Read by `hybrid` (see `read`); never reached here.
-        ConfigClass::Qwen3Next | ConfigClass::NemotronH => {}
-        ConfigClass::Gemma4Text => {
-            match f.get("use_bidirectional_attention") {
-                Field::Absent | Field::Null => {}
-                Field::Set(Value::String(s)) if s == "vision" => {}
-                Field::Set(v) => {
-                    return cannot(
-                        f.file,
-                        format!(
-                            "{} = {} (Gemma4TextConfig then changes sliding_window)",
-                            f.path("use_bidirectional_attention"),
-                            show(v)
-                        ),
-                    )
-                }
-            }
-            t.num_key_value_heads = f.int_or("num_key_value_heads", MAX_HEADS, Some(4))?;
-            t.head_dim = f.int_or("head_dim", MAX_HEAD_DIM, Some(256))?;
-            t.sliding_window = f.window(Some(512))?;
-            let mut types = match given_types {
-                Some(l) => l,
-                None => {
-                    t.layer_types_origin =
-                        "layer_types built by transformers (Gemma4TextConfig: every 6th layer full)".to_string();
-                    (0..n)
-                        .map(|i| {
-                            if (i + 1) % 6 != 0 {
-                                HfLayerType::Sliding
-                            } else {
-                                HfLayerType::Full
-                            }
-                        })
-                        .collect()
-                }
-            };
-            if let Some(last) = types.last_mut() {
-                *last = HfLayerType::Full;
-            }
-            t.layer_types = Some(types);
-        }
-        ConfigClass::GptOss => {
-            t.num_key_value_heads = kv_or_heads(Some(8))?;
-            t.head_dim = match f.get("head_dim") {
-                Field::Absent => Some(64),
-                _ => match f.int("head_dim", MAX_HEAD_DIM)? {
-                    Some(h) => Some(h),
-                    None => from_hidden("head_dim")?,
-                },
-            };
-            t.sliding_window = f.window(Some(128))?;
-            t.layer_types = Some(match given_types {
-                Some(l) => l,
-                None => (0..n)
-                    .map(|i| {
-                        if (i + 1) % 2 != 0 {
-                            HfLayerType::Sliding
-                        } else {
-                            HfLayerType::Full
-                        }
-                    })
-                    .collect(),
-            });
+    });
+    Ok(())
+}
+
+/// `Gemma4TextConfig`: window 512, every 6th layer full and the last layer full.
+fn gemma4_text(c: &Common, given_types: Option<Vec<HfLayerType>>, t: &mut TextConfig) -> Result<(), ModelError> {
+    let f = c.f;
+    let n = c.n;
+    match f.get("use_bidirectional_attention") {
+        Field::Absent | Field::Null => {}
+        Field::Set(Value::String(s)) if s == "vision" => {}
+        Field::Set(v) => {
+            return cannot(
+                f.file,
+                format!(
+                    "{} = {} (Gemma4TextConfig then changes sliding_window)",
+                    f.path("use_bidirectional_attention"),
+                    show(v)
+                ),
+            )
         }
     }
-    Ok(t)
+    t.num_key_value_heads = f.int_or("num_key_value_heads", MAX_HEADS, Some(4))?;
+    t.head_dim = f.int_or("head_dim", MAX_HEAD_DIM, Some(256))?;
+    t.sliding_window = f.window(Some(512))?;
+    let mut types = match given_types {
+        Some(l) => l,
+        None => {
+            t.layer_types_origin = "layer_types built by transformers (Gemma4TextConfig: every 6th layer full)".to_string();
+            (0..n)
+                .map(|i| {
+                    if (i + 1) % 6 != 0 {
+                        HfLayerType::Sliding
+                    } else {
+                        HfLayerType::Full
+                    }
+                })
+                .collect()
+        }
+    };
+    if let Some(last) = types.last_mut() {
+        *last = HfLayerType::Full;
+    }
+    t.layer_types = Some(types);
+    Ok(())
+}
+
+/// `GptOssConfig`: `head_dim` 64, window 128, sliding and full layers alternating.
+fn gpt_oss(c: &Common, given_types: Option<Vec<HfLayerType>>, t: &mut TextConfig) -> Result<(), ModelError> {
+    let f = c.f;
+    let n = c.n;
+    t.num_key_value_heads = c.kv_or_heads(Some(8))?;
+    t.head_dim = match f.get("head_dim") {
+        Field::Absent => Some(64),
+        _ => match f.int("head_dim", MAX_HEAD_DIM)? {
+            Some(h) => Some(h),
+            None => c.derived_from_hidden("head_dim")?,
+        },
+    };
+    t.sliding_window = f.window(Some(128))?;
+    t.layer_types = Some(match given_types {
+        Some(l) => l,
+        None => (0..n)
+            .map(|i| {
+                if (i + 1) % 2 != 0 {
+                    HfLayerType::Sliding
+                } else {
+                    HfLayerType::Full
+                }
+            })
+            .collect(),
+    });
+    Ok(())
 }
 
 /// `torch_dtype` / `dtype` (transformers 5 writes `dtype`; `torch_dtype` is the older name) in `m`.

@@ -92,100 +92,117 @@ pub(super) fn layer_kinds(
 ) -> Result<Option<LayerKinds>, ModelError> {
     let file = rule.file();
     match rule {
-        VllmModel::Qwen3Next => {
-            let (types, how): (Vec<String>, String) = match cfg.raw.get("layer_types") {
-                Some(Value::Array(a)) => (
-                    a.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect(),
-                    "config.layer_types (config.json)".to_string(),
-                ),
-                _ => {
-                    let interval = if release >= Release::V0_32_0 {
-                        cfg.raw
-                            .get("full_attention_interval")
-                            .and_then(Value::as_u64)
-                            .unwrap_or(4)
-                            .max(1) as u32
-                    } else {
-                        4
-                    };
-                    let how = if release >= Release::V0_32_0 {
-                        format!(
-                            "no layer_types in config.json: transformers' Qwen3NextConfig builds \"full_attention\" iff \
-                             (i + 1) % full_attention_interval == 0 (interval {interval}; transformers 5.16.1 \
-                             configuration_qwen3_next.py:131-136)"
-                        )
-                    } else {
-                        "no layer_types in config.json: vLLM's Qwen3NextConfig builds \"linear_attention\" if (i + 1) % 4 \
-                         else \"full_attention\""
-                            .to_string()
-                    };
-                    (
-                        (0..n)
-                            .map(|i| {
-                                if (i + 1) % interval == 0 {
-                                    "full_attention".to_string()
-                                } else {
-                                    "linear_attention".to_string()
-                                }
-                            })
-                            .collect(),
-                        how,
-                    )
-                }
-            };
-            let mut kinds = Vec::with_capacity(n as usize);
-            for i in 0..n as usize {
-                kinds.push(Some(match types.get(i).map(String::as_str) {
-                    Some("full_attention") => AttentionKind::Full,
-                    Some("linear_attention") => AttentionKind::LinearAttention,
-                    Some(other) => {
-                        return err(format!(
-                            "{name}: config.layer_types[{i}] = {other:?}: vLLM's {file} builds only \"linear_attention\" \
-                             and \"full_attention\" layers"
-                        ))
-                    }
-                    None => {
-                        return err(format!(
-                            "{name}: vLLM's {file} reads config.layer_types[{i}] but layer_types has only {} entries",
-                            types.len()
-                        ))
-                    }
-                }));
-            }
-            Ok(Some((kinds, how)))
-        }
-        VllmModel::NemotronH => {
-            let Some(pattern) = cfg.raw.get("hybrid_override_pattern").and_then(Value::as_str) else {
-                return err(format!(
-                    "{name}: vLLM's {file} reads config.hybrid_override_pattern, which is not set; qpath cannot model \
-                     this hybrid model without it"
-                ));
-            };
-            if pattern.chars().count() != n as usize {
-                return err(format!(
-                    "{name}: hybrid_override_pattern has {} entries but num_hidden_layers is {n}; vLLM's \
-                     NemotronHConfig asserts \"hybrid_override_pattern must have same length as num_hidden_layers\"",
-                    pattern.chars().count()
-                ));
-            }
-            let mut kinds = Vec::with_capacity(n as usize);
-            for (i, c) in pattern.chars().enumerate() {
-                kinds.push(match c {
-                    'M' => Some(AttentionKind::Mamba),
-                    '*' => Some(AttentionKind::Full),
-                    '-' | 'E' => None,
-                    other => {
-                        return err(format!(
-                            "{name}: hybrid_override_pattern[{i}] = {other:?}: vLLM's {file} builds only M (Mamba2), \
-                             * (attention), - (MLP) and E (MoE) layers"
-                        ))
-                    }
-                });
-            }
-            Ok(Some((kinds, format!("config.hybrid_override_pattern {pattern:?}"))))
-        }
+        VllmModel::Qwen3Next => qwen3_next_kinds(release, (name, file), n, cfg),
+        VllmModel::NemotronH => nemotron_h_kinds((name, file), n, cfg),
         _ => Ok(None),
     }
+}
+
+/// `qwen3_next.py`'s decoder layers: one per `config.layer_types` entry, `linear_attention` or `full_attention`.
+fn qwen3_next_kinds(
+    release: Release,
+    (name, file): (&str, &str),
+    n: u32,
+    cfg: &TextConfig,
+) -> Result<Option<LayerKinds>, ModelError> {
+    let (types, how) = qwen3_next_layer_types(release, n, cfg);
+    let mut kinds = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
+        kinds.push(Some(match types.get(i).map(String::as_str) {
+            Some("full_attention") => AttentionKind::Full,
+            Some("linear_attention") => AttentionKind::LinearAttention,
+            Some(other) => {
+                return err(format!(
+                    "{name}: config.layer_types[{i}] = {other:?}: vLLM's {file} builds only \"linear_attention\" \
+                     and \"full_attention\" layers"
+                ))
+            }
+            None => {
+                return err(format!(
+                    "{name}: vLLM's {file} reads config.layer_types[{i}] but layer_types has only {} entries",
+                    types.len()
+                ))
+            }
+        }));
+    }
+    Ok(Some((kinds, how)))
+}
+
+/// `config.layer_types` as the config class leaves it: config.json's, else built per release (vLLM's class:
+/// `(i + 1) % 4`; transformers': `(i + 1) % full_attention_interval`), and how it was read.
+fn qwen3_next_layer_types(release: Release, n: u32, cfg: &TextConfig) -> (Vec<String>, String) {
+    match cfg.raw.get("layer_types") {
+        Some(Value::Array(a)) => (
+            a.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect(),
+            "config.layer_types (config.json)".to_string(),
+        ),
+        _ => {
+            let interval = if release >= Release::V0_32_0 {
+                cfg.raw
+                    .get("full_attention_interval")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(4)
+                    .max(1) as u32
+            } else {
+                4
+            };
+            let how = if release >= Release::V0_32_0 {
+                format!(
+                    "no layer_types in config.json: transformers' Qwen3NextConfig builds \"full_attention\" iff \
+                     (i + 1) % full_attention_interval == 0 (interval {interval}; transformers 5.16.1 \
+                     configuration_qwen3_next.py:131-136)"
+                )
+            } else {
+                "no layer_types in config.json: vLLM's Qwen3NextConfig builds \"linear_attention\" if (i + 1) % 4 \
+                 else \"full_attention\""
+                    .to_string()
+            };
+            (
+                (0..n)
+                    .map(|i| {
+                        if (i + 1) % interval == 0 {
+                            "full_attention".to_string()
+                        } else {
+                            "linear_attention".to_string()
+                        }
+                    })
+                    .collect(),
+                how,
+            )
+        }
+    }
+}
+
+/// `nemotron_h.py`'s decoder layers: one per `config.hybrid_override_pattern` character (M, *, - or E).
+fn nemotron_h_kinds((name, file): (&str, &str), n: u32, cfg: &TextConfig) -> Result<Option<LayerKinds>, ModelError> {
+    let Some(pattern) = cfg.raw.get("hybrid_override_pattern").and_then(Value::as_str) else {
+        return err(format!(
+            "{name}: vLLM's {file} reads config.hybrid_override_pattern, which is not set; qpath cannot model \
+             this hybrid model without it"
+        ));
+    };
+    if pattern.chars().count() != n as usize {
+        return err(format!(
+            "{name}: hybrid_override_pattern has {} entries but num_hidden_layers is {n}; vLLM's \
+             NemotronHConfig asserts \"hybrid_override_pattern must have same length as num_hidden_layers\"",
+            pattern.chars().count()
+        ));
+    }
+    let mut kinds = Vec::with_capacity(n as usize);
+    for (i, c) in pattern.chars().enumerate() {
+        kinds.push(match c {
+            'M' => Some(AttentionKind::Mamba),
+            '*' => Some(AttentionKind::Full),
+            '-' | 'E' => None,
+            other => {
+                return err(format!(
+                    "{name}: hybrid_override_pattern[{i}] = {other:?}: vLLM's {file} builds only M (Mamba2), \
+                     * (attention), - (MLP) and E (MoE) layers"
+                ))
+            }
+        });
+    }
+    Ok(Some((kinds, format!("config.hybrid_override_pattern {pattern:?}"))))
 }
 
 /// The hybrid description of a hybrid model file's config (None for other model files).

@@ -157,95 +157,9 @@ pub(super) fn qwen3_next(release: Release, f: &Fields, notes: &mut Vec<String>) 
         raw.insert(key.to_string(), v.map_or(Value::Null, Value::from));
     }
     if !vllm_class {
-        match f.get("full_attention_interval") {
-            Field::Absent => {}
-            Field::Set(v) if v.as_u64().is_some_and(|k| (1..=u64::from(MAX_LAYERS)).contains(&k)) => {}
-            Field::Set(v) if v.as_u64() == Some(0) => {
-                return err(format!(
-                    "{}: {} = 0: transformers' Qwen3NextConfig computes (i + 1) % full_attention_interval and raises \
-                     ZeroDivisionError",
-                    f.file,
-                    f.path("full_attention_interval")
-                ))
-            }
-            Field::Null | Field::Set(_) => {
-                return cannot(
-                    f.file,
-                    format!(
-                        "{} = {} (transformers' Qwen3NextConfig computes (i + 1) % full_attention_interval; qpath reads a \
-                         positive integer)",
-                        f.path("full_attention_interval"),
-                        show(f.map.get("full_attention_interval").unwrap_or(&Value::Null))
-                    ),
-                )
-            }
-        }
+        qwen3_next_full_attention_interval(f)?;
     }
-    let mut types = None;
-    match f.get("layer_types") {
-        Field::Absent | Field::Null => {
-            raw.remove("layer_types");
-        }
-        Field::Set(Value::Array(items)) => {
-            let mut names = Vec::with_capacity(items.len());
-            for (i, item) in items.iter().enumerate() {
-                let Some(given) = item.as_str() else {
-                    return err(format!(
-                        "{}: {}[{i}] = {}: must be a string",
-                        f.file,
-                        f.path("layer_types"),
-                        show(item)
-                    ));
-                };
-                let t = remap_legacy(given);
-                if !ALLOWED_ATTN_LAYER_TYPES.contains(&t) {
-                    return err(format!(
-                        "{}: {}[{i}] = \"{given}\": not a layer type transformers accepts; {class}'s \
-                         validate_layer_type raises ValueError (configuration_utils.py:540-541, transformers 5.16.1)",
-                        f.file,
-                        f.path("layer_types")
-                    ));
-                }
-                names.push(t);
-            }
-            if items.len() != n as usize {
-                return err(format!(
-                    "{}: {} has {} entries but num_hidden_layers is {n}; {class}'s validate_layer_type raises \
-                     ValueError (configuration_utils.py:542-546, transformers 5.16.1)",
-                    f.file,
-                    f.path("layer_types"),
-                    items.len()
-                ));
-            }
-            let mut kinds = Vec::with_capacity(names.len());
-            for (i, t) in names.iter().enumerate() {
-                kinds.push(match *t {
-                    "linear_attention" => HfLayerType::Linear,
-                    "full_attention" => HfLayerType::Full,
-                    _ => {
-                        return err(format!(
-                            "{}: {}[{i}] = \"{t}\": vLLM's vllm/model_executor/models/qwen3_next.py builds only \
-                             \"linear_attention\" and \"full_attention\" layers and raises ValueError(\"Invalid \
-                             layer_type {t}\") (qwen3_next.py:414@0.24.0, 518@0.33.0)",
-                            f.file,
-                            f.path("layer_types")
-                        ))
-                    }
-                });
-            }
-            let names = names.into_iter().map(Value::from).collect();
-            raw.insert("layer_types".into(), Value::Array(names));
-            types = Some(kinds);
-        }
-        Field::Set(v) => {
-            return err(format!(
-                "{}: {} = {}: must be a list of strings",
-                f.file,
-                f.path("layer_types"),
-                show(v)
-            ))
-        }
-    }
+    let types = qwen3_next_layer_types(f, n, class, &mut raw)?;
     Ok(TextConfig {
         num_hidden_layers: Some(n),
         num_attention_heads: Some(heads),
@@ -257,6 +171,118 @@ pub(super) fn qwen3_next(release: Release, f: &Fields, notes: &mut Vec<String>) 
         layer_types_origin: format!("{}layer_types of the config file", f.prefix),
         raw,
     })
+}
+
+/// transformers' `Qwen3NextConfig.__init__`: `full_attention_interval`, a positive integer (`(i + 1) % k`).
+fn qwen3_next_full_attention_interval(f: &Fields) -> Result<(), ModelError> {
+    match f.get("full_attention_interval") {
+        Field::Absent => {}
+        Field::Set(v) if v.as_u64().is_some_and(|k| (1..=u64::from(MAX_LAYERS)).contains(&k)) => {}
+        Field::Set(v) if v.as_u64() == Some(0) => {
+            return err(format!(
+                "{}: {} = 0: transformers' Qwen3NextConfig computes (i + 1) % full_attention_interval and raises \
+                 ZeroDivisionError",
+                f.file,
+                f.path("full_attention_interval")
+            ))
+        }
+        Field::Null | Field::Set(_) => {
+            return cannot(
+                f.file,
+                format!(
+                    "{} = {} (transformers' Qwen3NextConfig computes (i + 1) % full_attention_interval; qpath reads a \
+                     positive integer)",
+                    f.path("full_attention_interval"),
+                    show(f.map.get("full_attention_interval").unwrap_or(&Value::Null))
+                ),
+            )
+        }
+    }
+    Ok(())
+}
+
+/// The given `layer_types`: `validate_layer_type`, then the layers `qwen3_next.py` builds; written back into `raw`.
+fn qwen3_next_layer_types(
+    f: &Fields,
+    n: u32,
+    class: &str,
+    raw: &mut Map<String, Value>,
+) -> Result<Option<Vec<HfLayerType>>, ModelError> {
+    match f.get("layer_types") {
+        Field::Absent | Field::Null => {
+            raw.remove("layer_types");
+            Ok(None)
+        }
+        Field::Set(Value::Array(items)) => {
+            let names = qwen3_next_validate_layer_type(f, items, n, class)?;
+            let kinds = qwen3_next_layer_kinds(f, &names)?;
+            let names = names.into_iter().map(Value::from).collect();
+            raw.insert("layer_types".into(), Value::Array(names));
+            Ok(Some(kinds))
+        }
+        Field::Set(v) => err(format!(
+            "{}: {} = {}: must be a list of strings",
+            f.file,
+            f.path("layer_types"),
+            show(v)
+        )),
+    }
+}
+
+/// `validate_layer_type` (configuration_utils.py:534-546): legacy names remapped, each one allowed, one per layer.
+fn qwen3_next_validate_layer_type<'a>(f: &Fields, items: &'a [Value], n: u32, class: &str) -> Result<Vec<&'a str>, ModelError> {
+    let mut names = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let Some(given) = item.as_str() else {
+            return err(format!(
+                "{}: {}[{i}] = {}: must be a string",
+                f.file,
+                f.path("layer_types"),
+                show(item)
+            ));
+        };
+        let t = remap_legacy(given);
+        if !ALLOWED_ATTN_LAYER_TYPES.contains(&t) {
+            return err(format!(
+                "{}: {}[{i}] = \"{given}\": not a layer type transformers accepts; {class}'s \
+                 validate_layer_type raises ValueError (configuration_utils.py:540-541, transformers 5.16.1)",
+                f.file,
+                f.path("layer_types")
+            ));
+        }
+        names.push(t);
+    }
+    if items.len() != n as usize {
+        return err(format!(
+            "{}: {} has {} entries but num_hidden_layers is {n}; {class}'s validate_layer_type raises \
+             ValueError (configuration_utils.py:542-546, transformers 5.16.1)",
+            f.file,
+            f.path("layer_types"),
+            items.len()
+        ));
+    }
+    Ok(names)
+}
+
+/// `qwen3_next.py`'s decoder layers: only `linear_attention` and `full_attention` are built.
+fn qwen3_next_layer_kinds(f: &Fields, names: &[&str]) -> Result<Vec<HfLayerType>, ModelError> {
+    let mut kinds = Vec::with_capacity(names.len());
+    for (i, t) in names.iter().enumerate() {
+        kinds.push(match *t {
+            "linear_attention" => HfLayerType::Linear,
+            "full_attention" => HfLayerType::Full,
+            _ => {
+                return err(format!(
+                    "{}: {}[{i}] = \"{t}\": vLLM's vllm/model_executor/models/qwen3_next.py builds only \
+                     \"linear_attention\" and \"full_attention\" layers and raises ValueError(\"Invalid \
+                     layer_type {t}\") (qwen3_next.py:414@0.24.0, 518@0.33.0)",
+                    f.file,
+                    f.path("layer_types")
+                ))
+            }
+        });
+    }
+    Ok(kinds)
 }
 
 /// transformers 5.16.1's `NemotronHConfig` (configuration_nemotron_h.py): `hybrid_override_pattern` is popped and
@@ -272,111 +298,22 @@ pub(super) fn qwen3_next(release: Release, f: &Fields, notes: &mut Vec<String>) 
 /// `mamba_head_dim` 64, `n_groups` 8, `conv_kernel` 4, `chunk_size` 128, `mamba_ssm_cache_dtype` "float32" (the
 /// same as vLLM's fallback, so qpath leaves it unset when config.json does). Every declared int refuses None.
 pub(super) fn nemotron_h(f: &Fields, notes: &mut Vec<String>) -> Result<TextConfig, ModelError> {
-    const CLASS: &str = "NemotronHConfig";
     notes.push(
         "config class: transformers' NemotronHConfig (transformers 5.16.1 models/nemotron_h/configuration_nemotron_h.py; \
          no vLLM release registers one for nemotron_h; with --trust-remote-code the checkpoint's own \
          configuration_nemotron_h.py would be built instead, which qpath does not read)"
             .into(),
     );
-    let strict = |key: &str| strict_null(CLASS, key);
-    let list_of = |key: &str, remap: bool| -> Result<Option<Vec<String>>, ModelError> {
-        match f.get(key) {
-            Field::Absent => Ok(None),
-            Field::Set(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| match item.as_str() {
-                    Some(s) => Ok(if remap { remap_legacy(s) } else { s }.to_string()),
-                    None => err(format!("{}: {}[{i}] = {}: must be a string", f.file, f.path(key), show(item))),
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map(Some),
-            Field::Null if key == "layer_types" => Ok(None),
-            Field::Null | Field::Set(_) => err(format!(
-                "{}: {} = {}: must be a list of strings",
-                f.file,
-                f.path(key),
-                show(f.map.get(key).unwrap_or(&Value::Null))
-            )),
-        }
-    };
-    let block_type = list_of("layers_block_type", false)?;
-    let (mut list, how) = match (f.get("hybrid_override_pattern"), block_type) {
-        (Field::Absent, Some(l)) => (
-            l.iter().map(|s| remap_legacy(s).to_string()).collect(),
-            "layers_block_type of the config file".to_string(),
-        ),
-        (Field::Absent, None) => (
-            ["linear_attention", "moe", "full_attention", "mlp"]
-                .map(String::from)
-                .to_vec(),
-            "NemotronHConfig's default layers_block_type (neither hybrid_override_pattern nor layers_block_type given)"
-                .to_string(),
-        ),
-        (_, Some(l)) => (
-            l,
-            "layers_block_type of the config file (NemotronHConfig pops hybrid_override_pattern unread when \
-             layers_block_type is given)"
-                .to_string(),
-        ),
-        (Field::Set(Value::String(p)), None) => {
-            let mut l = Vec::with_capacity(p.len());
-            for (i, c) in p.chars().enumerate() {
-                l.push(
-                    match c {
-                        'M' => "linear_attention",
-                        'E' => "moe",
-                        '*' => "full_attention",
-                        '-' => "mlp",
-                        other => {
-                            return err(format!(
-                                "{}: {}[{i}] = {other:?}: NemotronHConfig._pattern_to_list knows M, E, * and - only \
-                                 and raises KeyError",
-                                f.file,
-                                f.path("hybrid_override_pattern")
-                            ))
-                        }
-                    }
-                    .to_string(),
-                );
-            }
-            (l, "hybrid_override_pattern of the config file".to_string())
-        }
-        (_, None) => {
-            return cannot(
-                f.file,
-                format!(
-                    "{} = {} (NemotronHConfig reads a pattern string)",
-                    f.path("hybrid_override_pattern"),
-                    show(f.map.get("hybrid_override_pattern").unwrap_or(&Value::Null))
-                ),
-            )
-        }
-    };
+    let strict = |key: &str| strict_null(NEMOTRON_H_CLASS, key);
+    let (mut list, how) = nemotron_h_block_types(f)?;
     let mut origin = how;
-    if let Some(l) = list_of("layer_types", false)? {
+    if let Some(l) = nemotron_h_list_of(f, "layer_types", false)? {
         list = l;
         origin = "layer_types of the config file (NemotronHConfig's attribute_map sets it as layers_block_type, \
                   after its constructor)"
             .into();
     }
-    let mut pattern = String::with_capacity(list.len());
-    for (i, t) in list.iter().enumerate() {
-        pattern.push(match t.as_str() {
-            "linear_attention" => 'M',
-            "moe" => 'E',
-            "full_attention" => '*',
-            "mlp" => '-',
-            _ => {
-                return err(format!(
-                    "{}: layer {i} is \"{t}\" ({origin}): NemotronHConfig.validate_layer_type accepts full_attention, \
-                     linear_attention, moe and mlp only and raises ValueError",
-                    f.file
-                ))
-            }
-        });
-    }
+    let pattern = nemotron_h_pattern(f, &list, &origin)?;
     let n = list.len() as u32;
     if n == 0 || n > MAX_LAYERS {
         return err(format!("{}: {origin} has {n} layers; qpath reads 1 to {MAX_LAYERS}", f.file));
@@ -394,6 +331,137 @@ pub(super) fn nemotron_h(f: &Fields, notes: &mut Vec<String>) -> Result<TextConf
     let head_dim = f.declared("head_dim", MAX_HEAD_DIM, 128, strict("head_dim"))?;
     f.no_window("NemotronH")?;
     let mut raw: Map<String, Value> = f.map.clone();
+    nemotron_h_mamba_fields(f, &mut raw, notes)?;
+    raw.remove("layer_types");
+    raw.remove("layers_block_type");
+    raw.insert("hybrid_override_pattern".into(), Value::from(pattern));
+    Ok(TextConfig {
+        num_hidden_layers: Some(n),
+        num_attention_heads: Some(heads),
+        num_key_value_heads: kv,
+        hidden_size: hidden,
+        head_dim,
+        sliding_window: None,
+        layer_types: None,
+        layer_types_origin: origin,
+        raw,
+    })
+}
+
+/// The class name in `NemotronHConfig`'s errors.
+const NEMOTRON_H_CLASS: &str = "NemotronHConfig";
+
+/// A list-of-strings field of `NemotronHConfig` (`layers_block_type`, `layer_types`), legacy names remapped if asked.
+fn nemotron_h_list_of(f: &Fields, key: &str, remap: bool) -> Result<Option<Vec<String>>, ModelError> {
+    match f.get(key) {
+        Field::Absent => Ok(None),
+        Field::Set(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item.as_str() {
+                Some(s) => Ok(if remap { remap_legacy(s) } else { s }.to_string()),
+                None => err(format!("{}: {}[{i}] = {}: must be a string", f.file, f.path(key), show(item))),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Field::Null if key == "layer_types" => Ok(None),
+        Field::Null | Field::Set(_) => err(format!(
+            "{}: {} = {}: must be a list of strings",
+            f.file,
+            f.path(key),
+            show(f.map.get(key).unwrap_or(&Value::Null))
+        )),
+    }
+}
+
+/// `NemotronHConfig.__init__` (:157-168): `layers_block_type`, from `hybrid_override_pattern` unless given, and its
+/// origin.
+fn nemotron_h_block_types(f: &Fields) -> Result<(Vec<String>, String), ModelError> {
+    let block_type = nemotron_h_list_of(f, "layers_block_type", false)?;
+    Ok(match (f.get("hybrid_override_pattern"), block_type) {
+        (Field::Absent, Some(l)) => (
+            l.iter().map(|s| remap_legacy(s).to_string()).collect(),
+            "layers_block_type of the config file".to_string(),
+        ),
+        (Field::Absent, None) => (
+            ["linear_attention", "moe", "full_attention", "mlp"]
+                .map(String::from)
+                .to_vec(),
+            "NemotronHConfig's default layers_block_type (neither hybrid_override_pattern nor layers_block_type given)"
+                .to_string(),
+        ),
+        (_, Some(l)) => (
+            l,
+            "layers_block_type of the config file (NemotronHConfig pops hybrid_override_pattern unread when \
+             layers_block_type is given)"
+                .to_string(),
+        ),
+        (Field::Set(Value::String(p)), None) => (
+            nemotron_h_pattern_to_list(f, p)?,
+            "hybrid_override_pattern of the config file".to_string(),
+        ),
+        (_, None) => {
+            return cannot(
+                f.file,
+                format!(
+                    "{} = {} (NemotronHConfig reads a pattern string)",
+                    f.path("hybrid_override_pattern"),
+                    show(f.map.get("hybrid_override_pattern").unwrap_or(&Value::Null))
+                ),
+            )
+        }
+    })
+}
+
+/// `NemotronHConfig._pattern_to_list`: M, E, * and - to layer types.
+fn nemotron_h_pattern_to_list(f: &Fields, p: &str) -> Result<Vec<String>, ModelError> {
+    let mut l = Vec::with_capacity(p.len());
+    for (i, c) in p.chars().enumerate() {
+        l.push(
+            match c {
+                'M' => "linear_attention",
+                'E' => "moe",
+                '*' => "full_attention",
+                '-' => "mlp",
+                other => {
+                    return err(format!(
+                        "{}: {}[{i}] = {other:?}: NemotronHConfig._pattern_to_list knows M, E, * and - only \
+                         and raises KeyError",
+                        f.file,
+                        f.path("hybrid_override_pattern")
+                    ))
+                }
+            }
+            .to_string(),
+        );
+    }
+    Ok(l)
+}
+
+/// `NemotronHConfig.validate_layer_type` (:199-209) and the list written back as `hybrid_override_pattern`
+/// (:247-267).
+fn nemotron_h_pattern(f: &Fields, list: &[String], origin: &str) -> Result<String, ModelError> {
+    let mut pattern = String::with_capacity(list.len());
+    for (i, t) in list.iter().enumerate() {
+        pattern.push(match t.as_str() {
+            "linear_attention" => 'M',
+            "moe" => 'E',
+            "full_attention" => '*',
+            "mlp" => '-',
+            _ => {
+                return err(format!(
+                    "{}: layer {i} is \"{t}\" ({origin}): NemotronHConfig.validate_layer_type accepts full_attention, \
+                     linear_attention, moe and mlp only and raises ValueError",
+                    f.file
+                ))
+            }
+        });
+    }
+    Ok(pattern)
+}
+
+/// `NemotronHConfig`'s mamba fields (:87-155): defaults and aliases into `raw`, and `mamba_ssm_cache_dtype`.
+fn nemotron_h_mamba_fields(f: &Fields, raw: &mut Map<String, Value>, notes: &mut Vec<String>) -> Result<(), ModelError> {
     for (key, alias, max, default) in [
         ("mamba_num_heads", None, MAX_STATE_HEADS, 128),
         ("mamba_head_dim", None, MAX_STATE_DIM, 64),
@@ -406,7 +474,7 @@ pub(super) fn nemotron_h(f: &Fields, notes: &mut Vec<String>) -> Result<TextConf
             Some(a) if f.map.contains_key(a) => a,
             _ => key,
         };
-        let v = f.declared(from, max, default, strict(key))?;
+        let v = f.declared(from, max, default, strict_null(NEMOTRON_H_CLASS, key))?;
         if let Some(a) = alias {
             raw.remove(a);
         }
@@ -434,20 +502,7 @@ pub(super) fn nemotron_h(f: &Fields, notes: &mut Vec<String>) -> Result<TextConf
             )
         }
     }
-    raw.remove("layer_types");
-    raw.remove("layers_block_type");
-    raw.insert("hybrid_override_pattern".into(), Value::from(pattern));
-    Ok(TextConfig {
-        num_hidden_layers: Some(n),
-        num_attention_heads: Some(heads),
-        num_key_value_heads: kv,
-        hidden_size: hidden,
-        head_dim,
-        sliding_window: None,
-        layer_types: None,
-        layer_types_origin: origin,
-        raw,
-    })
+    Ok(())
 }
 
 #[cfg(test)]
