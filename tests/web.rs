@@ -510,34 +510,13 @@ async fn a_compare_release_qpath_does_not_know_is_named_and_the_choice_stays() {
 }
 
 /// meta-llama/Llama-3.1-8B-Instruct's config.json (https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/blob/main/
-/// config.json) with `num_hidden_layers` 4 instead of 32.
-const LLAMA_31_8B_4_LAYERS: &str = r#"{
-  "architectures": ["LlamaForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 128000,
-  "eos_token_id": [128001, 128008, 128009],
-  "hidden_act": "silu",
-  "hidden_size": 4096,
-  "initializer_range": 0.02,
-  "intermediate_size": 14336,
-  "max_position_embeddings": 131072,
-  "mlp_bias": false,
-  "model_type": "llama",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 4,
-  "num_key_value_heads": 8,
-  "pretraining_tp": 1,
-  "rms_norm_eps": 1e-05,
-  "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                   "original_max_position_embeddings": 8192, "rope_type": "llama3"},
-  "rope_theta": 500000.0,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.42.3",
-  "use_cache": true,
-  "vocab_size": 128256
-}"#;
+/// config.json), the fixture the core's golden_config.rs reads too.
+const LLAMA_31_8B: &str = include_str!("../crates/qpath-core/tests/fixtures/llama-3.1-8b-instruct.config.json");
+
+/// Llama-3.1-8B-Instruct's config.json with `num_hidden_layers` 4 instead of 32.
+fn llama_31_8b_4_layers() -> String {
+    LLAMA_31_8B.replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 4")
+}
 
 /// Puts text into the config.json textarea as a paste does (an input event with the new value).
 async fn paste_config(root: &Element, text: &str) {
@@ -557,7 +536,7 @@ async fn a_pasted_config_json_is_read_instead_of_the_preset_and_goes_into_the_li
         mount_with_hash("#gpu=h100-sxm&vllm=0.33.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8").await;
     assert_eq!(strip_cells(&root), 32);
     assert!(!exists(&root, "#config-read"));
-    paste_config(&root, LLAMA_31_8B_4_LAYERS).await;
+    paste_config(&root, &llama_31_8b_4_layers()).await;
     assert_eq!(strip_cells(&root), 4);
     let model = text(&root, "#result-model");
     assert!(
@@ -638,7 +617,7 @@ async fn a_malformed_config_json_is_named_and_the_page_stays() {
 #[wasm_bindgen_test]
 async fn a_dropped_config_json_file_is_read() {
     let root = mount_with_hash("#gpu=h100-sxm&vllm=0.33.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct").await;
-    let parts = js_sys::Array::of1(&LLAMA_31_8B_4_LAYERS.into());
+    let parts = js_sys::Array::of1(&llama_31_8b_4_layers().into());
     let file = web_sys::File::new_with_str_sequence(&parts, "config.json").unwrap();
     let transfer = web_sys::DataTransfer::new().unwrap();
     transfer.items().add_with_file(&file).unwrap();
@@ -661,7 +640,7 @@ async fn a_dropped_config_json_file_is_read() {
 #[wasm_bindgen_test]
 async fn a_config_json_too_large_for_a_link_is_said_beside_copy_link() {
     let root = mount_with_hash("#gpu=h100-sxm&vllm=0.33.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct").await;
-    let big = LLAMA_31_8B_4_LAYERS.replace(
+    let big = llama_31_8b_4_layers().replace(
         "\"vocab_size\": 128256",
         &format!("\"vocab_size\": 128256, \"padding\": \"{}\"", "x".repeat(16_000)),
     );
@@ -676,22 +655,7 @@ async fn a_config_json_too_large_for_a_link_is_said_beside_copy_link() {
 
 /// Qwen/Qwen3-Next-80B-A3B-Instruct's config.json as far as qpath reads it (the values of its preset in
 /// data/models.toml and of `crates/qpath-core/tests/golden_config.rs`, which restate the released file).
-const QWEN3_NEXT_80B: &str = r#"{
-  "architectures": ["Qwen3NextForCausalLM"],
-  "model_type": "qwen3_next",
-  "full_attention_interval": 4,
-  "head_dim": 256,
-  "hidden_size": 2048,
-  "linear_conv_kernel_dim": 4,
-  "linear_key_head_dim": 128,
-  "linear_num_key_heads": 16,
-  "linear_num_value_heads": 32,
-  "linear_value_head_dim": 128,
-  "num_attention_heads": 16,
-  "num_hidden_layers": 48,
-  "num_key_value_heads": 2,
-  "torch_dtype": "bfloat16"
-}"#;
+const QWEN3_NEXT_80B: &str = include_str!("../crates/qpath-core/tests/fixtures/qwen3-next-80b-a3b-instruct.config.json");
 
 /// A pasted hybrid config.json: the strip shows its 48 layers in two groups, the gated-delta-net layers on GDN_ATTN
 /// (no query dtype) beside the full-attention layers every fourth layer on FlashInfer, whose page vLLM aligned to the

@@ -10,36 +10,12 @@ use qpath_core::release::Release;
 use qpath_core::resolve::{resolve, Hardware, Scenario};
 use qpath_core::serve;
 
-fn cases() -> u64 {
-    std::env::var("QPATH_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20_000)
-}
+mod common;
+
+use common::{cases, Rng};
 
 fn seed() -> u64 {
-    std::env::var("QPATH_FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0x5eed_cafe)
-}
-
-/// xorshift64*: small, deterministic, good enough to spread inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
+    common::seed_or(0x5eed_cafe)
 }
 
 const FLAGS: &[&str] = &[

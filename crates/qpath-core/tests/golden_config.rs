@@ -13,33 +13,7 @@ use qpath_core::resolve::{resolve, Hardware, Scenario};
 /// meta-llama/Llama-3.1-8B-Instruct's config.json (https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/blob/main/
 /// config.json, as restated by the preset's sources in data/models.toml: 32 layers, 32 heads, 8 KV heads, hidden
 /// 4096, no head_dim, torch_dtype bfloat16, transformers 4.42.3).
-const LLAMA_31_8B: &str = r#"{
-  "architectures": ["LlamaForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 128000,
-  "eos_token_id": [128001, 128008, 128009],
-  "hidden_act": "silu",
-  "hidden_size": 4096,
-  "initializer_range": 0.02,
-  "intermediate_size": 14336,
-  "max_position_embeddings": 131072,
-  "mlp_bias": false,
-  "model_type": "llama",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 32,
-  "num_key_value_heads": 8,
-  "pretraining_tp": 1,
-  "rms_norm_eps": 1e-05,
-  "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                   "original_max_position_embeddings": 8192, "rope_type": "llama3"},
-  "rope_theta": 500000.0,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.42.3",
-  "use_cache": true,
-  "vocab_size": 128256
-}"#;
+const LLAMA_31_8B: &str = include_str!("fixtures/llama-3.1-8b-instruct.config.json");
 
 /// google/gemma-3-27b-it's config.json, language-model part (https://huggingface.co/google/gemma-3-27b-it/blob/main/
 /// config.json; the preset's sources: text_config head_dim 128, 32 heads, 16 KV heads, 62 layers, hidden 5376,
@@ -439,22 +413,7 @@ fn gemma4_full_layers_have_their_own_head_size_and_kv_heads() {
 /// num_key_value_heads 2, head_dim 256, linear_num_key_heads 16, linear_num_value_heads 32, linear_key_head_dim 128,
 /// linear_value_head_dim 128, linear_conv_kernel_dim 4, full_attention_interval 4; no layer_types; torch_dtype
 /// bfloat16 is the Qwen release default, unconfirmed for this checkpoint). Fields qpath does not read are left out.
-const QWEN3_NEXT_80B: &str = r#"{
-  "architectures": ["Qwen3NextForCausalLM"],
-  "model_type": "qwen3_next",
-  "full_attention_interval": 4,
-  "head_dim": 256,
-  "hidden_size": 2048,
-  "linear_conv_kernel_dim": 4,
-  "linear_key_head_dim": 128,
-  "linear_num_key_heads": 16,
-  "linear_num_value_heads": 32,
-  "linear_value_head_dim": 128,
-  "num_attention_heads": 16,
-  "num_hidden_layers": 48,
-  "num_key_value_heads": 2,
-  "torch_dtype": "bfloat16"
-}"#;
+const QWEN3_NEXT_80B: &str = include_str!("fixtures/qwen3-next-80b-a3b-instruct.config.json");
 
 /// nvidia/NVIDIA-Nemotron-Nano-9B-v2's config.json, as far as the preset restates it
 /// (https://huggingface.co/nvidia/NVIDIA-Nemotron-Nano-9B-v2/blob/main/config.json; data/models.toml's sources:
