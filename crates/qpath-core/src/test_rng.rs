@@ -1,5 +1,5 @@
-//! The deterministic PRNG of the core's unit tests (xorshift64*): no dependency, the same inputs on every run.
-//! (`tests/fuzz.rs`, an integration test, cannot see `cfg(test)` items and keeps its own.)
+//! The deterministic PRNG of the core's unit tests and property runs (xorshift64*): no dependency, the same inputs on
+//! every run. The integration tests cannot see `cfg(test)` items, so `tests/common/mod.rs` includes this file by path.
 
 pub struct Rng(pub u64);
 
@@ -14,5 +14,11 @@ impl Rng {
     /// A number in `0..n` (0 when `n` is 0).
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
+    }
+
+    /// One of `items`, uniformly.
+    #[allow(dead_code)] // the property runs use it; the unit tests may not
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
     }
 }

@@ -18,22 +18,8 @@ pub fn seed_or(default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// xorshift64*: small, deterministic, good enough to spread inputs.
-pub struct Rng(pub u64);
+#[path = "../../src/test_rng.rs"]
+mod test_rng;
 
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
+/// xorshift64*, the core's unit tests' generator.
+pub use test_rng::Rng;
