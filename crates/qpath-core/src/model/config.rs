@@ -17,7 +17,7 @@ pub(super) enum HfLayerType {
 
 impl LayerTypesRule {
     /// The `layer_types` list transformers' constructor materialises for `n` layers (None: no attribute).
-    fn materialise(self, n: u32) -> Option<Vec<HfLayerType>> {
+    pub(super) fn materialise(self, n: u32) -> Option<Vec<HfLayerType>> {
         let kind = |i: u32| match self {
             LayerTypesRule::AllSliding => HfLayerType::Sliding,
             LayerTypesRule::FullEvery(k) if (i + 1) % k.max(1) != 0 => HfLayerType::Sliding,

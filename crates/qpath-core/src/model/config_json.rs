@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 
 use super::config::{Config, HfLayerType, TextConfig};
 use super::overrides::{MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
-use super::presets::VllmModel;
+use super::presets::{LayerTypesRule, VllmModel};
 use super::{err, show, CheckpointKv, KvScheme, ModelError};
 use crate::dtype::TorchDtype;
 use crate::release::Release;
@@ -655,15 +655,7 @@ fn gemma3_text(c: &Common, given_types: Option<Vec<HfLayerType>>, t: &mut TextCo
                 "layer_types built by transformers from {}sliding_window_pattern = {pattern}",
                 f.prefix
             );
-            (0..n)
-                .map(|i| {
-                    if (i + 1) % pattern != 0 {
-                        HfLayerType::Sliding
-                    } else {
-                        HfLayerType::Full
-                    }
-                })
-                .collect()
+            LayerTypesRule::FullEvery(pattern).materialise(n).unwrap_or_default()
         }
     });
     Ok(())
@@ -694,15 +686,7 @@ fn gemma4_text(c: &Common, given_types: Option<Vec<HfLayerType>>, t: &mut TextCo
         Some(l) => l,
         None => {
             t.layer_types_origin = "layer_types built by transformers (Gemma4TextConfig: every 6th layer full)".to_string();
-            (0..n)
-                .map(|i| {
-                    if (i + 1) % 6 != 0 {
-                        HfLayerType::Sliding
-                    } else {
-                        HfLayerType::Full
-                    }
-                })
-                .collect()
+            LayerTypesRule::FullEvery(6).materialise(n).unwrap_or_default()
         }
     };
     if let Some(last) = types.last_mut() {
@@ -727,15 +711,7 @@ fn gpt_oss(c: &Common, given_types: Option<Vec<HfLayerType>>, t: &mut TextConfig
     t.sliding_window = f.window(Some(128))?;
     t.layer_types = Some(match given_types {
         Some(l) => l,
-        None => (0..n)
-            .map(|i| {
-                if (i + 1) % 2 != 0 {
-                    HfLayerType::Sliding
-                } else {
-                    HfLayerType::Full
-                }
-            })
-            .collect(),
+        None => LayerTypesRule::FullEvery(2).materialise(n).unwrap_or_default(),
     });
     Ok(())
 }

@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use super::table::covers;
+use super::table::{covers, release_bounds, tsv_rows};
 use super::{err, ParseError};
 use crate::release::Release;
 
@@ -58,28 +58,8 @@ fn names_in(list: &[EnumRow], r: Release) -> Vec<&str> {
 /// `list name first last`, then one row per name. Every list must have at least one row.
 pub(super) fn parse_enums(text: &str) -> Result<Enums, String> {
     let mut enums = Enums::default();
-    let mut header_seen = false;
-    for (n, line) in text.lines().enumerate() {
-        let line_no = n + 1;
-        if line.trim().is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let cols: Vec<&str> = line.split('\t').collect();
-        if !header_seen {
-            if cols != ["list", "name", "first", "last"] {
-                return Err(format!(
-                    "data/vllm-enums.tsv line {line_no}: expected the header row, found `{line}`"
-                ));
-            }
-            header_seen = true;
-            continue;
-        }
-        let [list, name, first, last] = cols[..] else {
-            return Err(format!(
-                "data/vllm-enums.tsv line {line_no}: expected 4 columns, found {}",
-                cols.len()
-            ));
-        };
+    let header = ["list", "name", "first", "last"];
+    for (line_no, [list, name, first, last]) in tsv_rows("data/vllm-enums.tsv", text, header)? {
         let bad = |what: &str, v: &str| format!("data/vllm-enums.tsv line {line_no} ({name}): bad {what} `{v}`");
         let rows = match list {
             "AttentionBackendEnum" => &mut enums.backends,
@@ -90,11 +70,7 @@ pub(super) fn parse_enums(text: &str) -> Result<Enums, String> {
         if name.is_empty() {
             return Err(bad("name", name));
         }
-        let first = first.parse::<Release>().map_err(|_| bad("first release", first))?;
-        let last = match last {
-            "-" => None,
-            l => Some(l.parse::<Release>().map_err(|_| bad("last release", l))?),
-        };
+        let (first, last) = release_bounds(first, last, bad)?;
         rows.push(EnumRow {
             name: name.to_string(),
             first,

@@ -124,7 +124,13 @@ pub(super) fn split_choices(s: &str) -> Vec<String> {
     out
 }
 
-pub(super) fn parse_table(text: &str) -> Result<Vec<FlagRow>, String> {
+/// The data rows of the tab-separated table `file` (comment lines `#` and blank lines skipped), after its header row
+/// `header`, each with its line number and exactly the header's columns; an error names the file and the line.
+pub(super) fn tsv_rows<'t, const N: usize>(
+    file: &str,
+    text: &'t str,
+    header: [&str; N],
+) -> Result<Vec<(usize, [&'t str; N])>, String> {
     let mut rows = Vec::new();
     let mut header_seen = false;
     for (n, line) in text.lines().enumerate() {
@@ -134,20 +140,37 @@ pub(super) fn parse_table(text: &str) -> Result<Vec<FlagRow>, String> {
         }
         let cols: Vec<&str> = line.split('\t').collect();
         if !header_seen {
-            if cols != ["flag", "aliases", "kind", "first", "last", "choices", "type"] {
-                return Err(format!(
-                    "data/vllm-flags.tsv line {line_no}: expected the header row, found `{line}`"
-                ));
+            if cols != header {
+                return Err(format!("{file} line {line_no}: expected the header row, found `{line}`"));
             }
             header_seen = true;
             continue;
         }
-        let [flag, aliases, kind, first, last, choices, ty] = cols[..] else {
-            return Err(format!(
-                "data/vllm-flags.tsv line {line_no}: expected 7 columns, found {}",
-                cols.len()
-            ));
-        };
+        let cols = <[&str; N]>::try_from(cols.as_slice())
+            .map_err(|_| format!("{file} line {line_no}: expected {N} columns, found {}", cols.len()))?;
+        rows.push((line_no, cols));
+    }
+    Ok(rows)
+}
+
+/// A row's release range: `first`, and `last` (`-`: still there in the newest release).
+pub(super) fn release_bounds(
+    first: &str,
+    last: &str,
+    bad: impl Fn(&str, &str) -> String,
+) -> Result<(Release, Option<Release>), String> {
+    let first = first.parse::<Release>().map_err(|_| bad("first release", first))?;
+    let last = match last {
+        "-" => None,
+        l => Some(l.parse::<Release>().map_err(|_| bad("last release", l))?),
+    };
+    Ok((first, last))
+}
+
+pub(super) fn parse_table(text: &str) -> Result<Vec<FlagRow>, String> {
+    let header = ["flag", "aliases", "kind", "first", "last", "choices", "type"];
+    let mut rows = Vec::new();
+    for (line_no, [flag, aliases, kind, first, last, choices, ty]) in tsv_rows("data/vllm-flags.tsv", text, header)? {
         let bad = |what: &str, v: &str| format!("data/vllm-flags.tsv line {line_no} ({flag}): bad {what} `{v}`");
         if !flag.starts_with("--") {
             return Err(bad("flag", flag));
@@ -163,11 +186,7 @@ pub(super) fn parse_table(text: &str) -> Result<Vec<FlagRow>, String> {
             }
         }
         let kind = parse_kind(kind).ok_or_else(|| bad("kind", kind))?;
-        let first = first.parse::<Release>().map_err(|_| bad("first release", first))?;
-        let last = match last {
-            "-" => None,
-            l => Some(l.parse::<Release>().map_err(|_| bad("last release", l))?),
-        };
+        let (first, last) = release_bounds(first, last, bad)?;
         let choices = match choices {
             "-" => None,
             c => Some(split_choices(c)),
