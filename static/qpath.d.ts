@@ -21,7 +21,8 @@ export type Kernel = "trtllm-gen" | "xqa" | "fa3" | "fa2";
 /** Where in the engine's life a group error fires: `init` = `FlashInferMetadataBuilder.__init__` (engine start-up),
  *  `build` = `build()` (the first batch), `prefill_plan` / `decode_plan` = the wrappers' `plan()` or the first
  *  XQA / trtllm-gen call (the first batch with a prefill / a decode). */
-export type Stage = "init" | "build" | "prefill_plan" | "decode_plan";
+export type Stage = "init" | "build" | "prefill_plan" | "prefill_jit" | "prefill_forward" | "decode_plan"
+  | "decode_jit" | "decode_forward";
 
 /** The attention backends qpath models, as vLLM's `AttentionBackendEnum` names them, and the recurrent-state backends
  *  of hybrid models' linear-attention / Mamba layers, as its `MambaAttentionBackendEnum` names them (`GDN_ATTN`,
@@ -90,8 +91,10 @@ export interface GroupError {
   type: GroupErrorType;
   message: string;
   stage: Stage;
-  /** `file:line` of the raise in that release (vLLM or the pinned FlashInfer). */
+  /** `file:line` of the raising statement (`raise` / `assert`) in that release (vLLM or the installed FlashInfer). */
   source: string | null;
+  /** The call that reaches the raising statement, e.g. `BatchPrefillWithPagedKVCacheWrapper.plan → get_batch_prefill_module`. */
+  raised_in: string;
 }
 
 /** One decision step: what the code looked at, what it decided, and the line it restates. */
@@ -122,7 +125,11 @@ export interface GroupReport {
   /** The query dtype per phase; `null` where the code raised before computing it, and for groups on another backend. */
   q_dtype: Phases<Dtype | null>;
   kernel: Phases<Kernel | null>;
+  /** The error that fires first in vLLM's real order (the trace's "first error" step says which order). */
   error: GroupError | null;
+  /** Each phase's own first error (plan, JIT module, forward); null for a phase that runs, and for both when
+   * `__init__` or `build()` raises first. */
+  phase_errors: { prefill: GroupError | null; decode: GroupError | null };
   warnings: string[];
   logs: string[];
   trace: TraceStep[];

@@ -100,28 +100,37 @@ async fn l4_fp8_cache_keeps_a_bf16_query_on_fa2() {
 }
 
 #[wasm_bindgen_test]
-async fn prefix_release_raises_the_fa2_fp8_assertion_on_the_first_prefill() {
+async fn prefix_release_raises_the_fa2_fp8_assertion_in_both_phases() {
     let root = mount(report("l4", Release::V0_25_0Prefix, "--kv-cache-dtype fp8")).await;
     let card = q(&root, "article.group");
-    let err = q(&card, ".group-error");
+    let err = q(&card, ".group-error:not(.phase-error)");
     assert_eq!(attr(&err, "role"), "alert");
     let msg = err.text_content().unwrap();
     assert!(msg.contains("AssertionError"), "{msg}");
     assert!(msg.contains("fp8 tensor core is not supported in fa2 backend"), "{msg}");
-    assert!(msg.contains("on the first prefill (FlashInfer plan)"), "{msg}");
+    assert!(msg.contains("on the first prefill (FlashInfer JIT module)"), "{msg}");
+    assert!(msg.contains("BatchPrefillWithPagedKVCacheWrapper.plan"), "{msg}");
     assert!(msg.contains("flashinfer/jit/attention/modules.py:"), "{msg}");
     assert_eq!(
         text(&err, ".error-message"),
         "fp8 tensor core is not supported in fa2 backend"
     );
 
-    // The query is quantized (badge), prefill got as far as choosing fa2, decode was never reached.
+    // The query is quantized (badge); each phase chose fa2 and raises in fa2's JIT module on its own path.
     assert_eq!(text(&card, ".q-prefill"), "float8_e4m3fn");
     assert!(text(&card, "h3").contains("FP8 query"));
     assert_eq!(text(&card, ".kernel-prefill"), "fa2");
-    let decode = q(&card, ".kernel-decode");
-    assert_eq!(decode.text_content().unwrap(), "—");
-    assert_eq!(attr(&decode, "title"), "not reached: the code raised first");
+    assert_eq!(text(&card, ".kernel-decode"), "fa2");
+    let decode = q(&card, ".phase-error");
+    assert_eq!(attr(&decode, "data-stage"), "decode_jit");
+    let msg = decode.text_content().unwrap();
+    assert!(msg.contains("Decode also raises AssertionError"), "{msg}");
+    assert!(msg.contains("on the first decode (FlashInfer JIT module)"), "{msg}");
+    assert!(msg.contains("BatchDecodeWithPagedKVCacheWrapper.plan"), "{msg}");
+    assert_eq!(
+        text(&decode, ".error-message"),
+        "fp8 tensor core is not supported in fa2 backend"
+    );
     // The strip marks the failing group's cells.
     assert_eq!(all(&root, ".layer-strip .layer.failing").len(), 32);
 }

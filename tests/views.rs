@@ -71,31 +71,33 @@ async fn compare_seed_story_shows_the_fa2_assertion_against_the_fix() {
     assert_eq!(text(&root, "#compare-summary"), "1 of 1 group differs");
     assert_eq!(count(&root, "#compare-table tbody tr"), 1);
     assert_eq!(text(&root, "#compare-table tbody th.layers"), "0-31");
-    // The outcome differs, and says so on both sides.
-    assert!(exists(&root, ".left-outcome.diff"));
-    assert!(exists(&root, ".right-outcome.diff"));
+    // Both phases' outcomes differ, and say so on both sides.
+    for phase in ["prefill", "decode"] {
+        assert!(exists(&root, &format!(".left-{phase}-outcome.diff")), "{phase}");
+        assert!(exists(&root, &format!(".right-{phase}-outcome.diff")), "{phase}");
+        assert!(exists(&root, &format!(".left-{phase}-outcome.failing")), "{phase}");
+        let left = text(&root, &format!(".left-{phase}-outcome .value"));
+        assert!(left.contains("AssertionError"), "{left}");
+        assert!(left.contains("fp8 tensor core is not supported in fa2 backend"), "{left}");
+        assert!(left.contains(&format!("on the first {phase}")), "{left}");
+        assert_eq!(text(&root, &format!(".right-{phase}-outcome .value")), "works");
+    }
     assert!(
-        exists(&root, ".left-outcome .diff-mark"),
+        exists(&root, ".left-prefill-outcome .diff-mark"),
         "a differing cell carries a visible marker"
     );
-    let left = text(&root, ".left-outcome .value");
-    assert!(left.contains("AssertionError"), "{left}");
-    assert!(left.contains("fp8 tensor core is not supported in fa2 backend"), "{left}");
-    assert_eq!(text(&root, ".right-outcome .value"), "works");
     // The query dtypes differ: FP8 queries before the fix, bfloat16 after.
     assert_eq!(text(&root, ".left-q-prefill .value"), "float8_e4m3fn");
     assert_eq!(text(&root, ".right-q-prefill .value"), "bfloat16");
     assert!(exists(&root, ".left-q-prefill.diff") && exists(&root, ".right-q-prefill.diff"));
-    // Both run fa2 for the prefill and the same backend and cache dtype: no marker there.
-    assert_eq!(text(&root, ".left-kernel-prefill .value"), "fa2");
-    assert!(!exists(&root, ".left-kernel-prefill.diff"));
+    // Both phases run fa2 on both sides (the prefix release's decode raises in fa2's module): no marker there.
+    for phase in ["prefill", "decode"] {
+        assert_eq!(text(&root, &format!(".left-kernel-{phase} .value")), "fa2");
+        assert_eq!(text(&root, &format!(".right-kernel-{phase} .value")), "fa2");
+        assert!(!exists(&root, &format!(".left-kernel-{phase}.diff")));
+    }
     assert!(!exists(&root, ".left-backend.diff"));
     assert!(!exists(&root, ".right-cache-dtype.diff"));
-    assert_eq!(text(&root, ".right-kernel-decode .value"), "fa2");
-    assert!(
-        exists(&root, ".right-kernel-decode.diff"),
-        "the prefix release never reaches a decode kernel"
-    );
     // The header names both sides.
     let left_head = text(&root, "#compare-left");
     assert!(left_head.contains("vLLM 0.25.0-prefix / FlashInfer"), "{left_head}");
@@ -120,7 +122,8 @@ async fn compare_with_itself_shows_no_difference() {
     assert!(!exists(&root, ".diff"));
     assert!(!exists(&root, ".diff-mark"));
     assert_eq!(count(&root, "#compare-table tbody tr"), 2);
-    assert_eq!(count(&root, ".left-outcome"), 2);
+    assert_eq!(count(&root, ".left-prefill-outcome"), 2);
+    assert_eq!(count(&root, ".left-decode-outcome"), 2);
     assert_eq!(text(&root, ".right-q-decode .value"), "bfloat16");
 }
 
@@ -133,11 +136,12 @@ async fn compare_spans_a_scenario_error_across_its_side() {
     let root = mount_compare(&left, &scenario("b200", Release::V0_25_0, line)).await;
     assert_eq!(text(&root, "#compare-summary"), "1 of 1 group differs");
     let right = q(&root, ".right-outcome.scenario-error");
-    assert_eq!(right.get_attribute("colspan").as_deref(), Some("7"));
+    assert_eq!(right.get_attribute("colspan").as_deref(), Some("8"));
     assert!(has_class(&right, "diff"));
     assert!(right.text_content().unwrap().contains("ArgumentError"));
     assert!(!exists(&root, ".right-q-prefill"));
-    assert_eq!(text(&root, ".left-outcome .value"), "works");
+    assert_eq!(text(&root, ".left-prefill-outcome .value"), "works");
+    assert_eq!(text(&root, ".left-decode-outcome .value"), "works");
 }
 
 #[wasm_bindgen_test]

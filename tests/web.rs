@@ -350,10 +350,11 @@ async fn compare_puts_the_prefix_crash_beside_the_fix() {
     flush().await;
     assert!(eventually(|| exists(&root, "#compare-table")).await);
     choose(&root, "#compare-release", "0.25.0-prefix").await;
-    assert!(text(&root, ".left-outcome").contains("fp8 tensor core is not supported in fa2 backend"));
+    assert!(text(&root, ".left-prefill-outcome").contains("fp8 tensor core is not supported in fa2 backend"));
+    assert!(text(&root, ".left-decode-outcome").contains("fp8 tensor core is not supported in fa2 backend"));
     assert!(text(&root, ".left-q-prefill").contains("float8_e4m3fn"));
     assert!(text(&root, ".right-q-prefill").contains("bfloat16"));
-    assert!(q(&root, ".left-outcome").class_list().contains("diff"));
+    assert!(q(&root, ".left-prefill-outcome").class_list().contains("diff"));
     // The compare view is not part of the link; the scenario is.
     assert!(location_hash().contains("vllm=0.25.0&"));
 }

@@ -18,23 +18,24 @@ pub struct CompareProps {
 }
 
 /// The per-group fields of one side, in column order: (class suffix, column heading).
-const FIELDS: [(&str, &str); 7] = [
+const FIELDS: [(&str, &str); 8] = [
     ("backend", "Backend"),
     ("cache-dtype", "Cache dtype"),
     ("q-prefill", "Q prefill"),
     ("q-decode", "Q decode"),
     ("kernel-prefill", "Prefill kernel"),
     ("kernel-decode", "Decode kernel"),
-    ("outcome", "Outcome"),
+    ("prefill-outcome", "Prefill outcome"),
+    ("decode-outcome", "Decode outcome"),
 ];
 
 /// One side's group with the row's layers.
 #[derive(Clone, PartialEq)]
 struct GroupSide {
     /// One text per field of [`FIELDS`].
-    values: [String; 7],
-    /// The group raises (its outcome cell is marked `failing`).
-    failing: bool,
+    values: [String; 8],
+    /// Each phase raises (prefill, decode): its outcome cell is marked `failing`.
+    failing: (bool, bool),
 }
 
 /// What one side shows in a row.
@@ -56,8 +57,25 @@ fn kernel(k: Option<Kernel>) -> String {
     k.map_or("—".to_string(), |k| k.name().to_string())
 }
 
-fn outcome(g: &GroupReport) -> String {
-    match &g.error {
+/// The phase raises: the group's `__init__` / `build()` error, or the phase's own.
+fn phase_raises(g: &GroupReport, is_prefill: bool) -> bool {
+    let own = if is_prefill {
+        &g.phase_errors.prefill
+    } else {
+        &g.phase_errors.decode
+    };
+    own.is_some() || g.error.as_ref().is_some_and(|e| e.stage.is_prefill().is_none())
+}
+
+/// A phase's outcome: the group's `__init__` / `build()` error (which stops both), else the phase's own first error.
+fn outcome(g: &GroupReport, is_prefill: bool) -> String {
+    let own = if is_prefill {
+        &g.phase_errors.prefill
+    } else {
+        &g.phase_errors.decode
+    };
+    let shared = g.error.as_ref().filter(|e| e.stage.is_prefill().is_none());
+    match shared.or(own.as_ref()) {
         Some(e) => {
             let message = if e.message.is_empty() { "(no message)" } else { &e.message };
             format!("{} {}: {}", e.kind, e.stage.when(), message)
@@ -75,11 +93,12 @@ fn group_side(g: &GroupReport) -> GroupSide {
         dtype(g.q_dtype.decode),
         kernel(g.kernel.prefill),
         kernel(g.kernel.decode),
-        outcome(g),
+        outcome(g, true),
+        outcome(g, false),
     ];
     GroupSide {
         values,
-        failing: g.error.is_some(),
+        failing: (phase_raises(g, true), phase_raises(g, false)),
     }
 }
 
@@ -181,7 +200,11 @@ fn side_cells(row: &Row, which: &'static str) -> Html {
             { for group.values.iter().enumerate().map(|(i, v)| {
                 let diff = row.differs(i);
                 let (suffix, _) = FIELDS[i];
-                let failing = suffix == "outcome" && group.failing;
+                let failing = match suffix {
+                    "prefill-outcome" => group.failing.0,
+                    "decode-outcome" => group.failing.1,
+                    _ => false,
+                };
                 html! {
                     <td class={classes!(format!("{which}-{suffix}"), which, diff.then_some("diff"), failing.then_some("failing"), (i == 0).then_some("side-start"))}>
                         if diff { { marker() } }

@@ -315,8 +315,9 @@ fn group_card(props: &GroupCardProps) -> Html {
                 <p class="not-flashinfer">{ format!("FlashInfer does not run these layers: {} does.", g.backend) }</p>
             }
             if let Some(e) = &g.error {
-                { group_error(e, &g.trace) }
+                { group_error(e, &g.trace, "Raises ", None) }
             }
+            { for other_phase_error(g).map(|(phase, e)| group_error(e, &g.trace, phase, Some(phase))) }
             if !g.warnings.is_empty() {
                 <div class="warnings-block">
                     <h4>{ "Warnings" }</h4>
@@ -371,7 +372,23 @@ fn kernel_value(class: &'static str, k: Option<Kernel>, raised: bool) -> Html {
     }
 }
 
-fn group_error(e: &GroupError, trace: &[TraceStep]) -> Html {
+/// The phase error that is not the group's first error (the other phase raises too, on its own path), with its label.
+fn other_phase_error(g: &GroupReport) -> Option<(&'static str, &GroupError)> {
+    let first = g.error.as_ref()?;
+    [
+        ("Prefill also raises ", &g.phase_errors.prefill),
+        ("Decode also raises ", &g.phase_errors.decode),
+    ]
+    .into_iter()
+    .find_map(|(label, e)| {
+        e.as_ref()
+            .filter(|e| e.stage.is_prefill() != first.stage.is_prefill())
+            .map(|e| (label, e))
+    })
+}
+
+/// An error block: `label` ("Raises ", "Decode also raises "), the type, when and where, the text, the line.
+fn group_error(e: &GroupError, trace: &[TraceStep], label: &'static str, also: Option<&'static str>) -> Html {
     // The raise's own line has no URL in the DTO; a trace step citing the same line has it.
     let url = e.source.as_ref().and_then(|s| {
         trace
@@ -380,12 +397,14 @@ fn group_error(e: &GroupError, trace: &[TraceStep]) -> Html {
             .and_then(|t| t.url.clone())
     });
     html! {
-        <div class="group-error" role="alert">
+        <div class={classes!("group-error", also.map(|_| "phase-error"))} role={if also.is_none() { "alert" } else { "note" }}
+            data-stage={e.stage.name()}>
             <p class="error-head">
-                <span class="error-label">{ "Raises " }</span>
+                <span class="error-label">{ label }</span>
                 <span class="error-type">{ e.kind.name() }</span>
                 <span class="error-stage">{ format!(" {} ({})", e.stage.when(), e.stage.call()) }</span>
             </p>
+            <p class="error-call">{ "in " }<code>{ e.raised_in.clone() }</code></p>
             <pre class="error-message"><code>{ e.message.clone() }</code></pre>
             if let Some(s) = &e.source {
                 <p class="error-source">{ "raised at " }{ source_link(s, url.as_deref()) }</p>

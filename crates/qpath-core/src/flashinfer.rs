@@ -7,7 +7,7 @@ use crate::dtype::TorchDtype;
 use crate::platform::Platform;
 use crate::release::FlashInfer::*;
 use crate::report::GroupErrorKind::{self, RuntimeError, ValueError};
-use crate::report::Kernel;
+use crate::report::{Kernel, Stage};
 use crate::source::{self, Cite};
 
 /// `determine_attention_backend` (with vLLM's arguments: no custom mask, no RoPE, no fp16 QK reduction):
@@ -77,9 +77,34 @@ pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_pre
     restricted.then_some(BLACKWELL)
 }
 
-/// XQA's checks (`gen_xqa_module` and `xqa()`), in their order, as (exception type, message, the line that raises)
-/// when one fails. `head_group_ratio` is query heads per KV head; vLLM's decodes are one token (`q_seq_len` 1).
-pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32, head_group_ratio: u32) -> Option<(GroupErrorKind, String, Cite)> {
+/// XQA's checks at the first decode call, in their order, as (exception type, message, the line that raises, stage):
+/// `xqa()` checks the architecture before it asks for its module ([`crate::source::FLASHINFER_XQA_ARCH`], in
+/// `forward()`), then `gen_xqa_module` generates the JIT module and checks the query dtype, page size and head dim.
+/// `head_group_ratio` is query heads per KV head; vLLM's decodes are one token (`q_seq_len` 1).
+pub fn xqa_rejects(
+    p: &Platform,
+    q: TorchDtype,
+    head_dim: u32,
+    head_group_ratio: u32,
+) -> Option<(GroupErrorKind, String, Cite, Stage)> {
+    if !matches!(p.major(), 9 | 10 | 12) {
+        return Some((
+            RuntimeError,
+            "XQA is only supported on SM90, SM100, SM120/SM121 GPUs".into(),
+            source::FLASHINFER_XQA_ARCH,
+            Stage::DecodeForward,
+        ));
+    }
+    xqa_module_rejects(p, q, head_dim, head_group_ratio).map(|(k, m, c)| (k, m, c, Stage::DecodeJit))
+}
+
+/// `gen_xqa_module`'s checks, in their order.
+fn xqa_module_rejects(
+    p: &Platform,
+    q: TorchDtype,
+    head_dim: u32,
+    head_group_ratio: u32,
+) -> Option<(GroupErrorKind, String, Cite)> {
     if !q.is_16bit() {
         return Some((
             ValueError,
@@ -113,13 +138,6 @@ pub fn xqa_rejects(p: &Platform, q: TorchDtype, head_dim: u32, head_group_ratio:
             ValueError,
             format!("head_dim {head_dim} > 256 requires head_group_ratio <= 16, got {head_group_ratio}"),
             source::FLASHINFER_XQA_LARGE_HEAD_GROUP,
-        ));
-    }
-    if !matches!(p.major(), 9 | 10 | 12) {
-        return Some((
-            RuntimeError,
-            "XQA is only supported on SM90, SM100, SM120/SM121 GPUs".into(),
-            source::FLASHINFER_XQA_ARCH,
         ));
     }
     None

@@ -27,6 +27,39 @@ fn outcome(g: &GroupReport) -> String {
     }
 }
 
+/// A phase's outcome: its own first error, else the kernel it runs ("decode: runs fa2").
+fn phase_outcome(g: &GroupReport, is_prefill: bool) -> String {
+    let (e, k) = if is_prefill {
+        (&g.phase_errors.prefill, g.kernel.prefill)
+    } else {
+        (&g.phase_errors.decode, g.kernel.decode)
+    };
+    match e {
+        Some(e) => format!(
+            "{} at {}: {}{}",
+            e.kind,
+            stage_name(e.stage),
+            if e.message.is_empty() {
+                "(a bare assert, no message)"
+            } else {
+                &e.message
+            },
+            e.source.as_ref().map_or(String::new(), |s| format!(" [{s}]"))
+        ),
+        None => format!("runs {}", kernel(k)),
+    }
+}
+
+/// The groups where a phase raises: (group number, layers, prefill outcome, decode outcome).
+fn phase_rows(r: &Report) -> Vec<(usize, String, String, String)> {
+    r.groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.phase_errors.prefill.is_some() || g.phase_errors.decode.is_some())
+        .map(|(i, g)| (i + 1, short_list(&g.layers), phase_outcome(g, true), phase_outcome(g, false)))
+        .collect()
+}
+
 /// One group's row: layers, attention, backend, cache dtype, Q prefill, Q decode, kernels, outcome.
 fn cells(g: &GroupReport) -> [String; 9] {
     [
@@ -48,7 +81,11 @@ fn stage_name(s: crate::report::Stage) -> &'static str {
         Init => "engine start (builder init)",
         Build => "first batch (build)",
         PrefillPlan => "first prefill (plan)",
+        PrefillJit => "first prefill (JIT module)",
+        PrefillForward => "first prefill (forward)",
         DecodePlan => "first decode (plan)",
+        DecodeJit => "first decode (JIT module)",
+        DecodeForward => "first decode (forward)",
     }
 }
 
@@ -122,6 +159,12 @@ pub fn text(r: &Report) -> String {
     for g in &r.groups {
         let _ = writeln!(out, "{}", line(cells(g)));
     }
+    for (n, layers, prefill, decode) in phase_rows(r) {
+        let _ = writeln!(
+            out,
+            "\ngroup {n} (layers {layers}), each phase:\n  prefill: {prefill}\n  decode:  {decode}"
+        );
+    }
     for (i, g) in r.groups.iter().enumerate() {
         let _ = writeln!(out, "\ngroup {} (layers {}): why", i + 1, short_list(&g.layers));
         for (n, s) in g.trace.iter().enumerate() {
@@ -145,6 +188,24 @@ pub fn text(r: &Report) -> String {
         let _ = writeln!(out, "\nflags that do not affect this decision: {}", r.unused_flags.join(" "));
     }
     out
+}
+
+/// `text` as one Markdown code span: fenced with one more backtick than its longest run of backticks (CommonMark),
+/// padded with a space when it starts or ends with one.
+fn code_span(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
 /// Markdown for a GitHub issue: the scenario, the command line, the per-group table, errors and logs.
@@ -171,6 +232,14 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
             c[3] = format!("`{}`", c[3]);
             c[8] = c[8].replace('|', "\\|");
             let _ = writeln!(out, "| {} |", c.join(" | "));
+        }
+        for (n, layers, prefill, decode) in phase_rows(r) {
+            let _ = writeln!(
+                out,
+                "\n**group {n} (layers {layers})**, each phase:\n- prefill: {}\n- decode: {}",
+                code_span(&prefill),
+                code_span(&decode)
+            );
         }
         let logs: Vec<&String> = r.logs.iter().chain(r.groups.iter().flat_map(|g| g.logs.iter())).collect();
         if !logs.is_empty() {

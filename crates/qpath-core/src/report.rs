@@ -162,38 +162,84 @@ impl Kernel {
     }
 }
 
-/// Where in the engine's life an error fires.
+/// Where in the engine's life an error fires: the statement's stage, in vLLM's order (`__init__` at engine start; a
+/// batch's `build()`, then each phase's wrapper `plan()` (which generates and compiles the JIT module), then
+/// `FlashInferImpl.forward()`, where the wrappers' `run()` and the TRTLLM / XQA calls execute).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
-    /// `FlashInferMetadataBuilder.__init__` (or the attention layer's init): engine start-up.
+    /// `FlashInferMetadataBuilder.__init__` (or the attention layer's / another backend's init): engine start-up.
     Init,
-    /// `FlashInferMetadataBuilder.build()`: the first batch.
+    /// `FlashInferMetadataBuilder.build()`: the first batch, before any wrapper is planned.
     Build,
-    /// The FlashInfer prefill wrapper's `plan()` (JIT module generation): the first batch with a prefill.
+    /// The prefill wrapper's `plan()`.
     PrefillPlan,
-    /// The decode wrapper's `plan()`, or the first XQA / trtllm-gen decode call: the first batch with a decode.
+    /// FlashInfer's JIT module generation or compilation for the prefill kernel (inside the prefill wrapper's `plan()`).
+    PrefillJit,
+    /// `FlashInferImpl.forward()` on the prefill tokens (the wrapper's `run()`, or the trtllm-gen context call).
+    PrefillForward,
+    /// The decode wrapper's `plan()` (the TRTLLM-API decode has none).
     DecodePlan,
+    /// FlashInfer's JIT module generation or compilation for the decode kernel (in the decode wrapper's `plan()`; for
+    /// XQA at its first call, in `forward()`).
+    DecodeJit,
+    /// `FlashInferImpl.forward()` on the decode tokens (the wrapper's `run()`, or the XQA / trtllm-gen decode call).
+    DecodeForward,
 }
 
 impl Stage {
+    pub const ALL: [Stage; 8] = [
+        Stage::Init,
+        Stage::Build,
+        Stage::PrefillPlan,
+        Stage::PrefillJit,
+        Stage::PrefillForward,
+        Stage::DecodePlan,
+        Stage::DecodeJit,
+        Stage::DecodeForward,
+    ];
+
     /// When in the engine's life the error fires, as the page says it ("on the first prefill").
     pub fn when(self) -> &'static str {
         match self {
             Stage::Init => "at engine start",
             Stage::Build => "on the first batch",
-            Stage::PrefillPlan => "on the first prefill",
-            Stage::DecodePlan => "on the first decode",
+            Stage::PrefillPlan | Stage::PrefillJit | Stage::PrefillForward => "on the first prefill",
+            Stage::DecodePlan | Stage::DecodeJit | Stage::DecodeForward => "on the first decode",
         }
     }
 
-    /// The code that raises at that stage ("FlashInfer plan").
+    /// The step that raises at that stage ("plan", "JIT", "forward").
     pub fn call(self) -> &'static str {
         match self {
             Stage::Init => "FlashInferMetadataBuilder.__init__",
+            Stage::Build => "FlashInferMetadataBuilder.build",
+            Stage::PrefillPlan | Stage::DecodePlan => "the wrapper's plan()",
+            Stage::PrefillJit | Stage::DecodeJit => "FlashInfer JIT module",
+            Stage::PrefillForward | Stage::DecodeForward => "FlashInferImpl.forward",
+        }
+    }
+
+    /// The JSON string (`prefill_plan`), for the renderers.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Init => "init",
             Stage::Build => "build",
-            Stage::PrefillPlan => "FlashInfer plan",
-            Stage::DecodePlan => "plan or first XQA/trtllm-gen call",
+            Stage::PrefillPlan => "prefill_plan",
+            Stage::PrefillJit => "prefill_jit",
+            Stage::PrefillForward => "prefill_forward",
+            Stage::DecodePlan => "decode_plan",
+            Stage::DecodeJit => "decode_jit",
+            Stage::DecodeForward => "decode_forward",
+        }
+    }
+
+    /// The phase whose path raises (`None` for init and build, which stop both).
+    pub fn is_prefill(self) -> Option<bool> {
+        match self {
+            Stage::Init | Stage::Build => None,
+            Stage::PrefillPlan | Stage::PrefillJit | Stage::PrefillForward => Some(true),
+            Stage::DecodePlan | Stage::DecodeJit | Stage::DecodeForward => Some(false),
         }
     }
 }
@@ -204,8 +250,11 @@ pub struct GroupError {
     pub kind: GroupErrorKind,
     pub message: String,
     pub stage: Stage,
-    /// `file:line` of the raise in that release (vLLM or the pinned FlashInfer).
+    /// `file:line` of the raising statement (`raise` / `assert`) in that release (vLLM or the installed FlashInfer).
     pub source: Option<String>,
+    /// The call that reaches the raising statement, as a traceback shows it (e.g. `BatchPrefillWithPagedKVCacheWrapper.plan
+    /// → gen_batch_prefill_module`).
+    pub raised_in: String,
 }
 
 /// One decision step: what the code looked at, what it decided, and the line it restates.
@@ -243,7 +292,12 @@ pub struct GroupReport {
     /// `null` where the code raised before computing it, and for groups on another backend.
     pub q_dtype: Phases<Option<TorchDtype>>,
     pub kernel: Phases<Option<Kernel>>,
+    /// The error that fires first in vLLM's real order (see the trace's "first error" step): an `__init__` / `build()`
+    /// error, else the first of `phase_errors` in the order the engine reaches them.
     pub error: Option<GroupError>,
+    /// Each phase's own first error (its wrapper's plan, JIT module, forward), as if the other phase did not raise;
+    /// `null` for a phase that runs, and for both when `__init__` or `build()` raises first.
+    pub phase_errors: Phases<Option<GroupError>>,
     pub warnings: Vec<String>,
     pub logs: Vec<String>,
     pub trace: Vec<TraceStep>,
@@ -276,6 +330,9 @@ mod tests {
             GroupErrorKind::RuntimeError,
         ] {
             assert_eq!(json(&k), format!("\"{k}\""));
+        }
+        for s in Stage::ALL {
+            assert_eq!(json(&s), format!("\"{}\"", s.name()));
         }
         for k in [Kernel::TrtllmGen, Kernel::Xqa, Kernel::Fa3, Kernel::Fa2] {
             assert_eq!(json(&k), format!("\"{}\"", k.name()));

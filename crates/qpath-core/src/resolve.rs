@@ -237,6 +237,7 @@ fn recurrent_group(r: Release, h: &model::HybridSpec, layers: Vec<u32>, align_st
         q_dtype: Phases::default(),
         kernel: Phases::default(),
         error: None,
+        phase_errors: Phases::default(),
         warnings: vec![],
         logs: vec![],
         trace,
@@ -793,6 +794,7 @@ fn group_report(
         q_dtype: Phases::default(),
         kernel: Phases::default(),
         error: None,
+        phase_errors: Phases::default(),
         warnings: vec![],
         logs: vec![],
         trace: head.steps,
@@ -812,6 +814,7 @@ fn group_report(
         g.q_dtype = out.q_dtype;
         g.kernel = out.kernel;
         g.error = out.error;
+        g.phase_errors = out.phase_errors;
         g.warnings = out.trace.warnings;
         g.logs = out.trace.logs;
         g.trace.extend(out.trace.steps);

@@ -15,9 +15,11 @@ fn union(name: &str) -> Vec<String> {
     let head = format!("export type {name} = ");
     let start = DTS.find(&head).unwrap_or_else(|| panic!("qpath.d.ts has no `{head}`")) + head.len();
     let body = &DTS[start..start + DTS[start..].find(';').expect("a union ends with `;`")];
+    // A long union is written one member per line, each after a leading `|`.
     body.split('|')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
         .map(|part| {
-            let part = part.trim();
             assert!(
                 part.len() >= 2 && part.starts_with('"') && part.ends_with('"'),
                 "{name}: `{part}` is not a string literal"
@@ -104,9 +106,16 @@ fn unions_match_the_enums() {
     };
     same("Kernel", json(&kernels));
 
-    let stages = [Stage::Init, Stage::Build, Stage::PrefillPlan, Stage::DecodePlan];
+    let stages = Stage::ALL;
     let _: fn(Stage) = |s| match s {
-        Stage::Init | Stage::Build | Stage::PrefillPlan | Stage::DecodePlan => {}
+        Stage::Init
+        | Stage::Build
+        | Stage::PrefillPlan
+        | Stage::PrefillJit
+        | Stage::PrefillForward
+        | Stage::DecodePlan
+        | Stage::DecodeJit
+        | Stage::DecodeForward => {}
     };
     same("Stage", json(&stages));
 

@@ -70,6 +70,23 @@ fn expect_error(r: &Report, kind: GroupErrorKind, message: &str, stage: Stage) {
     );
 }
 
+/// Each phase's own first error of the group holding layer 0: `None` when the phase runs.
+fn expect_phase(r: &Report, is_prefill: bool, want: Option<(GroupErrorKind, &str, Stage)>) {
+    let g = group(r, 0);
+    let e = if is_prefill {
+        &g.phase_errors.prefill
+    } else {
+        &g.phase_errors.decode
+    };
+    assert_eq!(
+        e.as_ref().map(|e| (e.kind, e.message.as_str(), e.stage)),
+        want,
+        "{} phase; trace {:#?}",
+        if is_prefill { "prefill" } else { "decode" },
+        g.trace
+    );
+}
+
 const FI: &str = "--attention-backend FLASHINFER";
 
 // ---- query dtypes (0.33.0, bf16 model) and kernels ----
@@ -343,8 +360,19 @@ fn seed_story_l4_fp8() {
         &prefix,
         AssertionError,
         "fp8 tensor core is not supported in fa2 backend",
-        Stage::PrefillPlan,
+        Stage::PrefillJit,
     );
+    // The decode phase plans its tensor-core decode on the same FA2 module and raises the same assertion.
+    expect_phase(
+        &prefix,
+        false,
+        Some((
+            AssertionError,
+            "fp8 tensor core is not supported in fa2 backend",
+            Stage::DecodeJit,
+        )),
+    );
+    assert_eq!(group(&prefix, 0).kernel.decode, Some(Kernel::Fa2));
     assert_eq!(group(&prefix, 0).q_dtype.prefill.map(|d| d.name()), Some("float8_e4m3fn"));
     let fixed = run_with("l4", V0_25_0, None, None, args);
     expect(&fixed, "bfloat16", "bfloat16", "fa2", "fa2");
@@ -507,7 +535,16 @@ fn release_0_26_0_without_cubins_b200_fp8_hits_the_fa2_assert() {
         &r,
         AssertionError,
         "fp8 tensor core is not supported in fa2 backend",
-        Stage::PrefillPlan,
+        Stage::PrefillJit,
+    );
+    expect_phase(
+        &r,
+        false,
+        Some((
+            AssertionError,
+            "fp8 tensor core is not supported in fa2 backend",
+            Stage::DecodeJit,
+        )),
     );
     // 0.24.0 gave the model dtype in the same case.
     expect(
@@ -533,8 +570,11 @@ fn release_0_29_0_reverts_xqa_for_head_dim_512() {
         &old,
         ValueError,
         "Invalid head_dim: 512, must be divisible by 16 and in range [16, 256]",
-        Stage::DecodePlan,
+        Stage::DecodeJit,
     );
+    // The prefill runs (fa2: FA3 takes head dims 64, 128, 256 only); the error is the first decode's.
+    expect_phase(&old, true, None);
+    assert_eq!(group(&old, 0).kernel.prefill, Some(Kernel::Fa2));
     let new = run("h100-sxm", V0_29_0, &args);
     assert!(group(&new, 0).warnings.iter().any(|w| w
         == "FlashInfer XQA decode does not support head_dim=512; reverting this KV-cache group to native FlashInfer decode."));
@@ -601,7 +641,7 @@ fn release_0_33_0_relaxes_flashinfers_large_head_fa2_rule_for_fp8() {
         &old,
         RuntimeError,
         "No supported CUDA architectures found for major versions [10, 11, 12].",
-        Stage::PrefillPlan,
+        Stage::PrefillJit,
     );
     let new = run("h100-sxm", V0_33_0, &args);
     expect(&new, "bfloat16", "bfloat16", "fa2", "fa2");

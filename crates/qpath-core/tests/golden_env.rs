@@ -64,7 +64,7 @@ fn h100_fp8_e5m2_at_0_26_0_resolves_xqa_decode_as_public_logs_show() {
     );
     // The first prefill then fails on the e5m2 query (vLLM quantizes to e4m3), as before.
     let e = g.error.as_ref().unwrap();
-    assert_eq!((e.kind, e.stage), (ValueError, Stage::PrefillPlan));
+    assert_eq!((e.kind, e.stage), (ValueError, Stage::PrefillForward));
     // Offline, the same line says flashinfer-native.
     let off = run(
         &[(Gpu, "h100-sxm"), (Vllm, "0.26.0"), (Cubins, "no")],
@@ -217,7 +217,7 @@ fn an_older_flashinfer_at_0_33_0_changes_fa3_and_the_fa2_large_head_arches() {
         (
             RuntimeError,
             "No supported CUDA architectures found for major versions [10, 11, 12].",
-            Stage::DecodePlan,
+            Stage::DecodeJit,
             Some("flashinfer/jit/attention/modules.py:1189")
         )
     );
@@ -259,7 +259,7 @@ fn the_xqa_head_dim_bound_follows_the_installed_flashinfer() {
         (
             ValueError,
             "head_dim 512 > 256 requires head_group_ratio <= 16, got 32",
-            Stage::DecodePlan,
+            Stage::DecodeJit,
             Some("flashinfer/jit/xqa.py:100")
         )
     );

@@ -23,10 +23,49 @@ impl Run<'_> {
             self.sinks_at_build(&init)?;
             self.sticky_q_reset();
         }
-        self.prefill_plan(&init, prefill_trtllm)?;
-        self.decode_plan(&init, decode_trtllm)?;
+        let prefill = self.prefill_plan(&init, prefill_trtllm);
+        self.record(true, prefill);
+        let decode = self.decode_plan(&init, decode_trtllm);
+        self.record(false, decode);
         self.trtllm_gen_arch_prediction();
         Ok(())
+    }
+
+    /// A phase's outcome: its error stops that phase only (the other phase's plan and forward are their own code path),
+    /// and is kept for [`Run::first_phase_error`].
+    fn record(&mut self, is_prefill: bool, outcome: Result<(), Raise>) {
+        let Err(r) = outcome else { return };
+        let shown = if r.message.is_empty() {
+            "(a bare assert, no message)".to_string()
+        } else {
+            r.message.clone()
+        };
+        self.t.step(
+            Some(&r.cite),
+            format!("{} raises {} ({})", trtllm::phase(is_prefill), r.kind, r.stage.name()),
+            shown,
+        );
+        if is_prefill {
+            self.phase_err.prefill = Some(r);
+        } else {
+            self.phase_err.decode = Some(r);
+        }
+    }
+
+    /// Which phase's error the engine meets first. A request's prefill runs before its decodes, so with no decode
+    /// batch before the first prefill the prefill's error fires first (its plan, JIT module and forward all come
+    /// before the first decode batch); the decode's error fires on the first decode.
+    pub(super) fn first_phase_error(&mut self) -> Option<Raise> {
+        let (first, order) = match (&self.phase_err.prefill, &self.phase_err.decode) {
+            (None, None) => return None,
+            (Some(p), _) => (
+                p.clone(),
+                "a request's prefill runs before its decodes: the prefill's error fires first",
+            ),
+            (None, Some(d)) => (d.clone(), "prefills run; the first decode raises"),
+        };
+        self.t.step(None, "first error", order);
+        Some(first)
     }
 
     /// The query dtype of a phase as `build()` reads it (`self.q_data_type_prefill` / `_decode`; 0.24.0's one
@@ -120,23 +159,25 @@ impl Run<'_> {
         );
     }
 
-    /// Prefill metadata: TRTLLM (`TRTLLMPrefill`, which with an NVFP4 cache needs an FP8 query,
-    /// [`source::FI_PREFILL_USE_TRTLLM`]), else the native prefill wrapper's `plan()`.
+    /// Prefill metadata: TRTLLM (`TRTLLMPrefill`; with an NVFP4 cache `forward()` asserts an FP8 query,
+    /// [`source::FI_NVFP4_PREFILL_FP8_Q`]), else the native prefill wrapper's `plan()`.
     fn prefill_plan(&mut self, init: &Init, prefill_trtllm: bool) -> Result<(), Raise> {
         let qp = self.q_of(true);
         if !prefill_trtllm {
             self.kernel.prefill = Some(self.native_prefill(init, qp)?);
             return Ok(());
         }
-        if init.nvfp4 && !qp.is_fp8() {
-            return Err(raise(
-                ValueError,
-                "NVFP4 KV cache requires FP8 quantized queries for trtllm-gen prefill. Set disable_flashinfer_q_quantization=False.",
-                Stage::PrefillPlan,
-                source::FI_PREFILL_USE_TRTLLM,
-            ));
-        }
         self.kernel.prefill = Some(Kernel::TrtllmGen);
+        if init.nvfp4 && !qp.is_fp8() {
+            // 0.24.0 asserts on its one `q_data_type`, later releases on `q_data_type_prefill`.
+            return Err(raise(
+                AssertionError,
+                "NVFP4 KV cache requires FP8 quantized queries for trtllm-gen prefill. Set disable_flashinfer_q_quantization=False.",
+                Stage::PrefillForward,
+                source::FI_NVFP4_PREFILL_FP8_Q,
+            )
+            .via("FlashInferImpl.forward"));
+        }
         Ok(())
     }
 
@@ -154,8 +195,13 @@ impl Run<'_> {
         self.kernel.decode = Some(k);
         if k == Kernel::Xqa {
             let ratio = g.q_heads.checked_div(g.kv_heads).unwrap_or(0);
-            if let Some((kind, message, cite)) = flashinfer::xqa_rejects(p, qd, g.head_dim, ratio) {
-                return Err(raise(kind, message, Stage::DecodePlan, cite));
+            if let Some((kind, message, cite, stage)) = flashinfer::xqa_rejects(p, qd, g.head_dim, ratio) {
+                let via = if stage == Stage::DecodeJit {
+                    "FlashInferImpl.forward → xqa → get_xqa_module → gen_xqa_module"
+                } else {
+                    "FlashInferImpl.forward → xqa"
+                };
+                return Err(raise(kind, message, stage, cite).via(via));
             }
             let call = if r >= V0_30_0 || (r >= V0_28_0 && p.is_family(120)) {
                 &source::FI_XQA_DEDICATED_CALL
@@ -196,26 +242,48 @@ impl Run<'_> {
         if q != TorchDtype::Float8E5m2 {
             return Ok(());
         }
-        let stage = if is_prefill { Stage::PrefillPlan } else { Stage::DecodePlan };
+        let (stage, via) = if is_prefill {
+            (
+                Stage::PrefillForward,
+                "FlashInferImpl.forward → BatchPrefillWithPagedKVCacheWrapper.run → _check_cached_qkv_data_type",
+            )
+        } else {
+            (
+                Stage::DecodeForward,
+                "FlashInferImpl.forward → BatchDecodeWithPagedKVCacheWrapper.run → _check_cached_qkv_data_type",
+            )
+        };
         Err(raise(
             ValueError,
             "The dtype of q torch.float8_e4m3fn does not match the q_data_type torch.float8_e5m2 specified in plan function.",
             stage,
             source::FLASHINFER_CHECK_QKV_DTYPE,
-        ))
+        )
+        .via(via))
     }
 
     /// FlashInfer's FA2 module generation: the FP8-query assertion ([`source::FLASHINFER_FA2_FP8_ASSERT`]), and the
     /// architectures an FA2 module with head_dim > 256 is compiled for ([`source::FLASHINFER_FA2_LARGE_HEAD`]).
     fn fa2_checks(&mut self, init: &Init, q: TorchDtype, is_prefill: bool) -> Result<(), Raise> {
-        let stage = if is_prefill { Stage::PrefillPlan } else { Stage::DecodePlan };
+        let (stage, via) = if is_prefill {
+            (
+                Stage::PrefillJit,
+                "BatchPrefillWithPagedKVCacheWrapper.plan → get_batch_prefill_module",
+            )
+        } else {
+            (
+                Stage::DecodeJit,
+                "BatchDecodeWithPagedKVCacheWrapper.plan (tensor cores) → get_batch_prefill_module",
+            )
+        };
         if q.is_fp8() {
             return Err(raise(
                 AssertionError,
                 flashinfer::FA2_FP8_ASSERT,
                 stage,
                 source::FLASHINFER_FA2_FP8_ASSERT,
-            ));
+            )
+            .via(via));
         }
         if let Some(majors) = flashinfer::fa2_large_head_majors(self.p, init.kv, self.g.head_dim, is_prefill) {
             if !majors.contains(&self.p.major()) {
@@ -228,7 +296,8 @@ impl Run<'_> {
                     ),
                     stage,
                     source::FLASHINFER_FA2_LARGE_HEAD,
-                ));
+                )
+                .via(via));
             }
         }
         Ok(())

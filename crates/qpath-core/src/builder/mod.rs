@@ -37,6 +37,7 @@ pub struct GroupOutcome {
     pub q_dtype: Phases<Option<TorchDtype>>,
     pub kernel: Phases<Option<Kernel>>,
     pub error: Option<GroupError>,
+    pub phase_errors: Phases<Option<GroupError>>,
     pub trace: Trace,
 }
 
@@ -47,14 +48,19 @@ struct Run<'a> {
     cache_dtype: String,
     q: Phases<Option<TorchDtype>>,
     kernel: Phases<Option<Kernel>>,
+    /// Each phase's own first error (plan, JIT module, forward), recorded so the other phase still runs.
+    phase_err: Phases<Option<Raise>>,
 }
 
-/// An error the real code raises, stopping the group where it fires.
+#[derive(Clone)]
+/// An error the real code raises: `__init__` and `build()` errors stop the group; a phase's error stops that phase.
 struct Raise {
     kind: GroupErrorKind,
     message: String,
     stage: Stage,
     cite: Cite,
+    /// The call that reaches the raising statement (a traceback's last frames).
+    raised_in: &'static str,
 }
 
 fn raise(kind: GroupErrorKind, message: impl Into<String>, stage: Stage, cite: Cite) -> Raise {
@@ -63,6 +69,28 @@ fn raise(kind: GroupErrorKind, message: impl Into<String>, stage: Stage, cite: C
         message: message.into(),
         stage,
         cite,
+        raised_in: match stage {
+            Stage::Build => "FlashInferMetadataBuilder.build",
+            _ => "FlashInferMetadataBuilder.__init__",
+        },
+    }
+}
+
+impl Raise {
+    /// The call path of a phase's error (`BatchPrefillWithPagedKVCacheWrapper.plan → gen_batch_prefill_module`).
+    fn via(mut self, raised_in: &'static str) -> Self {
+        self.raised_in = raised_in;
+        self
+    }
+
+    fn report(&self, p: &Platform) -> GroupError {
+        GroupError {
+            kind: self.kind,
+            message: self.message.clone(),
+            stage: self.stage,
+            source: self.cite.at_with(p.release, p.flashinfer).map(|s| s.short()),
+            raised_in: self.raised_in.to_string(),
+        }
     }
 }
 
@@ -78,27 +106,32 @@ pub fn resolve_group(p: &Platform, g: &GroupSpec) -> GroupOutcome {
         cache_dtype: String::new(),
         q: Phases::default(),
         kernel: Phases::default(),
+        phase_err: Phases::default(),
     };
-    let error = run.all().err().map(|r| {
-        let src = r.cite.at_with(p.release, p.flashinfer).map(|s| s.short());
+    let stopped = run.all().err();
+    let phase_errors = Phases {
+        prefill: run.phase_err.prefill.as_ref().map(|r| r.report(p)),
+        decode: run.phase_err.decode.as_ref().map(|r| r.report(p)),
+    };
+    let first = match stopped {
+        Some(r) => Some(r),
+        None => run.first_phase_error(),
+    };
+    let error = first.map(|r| {
         let shown = if r.message.is_empty() {
             "(a bare assert, no message)".to_string()
         } else {
             r.message.clone()
         };
         run.t.step(Some(&r.cite), format!("raises {}", r.kind), shown);
-        GroupError {
-            kind: r.kind,
-            message: r.message,
-            stage: r.stage,
-            source: src,
-        }
+        r.report(p)
     });
     GroupOutcome {
         cache_dtype: run.cache_dtype,
         q_dtype: run.q,
         kernel: run.kernel,
         error,
+        phase_errors,
         trace: run.t,
     }
 }
