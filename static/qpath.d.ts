@@ -21,7 +21,7 @@ export type Kernel = "trtllm-gen" | "xqa" | "fa3" | "fa2";
 /** Where in the engine's life a group error fires: `init` = `FlashInferMetadataBuilder.__init__` (engine start-up),
  *  `build` = `build()` (the first batch), `prefill_plan` / `decode_plan` = the wrappers' `plan()` or the first
  *  XQA / trtllm-gen call (the first batch with a prefill / a decode). */
-export type Stage = "init" | "build" | "prefill_plan" | "prefill_jit" | "prefill_forward" | "decode_plan"
+export type Stage = "profile_run" | "init" | "build" | "prefill_plan" | "prefill_jit" | "prefill_forward" | "decode_plan"
   | "decode_jit" | "decode_forward";
 
 /** The attention backends qpath models, as vLLM's `AttentionBackendEnum` names them, and the recurrent-state backends
@@ -39,7 +39,7 @@ export type AttentionKind = "full" | "sliding_window" | "linear_attention" | "ma
 export type ScenarioErrorType = "ArgumentError" | "ValueError" | "InputError" | "NotImplementedError";
 
 /** The Python exception one attention group raises. */
-export type GroupErrorType = "ValueError" | "AssertionError" | "NotImplementedError" | "RuntimeError";
+export type GroupErrorType = "ValueError" | "AssertionError" | "NotImplementedError" | "RuntimeError" | "AttributeError";
 
 /** A matrix cell: every FlashInfer group runs (`ok`), a group or the scenario raises (`error`), or no layer runs on
  *  FlashInfer (`other-backend`). */

@@ -120,7 +120,19 @@ async fn choosing_the_prefix_release_shows_the_fa2_crash() {
     choose(&root, "#release", "0.25.0-prefix").await;
     let err = text(&root, ".group-error");
     assert!(err.contains("fp8 tensor core is not supported in fa2 backend"), "{err}");
+    assert!(err.contains("on the first prefill"), "{err}");
     assert_eq!(fi(&root, "q-prefill"), "float8_e4m3fn");
+    // Both phases: the decode has its kernel and its own error, shown beside the first one.
+    assert_eq!(
+        (fi(&root, "kernel-prefill"), fi(&root, "kernel-decode")),
+        ("fa2".into(), "fa2".into())
+    );
+    let decode = text(&root, ".phase-error");
+    assert!(
+        decode.starts_with("Decode also raises AssertionError on the first decode"),
+        "{decode}"
+    );
+    assert!(decode.contains("fp8 tensor core is not supported in fa2 backend"), "{decode}");
     choose(&root, "#release", "0.25.0").await;
     assert!(!exists(&root, ".group-error"));
     assert_eq!(fi(&root, "q-prefill"), "bfloat16");
@@ -392,6 +404,11 @@ async fn markdown_for_an_issue_has_the_table_the_command_and_the_link() {
     );
     assert!(md.contains("| layers | attention | backend |"), "{md}");
     assert!(md.contains("fp8 tensor core is not supported in fa2 backend"), "{md}");
+    assert!(
+        md.contains("- prefill: `AssertionError at first prefill (JIT module)"),
+        "{md}"
+    );
+    assert!(md.contains("- decode: `AssertionError at first decode (JIT module)"), "{md}");
     assert!(md.contains("[Open in qpath](") && md.contains("vllm=0.25.0-prefix"), "{md}");
 }
 

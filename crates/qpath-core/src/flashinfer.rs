@@ -51,15 +51,17 @@ pub fn determine(p: &Platform, q: TorchDtype, kv: TorchDtype, head_dim: u32) -> 
 /// The text of FlashInfer's FA2 FP8-query assertion (`gen_batch_prefill_module`, reused by tensor-core decode).
 pub const FA2_FP8_ASSERT: &str = "fp8 tensor core is not supported in fa2 backend";
 
-/// FA2 modules with head_dim > 256 are compiled only for some architectures (`_fa2_head_dim_nvcc_flags`): the allowed
-/// majors, or `None` when every FlashInfer architecture is allowed.
+/// FA2 modules with head_dim > 256 are compiled only for some architectures: the allowed majors, or `None` when every
+/// architecture that reaches FlashInfer (vLLM's floor is SM80) is allowed. vLLM builds FlashInfer's batch-*prefill*
+/// module for both phases (its tensor-core decode wrapper plans that module too), so the prefill module's flags rule
+/// both (`_fa2_head_dim_nvcc_flags`, from 0.6.16.post3 `_fa2_prefill_head_dim_nvcc_flags`):
 /// - FlashInfer 0.6.12 / 0.6.13 (pinned by vLLM 0.24.0–0.25.x): no restriction;
 /// - 0.6.14 (vLLM 0.26.0): any head_dim > 256 → majors 10, 11, 12;
-/// - 0.6.16.post3 – 0.7.0.post1 (vLLM 0.27.0–0.32.0): a 1-byte KV cache (FP8, or NVFP4 on decode) → 10, 11, 12;
-/// - 0.7.2.post1 (vLLM 0.33.0): only an NVFP4 cache on decode → 10, 11, 12.
+/// - 0.6.16.post3 – 0.7.0.post1 (vLLM 0.27.0–0.32.0): an FP8 KV cache → 10, 11, 12 (16-bit and NVFP4 from SM80);
+/// - 0.7.2.post1 (vLLM 0.33.0): from SM80 for every cache.
 ///
 /// Keyed on the installed FlashInfer.
-pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_prefill: bool) -> Option<&'static [u8]> {
+pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32) -> Option<&'static [u8]> {
     const BLACKWELL: &[u8] = &[10, 11, 12];
     if head_dim <= 256 {
         return None;
@@ -70,9 +72,9 @@ pub fn fa2_large_head_majors(p: &Platform, kv: TorchDtype, head_dim: u32, is_pre
     } else if f < F0_6_16Post3 {
         true
     } else if f < F0_7_2Post1 {
-        kv.is_fp8() || (kv == TorchDtype::Uint8 && !is_prefill)
+        kv.is_fp8()
     } else {
-        kv == TorchDtype::Uint8 && !is_prefill
+        false
     };
     restricted.then_some(BLACKWELL)
 }

@@ -15,7 +15,16 @@ fn kernel(k: Option<Kernel>) -> String {
 
 fn outcome(g: &GroupReport) -> String {
     match &g.error {
-        Some(e) => format!("{} at {}: {}", e.kind, stage_name(e.stage), e.message),
+        Some(e) => format!(
+            "{} at {}: {}",
+            e.kind,
+            stage_name(e.stage),
+            if e.message.is_empty() {
+                "(a bare assert, no message)"
+            } else {
+                &e.message
+            }
+        ),
         None if g.backend.is_recurrent() => {
             format!(
                 "recurrent state on {} (no query dtype: recurrent state, no KV cache)",
@@ -78,6 +87,7 @@ fn cells(g: &GroupReport) -> [String; 9] {
 fn stage_name(s: crate::report::Stage) -> &'static str {
     use crate::report::Stage::*;
     match s {
+        ProfileRun => "engine start (memory profile)",
         Init => "engine start (builder init)",
         Build => "first batch (build)",
         PrefillPlan => "first prefill (plan)",

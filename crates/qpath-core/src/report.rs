@@ -96,6 +96,8 @@ pub enum GroupErrorKind {
     AssertionError,
     NotImplementedError,
     RuntimeError,
+    /// torch's own, when FlashInfer looks a dtype given as a string up on `torch` (`getattr(torch, "nvfp4")`).
+    AttributeError,
 }
 
 impl GroupErrorKind {
@@ -105,6 +107,7 @@ impl GroupErrorKind {
             GroupErrorKind::AssertionError => "AssertionError",
             GroupErrorKind::NotImplementedError => "NotImplementedError",
             GroupErrorKind::RuntimeError => "RuntimeError",
+            GroupErrorKind::AttributeError => "AttributeError",
         }
     }
 }
@@ -168,6 +171,9 @@ impl Kernel {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
+    /// The memory profile's forward pass at engine start (`profile_run`): the attention layer runs, with no attention
+    /// metadata yet, before any metadata builder exists.
+    ProfileRun,
     /// `FlashInferMetadataBuilder.__init__` (or the attention layer's / another backend's init): engine start-up.
     Init,
     /// `FlashInferMetadataBuilder.build()`: the first batch, before any wrapper is planned.
@@ -188,7 +194,8 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
+        Stage::ProfileRun,
         Stage::Init,
         Stage::Build,
         Stage::PrefillPlan,
@@ -202,7 +209,7 @@ impl Stage {
     /// When in the engine's life the error fires, as the page says it ("on the first prefill").
     pub fn when(self) -> &'static str {
         match self {
-            Stage::Init => "at engine start",
+            Stage::ProfileRun | Stage::Init => "at engine start",
             Stage::Build => "on the first batch",
             Stage::PrefillPlan | Stage::PrefillJit | Stage::PrefillForward => "on the first prefill",
             Stage::DecodePlan | Stage::DecodeJit | Stage::DecodeForward => "on the first decode",
@@ -212,6 +219,7 @@ impl Stage {
     /// The step that raises at that stage ("plan", "JIT", "forward").
     pub fn call(self) -> &'static str {
         match self {
+            Stage::ProfileRun => "the memory profile's forward",
             Stage::Init => "FlashInferMetadataBuilder.__init__",
             Stage::Build => "FlashInferMetadataBuilder.build",
             Stage::PrefillPlan | Stage::DecodePlan => "the wrapper's plan()",
@@ -223,6 +231,7 @@ impl Stage {
     /// The JSON string (`prefill_plan`), for the renderers.
     pub fn name(self) -> &'static str {
         match self {
+            Stage::ProfileRun => "profile_run",
             Stage::Init => "init",
             Stage::Build => "build",
             Stage::PrefillPlan => "prefill_plan",
@@ -237,7 +246,7 @@ impl Stage {
     /// The phase whose path raises (`None` for init and build, which stop both).
     pub fn is_prefill(self) -> Option<bool> {
         match self {
-            Stage::Init | Stage::Build => None,
+            Stage::ProfileRun | Stage::Init | Stage::Build => None,
             Stage::PrefillPlan | Stage::PrefillJit | Stage::PrefillForward => Some(true),
             Stage::DecodePlan | Stage::DecodeJit | Stage::DecodeForward => Some(false),
         }
@@ -328,6 +337,7 @@ mod tests {
             GroupErrorKind::AssertionError,
             GroupErrorKind::NotImplementedError,
             GroupErrorKind::RuntimeError,
+            GroupErrorKind::AttributeError,
         ] {
             assert_eq!(json(&k), format!("\"{k}\""));
         }

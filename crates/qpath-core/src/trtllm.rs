@@ -310,6 +310,7 @@ mod vllm_unit_tests {
             dcp: 1,
             page_size: 16,
             global_kv: "auto".into(),
+            decode_graphs: true,
         }
     }
 

@@ -91,12 +91,14 @@ fn unions_match_the_enums() {
         GroupErrorKind::AssertionError,
         GroupErrorKind::NotImplementedError,
         GroupErrorKind::RuntimeError,
+        GroupErrorKind::AttributeError,
     ];
     let _: fn(GroupErrorKind) = |k| match k {
         GroupErrorKind::ValueError
         | GroupErrorKind::AssertionError
         | GroupErrorKind::NotImplementedError
-        | GroupErrorKind::RuntimeError => {}
+        | GroupErrorKind::RuntimeError
+        | GroupErrorKind::AttributeError => {}
     };
     same("GroupErrorType", json(&group));
 
@@ -108,7 +110,8 @@ fn unions_match_the_enums() {
 
     let stages = Stage::ALL;
     let _: fn(Stage) = |s| match s {
-        Stage::Init
+        Stage::ProfileRun
+        | Stage::Init
         | Stage::Build
         | Stage::PrefillPlan
         | Stage::PrefillJit

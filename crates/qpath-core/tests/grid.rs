@@ -29,26 +29,44 @@ struct Checked<'a> {
     q: [Option<TorchDtype>; 2],
     kernel: [Option<Kernel>; 2],
     error: Option<(&'a str, Stage)>,
+    /// Each phase's own first error (prefill, decode).
+    phase: [Option<(&'a str, Stage)>; 2],
     steps: usize,
     /// The trace flags a prediction the Python source does not decide (FlashInfer's sink wrapper with an FP8 query).
     unverified: bool,
 }
 
 fn check(c: &Checked, ctx: &dyn Fn() -> String) {
-    let fa2_assert = c
-        .error
-        .is_some_and(|(m, _)| m == "fp8 tensor core is not supported in fa2 backend");
+    // `__init__`, `build()` and the memory profile stop both phases.
+    let shared = c.error.filter(|(_, s)| s.is_prefill().is_none());
+    let fa2_assert = [c.error, c.phase[0], c.phase[1]]
+        .iter()
+        .flatten()
+        .any(|(m, _)| *m == "fp8 tensor core is not supported in fa2 backend");
     for phase in 0..2 {
-        // An FP8 query never reaches FA2 without the FA2 assertion being reported.
-        if c.kernel[phase] == Some(Kernel::Fa2) && c.q[phase].is_some_and(|q| q.is_fp8()) && !c.unverified && !fa2_assert {
+        let raised = c.phase[phase].is_some() || shared.is_some();
+        // An FP8 query never reaches FA2 without that phase raising (FA2's assertion, or an earlier check).
+        if c.kernel[phase] == Some(Kernel::Fa2) && c.q[phase].is_some_and(|q| q.is_fp8()) && !c.unverified && !raised {
             panic!("FP8 query routed to fa2 without error: {}", ctx());
         }
         // XQA never takes an FP8 query without its dtype check failing.
-        let xqa_rejects = c
-            .error
-            .is_some_and(|(m, _)| m.ends_with("for XQA, only float16 and bfloat16 input are supported"));
-        if c.kernel[phase] == Some(Kernel::Xqa) && c.q[phase].is_some_and(|q| !q.is_16bit()) && !xqa_rejects {
+        let xqa_rejects =
+            c.phase[phase].is_some_and(|(m, _)| m.ends_with("for XQA, only float16 and bfloat16 input are supported"));
+        if c.kernel[phase] == Some(Kernel::Xqa) && c.q[phase].is_some_and(|q| !q.is_16bit()) && !xqa_rejects && !raised {
             panic!("non-16-bit query on XQA: {}", ctx());
+        }
+        // A phase's own error is raised on that phase's path.
+        if let Some((_, stage)) = c.phase[phase] {
+            assert_eq!(
+                stage.is_prefill(),
+                Some(phase == 0),
+                "phase error on the wrong phase: {}",
+                ctx()
+            );
+        }
+        // Without a shared error each phase decides its kernel, even when the other phase raises.
+        if shared.is_none() && c.error.is_some() {
+            assert!(c.q[phase].is_some(), "phase {phase} undecided: {}", ctx());
         }
     }
     // After the fix, a skipped or unquantized group never gets an FP8 query.
@@ -61,14 +79,16 @@ fn check(c: &Checked, ctx: &dyn Fn() -> String) {
     }
     match c.error {
         None => assert!(
-            c.q.iter().all(Option::is_some) && c.kernel.iter().all(Option::is_some),
-            "missing outcome: {}",
+            c.q.iter().all(Option::is_some) && c.kernel.iter().all(Option::is_some) && c.phase.iter().all(Option::is_none),
+            "missing outcome, or a phase error without a first error: {}",
             ctx()
         ),
-        // A plan-time error leaves the later phase undecided.
-        Some((_, Stage::PrefillPlan)) => assert!(c.kernel[1].is_none(), "decode decided after a prefill error: {}", ctx()),
-        Some((_, Stage::Init)) => assert!(c.kernel.iter().all(Option::is_none), "kernel after an init error: {}", ctx()),
-        Some(_) => {}
+        Some((_, Stage::Init | Stage::ProfileRun)) => {
+            assert!(c.kernel.iter().all(Option::is_none), "kernel after an init error: {}", ctx())
+        }
+        Some((_, Stage::Build)) => {}
+        // The first error is one of the phases' own.
+        Some(e) => assert!(c.phase.contains(&Some(e)), "first error not a phase's: {}", ctx()),
     }
     if fa2_assert {
         assert!(
@@ -115,6 +135,7 @@ fn builder_grid() {
                                                         dcp,
                                                         page_size: 16,
                                                         global_kv: kv.to_string(),
+                                                        decode_graphs: true,
                                                     };
                                                     let spec_dtype = match *kv {
                                                         "float16" => TorchDtype::Float16,
@@ -139,6 +160,8 @@ fn builder_grid() {
                                                         q: [out.q_dtype.prefill, out.q_dtype.decode],
                                                         kernel: [out.kernel.prefill, out.kernel.decode],
                                                         error: out.error.as_ref().map(|e| (e.message.as_str(), e.stage)),
+                                                        phase: [&out.phase_errors.prefill, &out.phase_errors.decode]
+                                                            .map(|e| e.as_ref().map(|e| (e.message.as_str(), e.stage))),
                                                         steps: out.trace.steps.len(),
                                                         unverified: out.trace.steps.iter().any(|s| s.unverified),
                                                     };
@@ -237,6 +260,7 @@ fn check_group(g: &GroupReport, release: Release, r: &qpath_core::report::Report
         q: [g.q_dtype.prefill, g.q_dtype.decode],
         kernel: [g.kernel.prefill, g.kernel.decode],
         error: g.error.as_ref().map(|e| (e.message.as_str(), e.stage)),
+        phase: [&g.phase_errors.prefill, &g.phase_errors.decode].map(|e| e.as_ref().map(|e| (e.message.as_str(), e.stage))),
         steps: g.trace.len(),
         unverified: g.trace.iter().any(|s| s.unverified),
     };

@@ -6,7 +6,7 @@ use super::{raise, Init, Raise, Run, PREFILL_TOKENS};
 use crate::dtype::TorchDtype;
 use crate::flashinfer;
 use crate::release::Release::*;
-use crate::report::GroupErrorKind::{AssertionError, NotImplementedError, RuntimeError, ValueError};
+use crate::report::GroupErrorKind::{AssertionError, AttributeError, NotImplementedError, RuntimeError, ValueError};
 use crate::report::{Kernel, Phases, Stage};
 use crate::source;
 use crate::trtllm;
@@ -19,21 +19,24 @@ impl Run<'_> {
     pub(super) fn first_batch(&mut self, init: Init) -> Result<(), Raise> {
         let prefill_trtllm = self.prefill_use_trtllm();
         let decode_trtllm = self.decode_route(&init);
+        let mut reset = false;
         if !(prefill_trtllm && decode_trtllm) {
             self.sinks_at_build(&init)?;
-            self.sticky_q_reset();
+            reset = self.sticky_q_reset();
         }
         let prefill = self.prefill_plan(&init, prefill_trtllm);
         self.record(true, prefill);
         let decode = self.decode_plan(&init, decode_trtllm);
         self.record(false, decode);
+        self.query_dtype_assert_0_24(reset);
+        self.nvfp4_decode_out(&init, decode_trtllm);
         self.trtllm_gen_arch_prediction();
         Ok(())
     }
 
     /// A phase's outcome: its error stops that phase only (the other phase's plan and forward are their own code path),
     /// and is kept for [`Run::first_phase_error`].
-    fn record(&mut self, is_prefill: bool, outcome: Result<(), Raise>) {
+    pub(super) fn record(&mut self, is_prefill: bool, outcome: Result<(), Raise>) {
         let Err(r) = outcome else { return };
         let shown = if r.message.is_empty() {
             "(a bare assert, no message)".to_string()
@@ -52,25 +55,9 @@ impl Run<'_> {
         }
     }
 
-    /// Which phase's error the engine meets first. A request's prefill runs before its decodes, so with no decode
-    /// batch before the first prefill the prefill's error fires first (its plan, JIT module and forward all come
-    /// before the first decode batch); the decode's error fires on the first decode.
-    pub(super) fn first_phase_error(&mut self) -> Option<Raise> {
-        let (first, order) = match (&self.phase_err.prefill, &self.phase_err.decode) {
-            (None, None) => return None,
-            (Some(p), _) => (
-                p.clone(),
-                "a request's prefill runs before its decodes: the prefill's error fires first",
-            ),
-            (None, Some(d)) => (d.clone(), "prefills run; the first decode raises"),
-        };
-        self.t.step(None, "first error", order);
-        Some(first)
-    }
-
     /// The query dtype of a phase as `build()` reads it (`self.q_data_type_prefill` / `_decode`; 0.24.0's one
     /// `self.q_data_type`).
-    fn q_of(&self, is_prefill: bool) -> TorchDtype {
+    pub(super) fn q_of(&self, is_prefill: bool) -> TorchDtype {
         let q = if is_prefill { self.q.prefill } else { self.q.decode };
         q.unwrap_or(self.p.model_dtype)
     }
@@ -140,10 +127,10 @@ impl Run<'_> {
 
     /// 0.24.0 only, `if not all_uses_trtllm:` `self.q_data_type = self.model_config.dtype` on the builder itself, for
     /// every later batch too ([`source::FI_STICKY_Q_RESET`]).
-    fn sticky_q_reset(&mut self) {
+    fn sticky_q_reset(&mut self) -> bool {
         let p = self.p;
         if self.r() >= V0_25_0Prefix || self.q_of(true) == p.model_dtype {
-            return;
+            return false;
         }
         self.q = Phases {
             prefill: Some(p.model_dtype),
@@ -157,6 +144,7 @@ impl Run<'_> {
                 p.model_dtype
             ),
         );
+        true
     }
 
     /// Prefill metadata: TRTLLM (`TRTLLMPrefill`; with an NVFP4 cache `forward()` asserts an FP8 query,
@@ -285,7 +273,7 @@ impl Run<'_> {
             )
             .via(via));
         }
-        if let Some(majors) = flashinfer::fa2_large_head_majors(self.p, init.kv, self.g.head_dim, is_prefill) {
+        if let Some(majors) = flashinfer::fa2_large_head_majors(self.p, init.kv, self.g.head_dim) {
             if !majors.contains(&self.p.major()) {
                 let list: Vec<String> = majors.iter().map(|m| m.to_string()).collect();
                 return Err(raise(
@@ -309,14 +297,9 @@ impl Run<'_> {
     /// ([`source::FLASHINFER_PREFILL_AUTO`]).
     fn native_prefill(&mut self, init: &Init, q: TorchDtype) -> Result<Kernel, Raise> {
         let (p, g, r) = (self.p, self.g, self.r());
-        let nvfp4_trtllm = init.nvfp4 && !init.nvfp4_fa2;
         let sink_wrapper = g.has_sinks && ((r >= V0_28_0 && p.is_family(120)) || (r >= V0_30_0 && p.is_cc(90)));
         if p.dcp > 1 {
-            self.t.step(
-                Some(&source::FI_DCP_PREFILL_WRAPPER),
-                "prefill wrapper",
-                "BatchDCPPrefillWrapper (FlashInfer default backend \"auto\")",
-            );
+            return self.dcp_prefill(init, q);
         } else if sink_wrapper {
             let (k, why) = flashinfer::determine(p, q, init.kv, g.head_dim);
             self.t.step(
@@ -335,13 +318,17 @@ impl Run<'_> {
                 );
             }
             return Ok(k);
-        } else if nvfp4_trtllm || (init.nvfp4 && r < V0_32_0) {
+        } else if init.nvfp4 && !init.nvfp4_fa2 {
             self.t.step(
                 Some(&source::FI_PREFILL_WRAPPER),
                 "prefill wrapper",
-                "BatchPrefillWithPagedKVCacheWrapper(backend=\"trtllm-gen\") for NVFP4",
+                "BatchPrefillWithPagedKVCacheWrapper(backend=\"trtllm-gen\") for NVFP4, planned with kv_data_type=\"nvfp4\" (a string)",
             );
-            return Ok(Kernel::TrtllmGen);
+            self.kernel.prefill = Some(Kernel::TrtllmGen);
+            return Err(nvfp4_kv_string(
+                Stage::PrefillPlan,
+                "BatchPrefillWithPagedKVCacheWrapper.plan → canonicalize_torch_dtype",
+            ));
         } else {
             self.t.step(
                 Some(&source::FI_PREFILL_WRAPPER),
@@ -361,19 +348,69 @@ impl Run<'_> {
         Ok(k)
     }
 
+    /// Under DCP the prefill wrapper is vLLM's `BatchDCPPrefillWrapper` ([`source::FI_DCP_PREFILL_WRAPPER`]): a
+    /// `BatchPrefillWithPagedKVCacheWrapper` (backend "auto") over the cache, then a ragged one over the new tokens. Its
+    /// context `plan()` ([`source::FI_DCP_CONTEXT_PLAN`]) passes the cache dtype as given (the string "nvfp4" for NVFP4)
+    /// and no `o_data_type`, so FlashInfer makes the output the query's dtype; the module generator refuses an FP8 output
+    /// ([`source::FLASHINFER_FP8_OUTPUT_ASSERT`]) before its fa2 FP8-query assertion.
+    fn dcp_prefill(&mut self, init: &Init, q: TorchDtype) -> Result<Kernel, Raise> {
+        let (p, g) = (self.p, self.g);
+        self.t.step(
+            Some(&source::FI_DCP_PREFILL_WRAPPER),
+            "prefill wrapper",
+            "BatchDCPPrefillWrapper: BatchPrefillWithPagedKVCacheWrapper(backend=\"auto\") over the cache, BatchPrefillWithRaggedKVCacheWrapper over the new tokens",
+        );
+        if init.nvfp4 && !init.nvfp4_fa2 {
+            self.t.step(
+                Some(&source::FI_DCP_CONTEXT_PLAN),
+                "DCP context plan",
+                "kv_data_type=\"nvfp4\" (a string), which FlashInfer looks up on torch",
+            );
+            return Err(nvfp4_kv_string(
+                Stage::PrefillPlan,
+                "BatchDCPPrefillWrapper.plan → BatchPrefillWithPagedKVCacheWrapper.plan → canonicalize_torch_dtype",
+            ));
+        }
+        let (k, why) = flashinfer::determine(p, q, init.kv, g.head_dim);
+        self.t
+            .step(Some(&source::FLASHINFER_PREFILL_AUTO), "prefill plan: backend \"auto\"", why);
+        self.kernel.prefill = Some(k);
+        if q.is_fp8() {
+            self.t.step(
+                Some(&source::FI_DCP_CONTEXT_PLAN),
+                "DCP context plan",
+                format!("no o_data_type: FlashInfer makes the output the query's dtype, {q}"),
+            );
+            return Err(raise(
+                AssertionError,
+                "FP8 output is not supported in fa2/fa3 backends yet",
+                Stage::PrefillJit,
+                source::FLASHINFER_FP8_OUTPUT_ASSERT,
+            )
+            .via("BatchDCPPrefillWrapper.plan → BatchPrefillWithPagedKVCacheWrapper.plan → get_batch_prefill_module"));
+        }
+        if k == Kernel::Fa2 {
+            self.fa2_checks(init, q, true)?;
+        }
+        Ok(k)
+    }
+
     /// The native decode wrapper (`_get_decode_wrapper`, [`source::FI_DECODE_WRAPPER`]): `trtllm-gen` for NVFP4,
     /// `fa2` below SM90 from 0.33.0, else `backend="auto"` with tensor cores, whose `plan()` resolves it
     /// ([`source::FLASHINFER_DECODE_AUTO`], [`source::FLASHINFER_DECODE_FA2`]).
     fn native_decode(&mut self, init: &Init, q: TorchDtype) -> Result<Kernel, Raise> {
         let (p, g, r) = (self.p, self.g, self.r());
-        let nvfp4_trtllm = init.nvfp4 && !init.nvfp4_fa2;
-        if nvfp4_trtllm || (init.nvfp4 && r < V0_32_0) {
+        if init.nvfp4 && !init.nvfp4_fa2 {
             self.t.step(
                 Some(&source::FI_DECODE_WRAPPER),
                 "decode wrapper",
-                "BatchDecodeWithPagedKVCacheWrapper(backend=\"trtllm-gen\") for NVFP4",
+                "BatchDecodeWithPagedKVCacheWrapper(backend=\"trtllm-gen\") for NVFP4, planned with kv_data_type=\"nvfp4\" (a string)",
             );
-            return Ok(Kernel::TrtllmGen);
+            self.kernel.decode = Some(Kernel::TrtllmGen);
+            return Err(nvfp4_kv_string(
+                Stage::DecodePlan,
+                "BatchDecodeWithPagedKVCacheWrapper.plan → canonicalize_torch_dtype",
+            ));
         }
         let k = if r >= V0_33_0 && p.cc.major < 9 {
             self.t.step(
@@ -415,4 +452,17 @@ impl Run<'_> {
         self.e5m2_query_check(q, false)?;
         Ok(k)
     }
+}
+
+/// NVFP4's trtllm-gen path keeps the cache dtype as the string "nvfp4" and hands it to a native wrapper's `plan()` as
+/// `kv_data_type`; FlashInfer's `canonicalize_torch_dtype` looks a string up on `torch` ([`source::FLASHINFER_CANONICALIZE_DTYPE`]),
+/// which has no such attribute: torch's module `__getattr__` raises.
+fn nvfp4_kv_string(stage: Stage, via: &'static str) -> Raise {
+    raise(
+        AttributeError,
+        "module 'torch' has no attribute 'nvfp4'",
+        stage,
+        source::FLASHINFER_CANONICALIZE_DTYPE,
+    )
+    .via(via)
 }

@@ -88,6 +88,7 @@ impl Run<'_> {
                 Stage::Init,
                 source::FI_UNRECOGNIZED_DTYPE,
             )
+            .via("FlashInferMetadataBuilder.__init__ → FlashInferBackend.get_dtype_for_flashinfer")
         })?;
         Ok(Cache {
             kv,

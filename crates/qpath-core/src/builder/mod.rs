@@ -7,6 +7,7 @@
 //! (`vllm/v1/attention/backends/flashinfer.py`; each step's doc comment names the statement and its [`source`] line).
 
 mod batch;
+mod forward;
 mod init;
 
 use crate::dtype::TorchDtype;
@@ -150,8 +151,15 @@ impl Run<'_> {
         self.p.release
     }
 
-    /// `__init__` at engine start, then the first mixed batch.
+    /// The memory profile's forward, `__init__` at engine start, then the first batches of each phase.
     fn all(&mut self) -> Result<(), Raise> {
+        // The layer's cache dtype string, as `__init__` will take it (the profile run raises before `__init__`).
+        self.cache_dtype = if self.g.quantized {
+            self.p.global_kv.clone()
+        } else {
+            "auto".into()
+        };
+        self.profile_run()?;
         let init = self.init()?;
         self.first_batch(init)
     }
