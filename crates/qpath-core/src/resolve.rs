@@ -426,7 +426,10 @@ fn forced_backend(r: Release, cmd: &ServeCommand) -> Result<Option<Backend>, Sce
         Some(name) => Backend::parse(name).map(Some).ok_or_else(|| {
             scenario_error(
                 ScenarioErrorKind::InputError,
-                format!("attention backend `{name}` is not one qpath models (FLASH_ATTN, FLASHINFER, TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT)"),
+                format!(
+                    "qpath cannot model this: attention backend {name}: qpath models FLASH_ATTN, FLASHINFER, \
+                     TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT"
+                ),
                 None,
                 r,
             )
@@ -612,7 +615,12 @@ fn select_layers<'a>(
             q_heads: l.num_q_heads / tp,
             kv_heads: (l.num_kv_heads / tp).max(1),
             block_size: cmd.block_size,
+            use_mm_prefix: spec.is_mm_prefix_lm(r),
+            use_per_head_quant_scales: spec.checkpoint_kv.as_ref().is_some_and(|kv| kv.per_head_scales()),
+            use_non_causal: cmd.attention_config.use_non_causal,
+            use_dcp: cmd.decode_context_parallel_size > 1,
         };
+        heads_divide(r, &query)?;
         let selection = cache
             .entry(query.clone())
             .or_insert_with(|| selection::select(p, forced, &query))
@@ -639,6 +647,20 @@ fn select_layers<'a>(
         });
     }
     Ok(rows)
+}
+
+/// `Attention.__init__` asserts, before it selects the layer's backend, that the rank's query heads divide by its KV
+/// heads (`num_heads` = heads / tp, `num_kv_heads` = max(1, KV heads / tp), as the model files pass them).
+fn heads_divide(r: Release, l: &LayerQuery) -> Result<(), ScenarioError> {
+    if l.q_heads % l.kv_heads == 0 {
+        return Ok(());
+    }
+    Err(scenario_error(
+        ScenarioErrorKind::AssertionError,
+        format!("num_heads ({}) is not divisible by num_kv_heads ({})", l.q_heads, l.kv_heads),
+        Some(&source::ATTENTION_HEADS_DIVISIBLE),
+        r,
+    ))
 }
 
 /// After a layer's backend is selected, `Attention.__init__` sets up its KV-cache quantization

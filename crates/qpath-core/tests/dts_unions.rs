@@ -75,12 +75,14 @@ fn unions_match_the_enums() {
         ScenarioErrorKind::ValueError,
         ScenarioErrorKind::InputError,
         ScenarioErrorKind::NotImplementedError,
+        ScenarioErrorKind::AssertionError,
     ];
     let _: fn(ScenarioErrorKind) = |k| match k {
         ScenarioErrorKind::ArgumentError
         | ScenarioErrorKind::ValueError
         | ScenarioErrorKind::InputError
-        | ScenarioErrorKind::NotImplementedError => {}
+        | ScenarioErrorKind::NotImplementedError
+        | ScenarioErrorKind::AssertionError => {}
     };
     same("ScenarioErrorType", json(&scenario));
 
