@@ -1,9 +1,9 @@
 //! Results: the answer for one scenario, rendered from a [`Report`] of the core and nothing else.
 //!
 //! Layout, top to bottom: the stamp (`#result-stamp`: releases, GPU, CUDA, cubins), the model line (`#result-model`),
-//! the scenario error (`.scenario-error`) when vLLM rejects the scenario as a whole (or qpath cannot model it), qpath's notes (`.notes`) and the
-//! flags that do not matter (`.unused-flags`), the engine's selection log (`.engine-logs`), the layer strip
-//! (`.layer-strip`, one `.layer` cell per layer with `data-layer` / `data-group`) with its legend, and one
+//! the scenario error (`.scenario-error`) when vLLM rejects the scenario as a whole or qpath cannot model it, qpath's
+//! notes (`.notes`) and the flags that do not matter (`.unused-flags`), the engine's selection log (`.engine-logs`), the
+//! layer strip (`.layer-strip`, one `.layer` cell per layer with `data-layer` / `data-group`) with its legend, and one
 //! `article.group[data-group=n]` per attention group.
 //!
 //! In a group card, `.q-prefill`, `.q-decode`, `.kernel-prefill` and `.kernel-decode` hold only the value text
