@@ -70,8 +70,13 @@ pub enum ScenarioErrorKind {
     InputError,
     /// vLLM's `NotImplementedError` (a checkpoint's compressed-tensors `kv_cache_scheme` it does not support).
     NotImplementedError,
-    /// vLLM's `AssertionError` while the model is built (`Attention.__init__`: query heads not divisible by KV heads).
+    /// vLLM's `AssertionError` while the model is built: query heads not divisible by KV heads (`Attention.__init__`),
+    /// KV heads and tensor-parallel ranks that do not divide (the model file's bare asserts, which carry no message;
+    /// `QKVParallelLinear`'s `divide`).
     AssertionError,
+    /// Python's `ZeroDivisionError` while the model is built (`gpt_oss.py` passes 0 KV heads per rank to `Attention`
+    /// when there are more ranks than KV heads).
+    ZeroDivisionError,
 }
 
 impl ScenarioErrorKind {
@@ -82,6 +87,7 @@ impl ScenarioErrorKind {
             ScenarioErrorKind::InputError => "InputError",
             ScenarioErrorKind::NotImplementedError => "NotImplementedError",
             ScenarioErrorKind::AssertionError => "AssertionError",
+            ScenarioErrorKind::ZeroDivisionError => "ZeroDivisionError",
         }
     }
 }
@@ -101,6 +107,8 @@ impl ScenarioErrorKind {
     pub fn body(self, message: &str) -> String {
         match self {
             ScenarioErrorKind::InputError => message.replacen(&format!("{QPATH_LIMIT}: "), "", 1),
+            // A bare `assert` raises without a message; Python prints the type alone.
+            _ if message.is_empty() => self.name().to_string(),
             _ => format!("{}: {message}", self.name()),
         }
     }

@@ -76,13 +76,15 @@ fn unions_match_the_enums() {
         ScenarioErrorKind::InputError,
         ScenarioErrorKind::NotImplementedError,
         ScenarioErrorKind::AssertionError,
+        ScenarioErrorKind::ZeroDivisionError,
     ];
     let _: fn(ScenarioErrorKind) = |k| match k {
         ScenarioErrorKind::ArgumentError
         | ScenarioErrorKind::ValueError
         | ScenarioErrorKind::InputError
         | ScenarioErrorKind::NotImplementedError
-        | ScenarioErrorKind::AssertionError => {}
+        | ScenarioErrorKind::AssertionError
+        | ScenarioErrorKind::ZeroDivisionError => {}
     };
     same("ScenarioErrorType", json(&scenario));
 

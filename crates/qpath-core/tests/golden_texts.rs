@@ -128,23 +128,25 @@ fn no_valid_backend_prints_every_field_of_the_selector_config() {
 
 #[test]
 fn selector_config_carries_the_scenarios_values() {
-    // A user-set block size, batch invariance, non-causal attention and decode context parallelism (0.29.0+; -tp 16
-    // -dcp 2 passes ModelConfig.verify_with_parallel_config: 16 > 8 KV heads, 2 <= 16 // 8) are
-    // printed as the engine passes them; the layer's sinks and window as the model builds it (gpt-oss layer 0:
-    // sliding, with sinks).
-    let line = "VLLM_BATCH_INVARIANT=1 vllm serve openai/gpt-oss-20b --block-size 24 -tp 16 -dcp 2 \
+    // A user-set block size, batch invariance and non-causal attention as the engine passes them; the layer's sinks
+    // and window as the model builds it (gpt-oss layer 0: sliding, with sinks).
+    let line = "VLLM_BATCH_INVARIANT=1 vllm serve openai/gpt-oss-20b --block-size 24 \
         --attention-config.use_non_causal 1 --hf-overrides '{\"head_dim\": 20}' --kv-cache-dtype fp8";
     let r = run("h100-sxm", V0_33_0, line);
     let m = &error(&r).message;
+    let want = "No valid attention backend found for cuda with AttentionSelectorConfig(head_size=20, \
+        dtype=torch.bfloat16, kv_cache_dtype=fp8, block_size=24, use_mla=False, has_sink=True, use_sparse=False, \
+        use_mm_prefix=False, use_per_head_quant_scales=False, attn_type=AttentionType.DECODER, has_sliding_window=True, \
+        use_non_causal=True, use_batch_invariant=True, use_kv_connector=False, use_adaptive_verification=False, \
+        use_pcp=False, use_dcp=False, use_rswa=False). Reasons: {";
+    assert!(m.starts_with(want), "{m}");
+    // Decode context parallelism (0.29.0+): -tp 16 -dcp 2 passes ModelConfig.verify_with_parallel_config for Llama's
+    // 8 KV heads (16 > 8, 2 <= 16 // 8, 32 // 8 = 4 query heads per KV head divide by 2).
+    let r = run("h100-sxm", V0_33_0, &format!("{LLAMA} -tp 16 -dcp 2 {NO_BACKEND}"));
     assert!(
-        m.starts_with(
-            "No valid attention backend found for cuda with AttentionSelectorConfig(head_size=20, \
-             dtype=torch.bfloat16, kv_cache_dtype=fp8, block_size=24, use_mla=False, has_sink=True, use_sparse=False, \
-             use_mm_prefix=False, use_per_head_quant_scales=False, attn_type=AttentionType.DECODER, \
-             has_sliding_window=True, use_non_causal=True, use_batch_invariant=True, use_kv_connector=False, \
-             use_adaptive_verification=False, use_pcp=False, use_dcp=True, use_rswa=False). Reasons: {"
-        ),
-        "{m}"
+        error(&r).message.contains(", use_pcp=False, use_dcp=True, use_rswa=False). "),
+        "{:?}",
+        r.error
     );
 }
 
@@ -226,4 +228,56 @@ fn a_limit_named_after_its_subject_drops_only_the_repeated_heading() {
         (v.heading(), v.body("x").as_str()),
         ("vLLM rejects this scenario", "ValueError: x")
     );
+}
+
+/// (kind, message, source) of a scenario's error.
+fn raised(release: Release, line: &str) -> (ScenarioErrorKind, String, String) {
+    let r = run("h100-sxm", release, line);
+    let e = error(&r);
+    (e.kind, e.message.clone(), e.source.clone().unwrap_or_default())
+}
+
+#[test]
+fn kv_heads_and_tensor_parallelism_fail_where_vllm_checks_them() {
+    use ScenarioErrorKind::{AssertionError, ZeroDivisionError};
+    let kv = |n: u32| format!("--hf-overrides '{{\"num_key_value_heads\": {n}}}'");
+    let llama = "vllm/model_executor/models/llama.py";
+    for (release, kv_split, tp_split, divide, attention) in [(V0_24_0, 151, 155, 55, 298), (V0_33_0, 151, 155, 53, 329)] {
+        // llama.py's bare asserts (no message): 6 KV heads on 4 ranks, then 3 KV heads on 4 ranks.
+        assert_eq!(
+            raised(release, &format!("{LLAMA} -tp 4 {}", kv(6))),
+            (AssertionError, String::new(), format!("{llama}:{kv_split}"))
+        );
+        assert_eq!(
+            raised(release, &format!("{LLAMA} -tp 4 {}", kv(3))),
+            (AssertionError, String::new(), format!("{llama}:{tp_split}"))
+        );
+        // gpt_oss.py has no such assert: QKVParallelLinear's divide(6, 4) raises with its message.
+        let oss = "vllm serve openai/gpt-oss-20b";
+        assert_eq!(
+            raised(release, &format!("{oss} -tp 4 {}", kv(6))),
+            (
+                AssertionError,
+                "6 is not divisible by 4".to_string(),
+                format!("vllm/distributed/utils.py:{divide}")
+            )
+        );
+        // ... and with more ranks than its 8 KV heads it passes 8 // 16 = 0 KV heads to Attention.
+        assert_eq!(
+            raised(release, &format!("{oss} -tp 16")),
+            (
+                ZeroDivisionError,
+                "integer modulo by zero".to_string(),
+                format!("vllm/model_executor/layers/attention/attention.py:{attention}")
+            )
+        );
+    }
+    let r = run("h100-sxm", V0_33_0, &format!("{LLAMA} -tp 4 {}", kv(6)));
+    assert!(
+        render::text(&r).contains("\nvLLM rejects this scenario: AssertionError\n"),
+        "{}",
+        render::text(&r)
+    );
+    // Llama's max(1, 8 // 16) = 1 KV head per rank: no error.
+    assert!(run("h100-sxm", V0_33_0, &format!("{LLAMA} -tp 16")).error.is_none());
 }
