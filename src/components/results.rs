@@ -1,9 +1,9 @@
 //! Results: the answer for one scenario, rendered from a [`Report`] of the core and nothing else.
 //!
 //! Layout, top to bottom: the stamp (`#result-stamp`: releases, GPU, CUDA, cubins), the model line (`#result-model`),
-//! the scenario error (`.scenario-error`) when vLLM rejects the scenario as a whole, qpath's notes (`.notes`) and the
-//! flags that do not matter (`.unused-flags`), the engine's selection log (`.engine-logs`), the layer strip
-//! (`.layer-strip`, one `.layer` cell per layer with `data-layer` / `data-group`) with its legend, and one
+//! the scenario error (`.scenario-error`) when vLLM rejects the scenario as a whole or qpath cannot model it, qpath's
+//! notes (`.notes`) and the flags that do not matter (`.unused-flags`), the engine's selection log (`.engine-logs`), the
+//! layer strip (`.layer-strip`, one `.layer` cell per layer with `data-layer` / `data-group`) with its legend, and one
 //! `article.group[data-group=n]` per attention group.
 //!
 //! In a group card, `.q-prefill`, `.q-decode`, `.kernel-prefill` and `.kernel-decode` hold only the value text
@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use qpath_core::dtype::TorchDtype;
 use qpath_core::report::{
-    attention_name, AttentionKind, Backend, GroupError, GroupReport, Kernel, Report, ScenarioError, TraceStep,
+    attention_name, AttentionKind, Backend, GroupError, GroupReport, Kernel, Report, ScenarioError, ScenarioErrorKind, TraceStep,
 };
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
@@ -157,10 +157,14 @@ fn scenario_error(e: &ScenarioError) -> Html {
     html! {
         <div class="scenario-error" role="alert">
             <p class="error-head">
-                <span class="error-label">{ "vLLM rejects this scenario: " }</span>
-                <span class="error-type">{ e.kind.name() }</span>
+                <span class="error-label">{ format!("{}: ", e.kind.heading()) }</span>
+                if e.kind != ScenarioErrorKind::InputError {
+                    <span class="error-type">{ e.kind.name() }</span>
+                }
             </p>
-            <pre class="error-message"><code>{ e.message.clone() }</code></pre>
+            <pre class="error-message"><code>{
+                if e.kind == ScenarioErrorKind::InputError { e.kind.body(&e.message) } else { e.message.clone() }
+            }</code></pre>
             if let Some(s) = &e.source {
                 <p class="error-source">{ "raised at " }<code class="source">{ s.clone() }</code></p>
             }

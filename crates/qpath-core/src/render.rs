@@ -138,7 +138,7 @@ pub fn text(r: &Report) -> String {
         }
     }
     if let Some(e) = &r.error {
-        let _ = writeln!(out, "\nvLLM rejects this scenario: {}: {}", e.kind, e.message);
+        let _ = writeln!(out, "\n{}: {}", e.kind.heading(), e.kind.body(&e.message));
         if let Some(s) = &e.source {
             let _ = writeln!(out, "  at {s}");
         }
@@ -226,9 +226,9 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
     if let Some(e) = &r.error {
         let _ = writeln!(
             out,
-            "vLLM rejects this scenario: `{}: {}`{}",
-            e.kind,
-            e.message,
+            "{}: `{}`{}",
+            e.kind.heading(),
+            e.kind.body(&e.message),
             e.source.as_ref().map_or(String::new(), |s| format!(" ({s})"))
         );
     } else {

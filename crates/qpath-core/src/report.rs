@@ -70,6 +70,13 @@ pub enum ScenarioErrorKind {
     InputError,
     /// vLLM's `NotImplementedError` (a checkpoint's compressed-tensors `kv_cache_scheme` it does not support).
     NotImplementedError,
+    /// vLLM's `AssertionError` while the model is built: query heads not divisible by KV heads (`Attention.__init__`),
+    /// KV heads and tensor-parallel ranks that do not divide (the model file's bare asserts, which carry no message;
+    /// `QKVParallelLinear`'s `divide`).
+    AssertionError,
+    /// Python's `ZeroDivisionError` while the model is built (`gpt_oss.py` passes 0 KV heads per rank to `Attention`
+    /// when there are more ranks than KV heads).
+    ZeroDivisionError,
 }
 
 impl ScenarioErrorKind {
@@ -79,9 +86,36 @@ impl ScenarioErrorKind {
             ScenarioErrorKind::ValueError => "ValueError",
             ScenarioErrorKind::InputError => "InputError",
             ScenarioErrorKind::NotImplementedError => "NotImplementedError",
+            ScenarioErrorKind::AssertionError => "AssertionError",
+            ScenarioErrorKind::ZeroDivisionError => "ZeroDivisionError",
         }
     }
 }
+
+impl ScenarioErrorKind {
+    /// What the renderings and the page head the error with: "qpath cannot model this" for an `InputError` (qpath's
+    /// own limit), "vLLM rejects this scenario" for vLLM's (and argparse's) exceptions.
+    pub fn heading(self) -> &'static str {
+        match self {
+            ScenarioErrorKind::InputError => QPATH_LIMIT,
+            _ => "vLLM rejects this scenario",
+        }
+    }
+
+    /// The message under [`ScenarioErrorKind::heading`]: vLLM's exception as `Type: message`; qpath's own limit without
+    /// a type, and without the "qpath cannot model this: " the message may carry (the heading says it).
+    pub fn body(self, message: &str) -> String {
+        match self {
+            ScenarioErrorKind::InputError => message.replacen(&format!("{QPATH_LIMIT}: "), "", 1),
+            // A bare `assert` raises without a message; Python prints the type alone.
+            _ if message.is_empty() => self.name().to_string(),
+            _ => format!("{}: {message}", self.name()),
+        }
+    }
+}
+
+/// The words of every limit that is qpath's, not vLLM's.
+pub const QPATH_LIMIT: &str = "qpath cannot model this";
 
 impl std::fmt::Display for ScenarioErrorKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -427,7 +427,10 @@ fn forced_backend(r: Release, cmd: &ServeCommand) -> Result<Option<Backend>, Sce
         Some(name) => Backend::parse(name).map(Some).ok_or_else(|| {
             scenario_error(
                 ScenarioErrorKind::InputError,
-                format!("attention backend `{name}` is not one qpath models (FLASH_ATTN, FLASHINFER, TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT)"),
+                format!(
+                    "qpath cannot model this: attention backend {name}: qpath models FLASH_ATTN, FLASHINFER, \
+                     TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT"
+                ),
                 None,
                 r,
             )
@@ -614,7 +617,12 @@ fn select_layers<'a>(
             q_heads: l.num_q_heads / tp,
             kv_heads: (l.num_kv_heads / tp).max(1),
             block_size: cmd.block_size,
+            use_mm_prefix: spec.is_mm_prefix_lm(r),
+            use_per_head_quant_scales: spec.checkpoint_kv.as_ref().is_some_and(|kv| kv.per_head_scales()),
+            use_non_causal: cmd.attention_config.use_non_causal,
+            use_dcp: cmd.decode_context_parallel_size > 1,
         };
+        heads_divide(r, spec.vllm_model, l, tp)?;
         let selection = cache
             .entry(query.clone())
             .or_insert_with(|| selection::select(p, forced, &query))
@@ -641,6 +649,44 @@ fn select_layers<'a>(
         });
     }
     Ok(rows)
+}
+
+/// A layer's head checks at engine start, in vLLM's order, before `get_attn_backend`: the model file's bare asserts
+/// ([`model::VllmModel::kv_tp_asserts`]), `QKVParallelLinear`'s `divide` of KV heads and ranks
+/// ([`source::ENSURE_DIVISIBILITY`]), then `Attention.__init__`'s `num_heads % num_kv_heads`
+/// ([`source::ATTENTION_HEADS_DIVISIBLE`]) on the rank's heads: heads / tp and max(1, KV heads / tp), except
+/// `gpt_oss.py`'s plain KV heads // tp, which is 0 (a `ZeroDivisionError`) with fewer KV heads than ranks.
+fn heads_divide(r: Release, rule: model::VllmModel, l: &model::LayerSpec, tp: u32) -> Result<(), ScenarioError> {
+    let kv = l.num_kv_heads;
+    let raise = |kind, message: String, cite| Err(scenario_error(kind, message, Some(cite), r));
+    if let Some((kv_split, tp_split)) = rule.kv_tp_asserts() {
+        if kv >= tp && kv % tp != 0 {
+            return raise(ScenarioErrorKind::AssertionError, String::new(), kv_split);
+        }
+        if kv < tp && tp % kv != 0 {
+            return raise(ScenarioErrorKind::AssertionError, String::new(), tp_split);
+        }
+    }
+    let (n, d) = if tp >= kv { (tp, kv) } else { (kv, tp) };
+    if n % d != 0 {
+        let m = format!("{n} is not divisible by {d}");
+        return raise(ScenarioErrorKind::AssertionError, m, &source::ENSURE_DIVISIBILITY);
+    }
+    let q = l.num_q_heads / tp;
+    let kv_rank = if rule == model::VllmModel::GptOss {
+        kv / tp
+    } else {
+        (kv / tp).max(1)
+    };
+    let at = &source::ATTENTION_HEADS_DIVISIBLE;
+    if kv_rank == 0 {
+        return raise(ScenarioErrorKind::ZeroDivisionError, "integer modulo by zero".into(), at);
+    }
+    if q % kv_rank != 0 {
+        let m = format!("num_heads ({q}) is not divisible by num_kv_heads ({kv_rank})");
+        return raise(ScenarioErrorKind::AssertionError, m, at);
+    }
+    Ok(())
 }
 
 /// After a layer's backend is selected, `Attention.__init__` sets up its KV-cache quantization

@@ -112,6 +112,63 @@ pub struct LayerQuery {
     pub kv_heads: u32,
     /// `--block-size`, when the user set it (the selector passes `None` otherwise).
     pub block_size: Option<u32>,
+    /// `AttentionSelectorConfig.use_mm_prefix`: `model_config.is_mm_prefix_lm` (a multimodal prefix-LM such as
+    /// model_type `gemma3`). Printed in vLLM's errors; qpath's backend rules do not read it.
+    pub use_mm_prefix: bool,
+    /// `use_per_head_quant_scales`: a compressed-tensors checkpoint whose `kv_cache_scheme.strategy` is `attn_head`
+    /// (`Attention.__init__`, before the skip list). Printed in vLLM's errors; qpath's backend rules do not read it.
+    pub use_per_head_quant_scales: bool,
+    /// `--attention-config.use_non_causal`. Printed in vLLM's errors; qpath's backend rules do not read it.
+    pub use_non_causal: bool,
+    /// `decode_context_parallel_size > 1` (the selector's `use_dcp`, 0.29.0+). Printed in vLLM's errors.
+    pub use_dcp: bool,
+}
+
+/// `AttentionSelectorConfig.__repr__()` (`vllm/v1/attention/selector.py`, a NamedTuple whose `__repr__` is an
+/// f-string): every field of the release, in its order, as Python formats it (`torch.bfloat16`, the cache dtype
+/// string unquoted, `None`, `True`/`False`, `AttentionType.DECODER`, which is how Python 3.11+ formats a `str` enum
+/// member; Python 3.10 would print `decoder`).
+///
+/// Fields qpath does not model print the value vLLM has for the scenarios qpath models: `use_mla`, `use_sparse`
+/// False (no MLA / sparse model), `attn_type` `AttentionType.DECODER` (decoder self-attention), `use_kv_connector`
+/// False (qpath does not read `--kv-transfer-config`), `use_pcp` False (nor `--prefill-context-parallel-size`),
+/// `use_adaptive_verification` False (nor the speculative config's `enable_adaptive_verification`), `use_rswa` False
+/// (no model qpath reads has `rswa_window`).
+pub fn selector_config_repr(p: &Platform, l: &LayerQuery) -> String {
+    let r = p.release;
+    let py = |b: bool| if b { "True" } else { "False" };
+    let mut fields: Vec<(&str, String)> = vec![
+        ("head_size", l.head_size.to_string()),
+        ("dtype", p.model_dtype.torch_repr().to_string()),
+        ("kv_cache_dtype", l.kv_cache_dtype.clone()),
+        ("block_size", l.block_size.map_or("None".to_string(), |b| b.to_string())),
+        ("use_mla", py(false).into()),
+        ("has_sink", py(l.has_sinks).into()),
+        ("use_sparse", py(false).into()),
+        ("use_mm_prefix", py(l.use_mm_prefix).into()),
+        ("use_per_head_quant_scales", py(l.use_per_head_quant_scales).into()),
+        ("attn_type", "AttentionType.DECODER".into()),
+    ];
+    if r >= V0_26_0 {
+        fields.push(("has_sliding_window", py(l.sliding_window).into()));
+    }
+    fields.push(("use_non_causal", py(l.use_non_causal).into()));
+    fields.push(("use_batch_invariant", py(p.batch_invariant).into()));
+    fields.push(("use_kv_connector", py(false).into()));
+    if r >= V0_28_0 {
+        fields.push(("use_adaptive_verification", py(false).into()));
+    }
+    if r >= V0_26_0 {
+        fields.push(("use_pcp", py(false).into()));
+    }
+    if r >= V0_29_0 {
+        fields.push(("use_dcp", py(l.use_dcp).into()));
+    }
+    if r >= V0_30_0 {
+        fields.push(("use_rswa", py(false).into()));
+    }
+    let body: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("AttentionSelectorConfig({})", body.join(", "))
 }
 
 /// The priority list (`_get_backend_priorities`, non-MLA): FlashInfer first on compute capability 10.x, FlashAttention
@@ -347,25 +404,25 @@ pub fn select(p: &Platform, forced: Option<Backend>, l: &LayerQuery) -> Result<S
             valid,
             forced: false,
         }),
-        None => {
-            let parts: Vec<String> = rejected
-                .iter()
-                .map(|(b, why)| format!("{}: {}", b.name(), python_list(why)))
-                .collect();
-            Err(SelectionError {
-                message: format!(
-                    "No valid attention backend found for cuda with AttentionSelectorConfig(head_size={}, dtype={}, kv_cache_dtype={}, block_size={}, has_sink={}). Reasons: {{{}}}.",
-                    l.head_size,
-                    p.model_dtype.torch_repr(),
-                    l.kv_cache_dtype,
-                    l.block_size.map_or("None".to_string(), |b| b.to_string()),
-                    if l.has_sinks { "True" } else { "False" },
-                    parts.join(", ")
-                ),
-                forced: false,
-            })
-        }
+        None => Err(SelectionError {
+            message: no_valid_backend(p, l, &rejected),
+            forced: false,
+        }),
     }
+}
+
+/// `get_attn_backend_cls`'s ValueError when no backend is valid: `cls.device_name` ("cuda"), the selector config's
+/// repr, and the reasons as its f-string builds them: `{NAME: [reason, reason], ...}`, unquoted, in priority order.
+fn no_valid_backend(p: &Platform, l: &LayerQuery, rejected: &[(Backend, Vec<String>)]) -> String {
+    let parts: Vec<String> = rejected
+        .iter()
+        .map(|(b, why)| format!("{}: [{}]", b.name(), why.join(", ")))
+        .collect();
+    format!(
+        "No valid attention backend found for cuda with {}. Reasons: {{{}}}.",
+        selector_config_repr(p, l),
+        parts.join(", ")
+    )
 }
 
 /// Whether a `--kv-cache-dtype` string quantizes the cache (`get_kv_quant_mode != NONE`).

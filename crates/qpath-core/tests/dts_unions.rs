@@ -77,12 +77,16 @@ fn unions_match_the_enums() {
         ScenarioErrorKind::ValueError,
         ScenarioErrorKind::InputError,
         ScenarioErrorKind::NotImplementedError,
+        ScenarioErrorKind::AssertionError,
+        ScenarioErrorKind::ZeroDivisionError,
     ];
     let _: fn(ScenarioErrorKind) = |k| match k {
         ScenarioErrorKind::ArgumentError
         | ScenarioErrorKind::ValueError
         | ScenarioErrorKind::InputError
-        | ScenarioErrorKind::NotImplementedError => {}
+        | ScenarioErrorKind::NotImplementedError
+        | ScenarioErrorKind::AssertionError
+        | ScenarioErrorKind::ZeroDivisionError => {}
     };
     same("ScenarioErrorType", json(&scenario));
 

@@ -26,8 +26,9 @@ pub fn resolve_dtype(release: Release, dtype_flag: &str, config_dtype: TorchDtyp
 /// in 0.24.0–0.33.0 for CUDA except where noted):
 ///
 /// 1. The CLI accepts only `auto, bfloat16, float, float16, float32, half` (argparse choices, case-sensitive); else
-///    argparse exits with `argument --dtype: invalid choice: 'x' (choose from auto, bfloat16, float, float16,
-///    float32, half)` (Python 3.12+ wording; older Pythons quote each choice). The Python API lower-cases the value
+///    argparse exits with `argument --dtype: invalid choice: 'x' (choose from 'auto', 'bfloat16', 'float',
+///    'float16', 'float32', 'half')` (CPython 3.11's wording, which serve/ restates; later CPythons print the choices
+///    with str(), unquoted). The Python API lower-cases the value
 ///    (`model.py:2035@0.24.0, 2482@0.33.0`) and raises `ValueError: Unknown dtype: 'x'` instead (2045@0.24.0,
 ///    2498@0.33.0).
 /// 2. `half`/`float16` → float16, `bfloat16` → bfloat16, `float`/`float32` → float32 (`_STR_DTYPE_TO_TORCH_DTYPE`,
@@ -49,10 +50,12 @@ pub fn resolve_dtype_on(
         "bfloat16" => TorchDtype::BFloat16,
         "float" | "float32" => TorchDtype::Float32,
         other => {
+            // argparse's message (CPython 3.11, as serve/ restates it): the choices as their reprs.
+            let choices: Vec<String> = DTYPE_CHOICES.iter().map(|c| format!("'{c}'")).collect();
             return Err(format!(
                 "argument --dtype: invalid choice: '{other}' (choose from {})",
-                DTYPE_CHOICES.join(", ")
-            ))
+                choices.join(", ")
+            ));
         }
     };
     if banned && resolved == TorchDtype::Float16 {
@@ -125,7 +128,7 @@ mod tests {
         }
         assert_eq!(
             resolve_dtype(r, "fp16", TorchDtype::BFloat16).unwrap_err(),
-            "argument --dtype: invalid choice: 'fp16' (choose from auto, bfloat16, float, float16, float32, half)"
+            "argument --dtype: invalid choice: 'fp16' (choose from 'auto', 'bfloat16', 'float', 'float16', 'float32', 'half')"
         );
         assert!(resolve_dtype(r, "FLOAT16", TorchDtype::BFloat16).is_err());
     }

@@ -90,7 +90,7 @@ pub(super) fn build_layers(
             None => per_layer_window(name, rule, i, n, cfg)?.or(cache_window),
         };
         let (head_dim, kv) = if rule == VllmModel::Gemma4 && recurrent.is_none() && window.is_none() {
-            gemma4_full_layer(release, name, head_dim, kv, heads, cfg)?
+            gemma4_full_layer(release, name, head_dim, kv, cfg)?
         } else {
             (head_dim, kv)
         };
@@ -126,14 +126,7 @@ pub(super) fn build_layers(
 /// 0.28.0 it reads `getattr(config, "global_head_dim", config.head_dim)`, an attribute transformers >= 5.15 no longer
 /// keeps (it moves it into `per_layer_config`), so the answer depends on the installed transformers: qpath cannot
 /// model it when the global shape differs from the sliding one.
-fn gemma4_full_layer(
-    release: Release,
-    name: &str,
-    head_dim: u32,
-    kv: u32,
-    heads: u32,
-    cfg: &TextConfig,
-) -> Result<(u32, u32), ModelError> {
+fn gemma4_full_layer(release: Release, name: &str, head_dim: u32, kv: u32, cfg: &TextConfig) -> Result<(u32, u32), ModelError> {
     let int = |key: &str| -> Result<Option<u32>, ModelError> {
         match cfg.raw.get(key) {
             None | Some(serde_json::Value::Null) => Ok(None),
@@ -168,10 +161,10 @@ fn gemma4_full_layer(
             release.name()
         ));
     }
-    if global_kv == 0 || heads % global_kv != 0 {
-        return err(format!(
-            "{name}: num_attention_heads = {heads} is not a multiple of num_global_key_value_heads = {global_kv}"
-        ));
+    // Query heads that do not divide by these KV heads are vLLM's AssertionError in `Attention.__init__` (resolve's
+    // heads_divide), not the model's; zero KV heads would divide by zero there.
+    if global_kv == 0 {
+        return err(format!("{name}: qpath cannot model this: num_global_key_value_heads = 0"));
     }
     Ok((global_head_dim, global_kv))
 }
@@ -192,10 +185,10 @@ fn kv_heads(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig) -> Result
         }
         _ => cfg.num_key_value_heads.unwrap_or(heads),
     };
-    if kv > heads || heads % kv != 0 {
-        return err(format!(
-            "{name}: num_attention_heads = {heads} is not a multiple of num_key_value_heads = {kv}"
-        ));
+    // Query heads that do not divide by the KV heads are vLLM's AssertionError in `Attention.__init__` (resolve's
+    // heads_divide), not the model's; zero KV heads would divide by zero there.
+    if kv == 0 {
+        return err(format!("{name}: qpath cannot model this: num_key_value_heads = 0"));
     }
     Ok(kv)
 }
@@ -211,13 +204,13 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
                 "{name}: {what} needs hidden_size / num_attention_heads, and hidden_size is not set"
             ));
         };
-        if hidden % heads != 0 {
-            return err(format!(
-                "{name}: hidden_size = {hidden} is not a multiple of num_attention_heads = {heads}, so head_dim = \
-                 hidden_size / num_attention_heads is not whole"
-            ));
+        // Python's floor division, as the model files write it: a remainder is dropped, never refused.
+        match hidden / heads {
+            0 => err(format!(
+                "{name}: qpath cannot model this: head_dim = hidden_size // num_attention_heads = {hidden} // {heads} = 0"
+            )),
+            d => Ok(d),
         }
-        Ok(hidden / heads)
     };
     Ok(match rule {
         VllmModel::Opt | VllmModel::Qwen2 => {

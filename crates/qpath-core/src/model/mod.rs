@@ -103,6 +103,18 @@ impl ModelSpec {
         self.model_type.as_deref()
     }
 
+    /// `model_config.is_mm_prefix_lm` (`ModelArchConfigConvertorBase.is_mm_prefix_lm`, every release): the top-level
+    /// `model_type` in the release's prefix-LM list (`umm` only before 0.29.0). Not modelled, so False: a config's own
+    /// `is_mm_prefix_lm` attribute, gemma-4's `use_bidirectional_attention == "vision"` (its own convertor), and
+    /// serving with multimodal inputs disabled (0.27.0+), which turns it off.
+    pub fn is_mm_prefix_lm(&self, release: Release) -> bool {
+        let mut models = vec!["bagel", "gemma3", "molmo2", "moondream3", "paligemma"];
+        if release < Release::V0_29_0 {
+            models.push("umm");
+        }
+        self.model_type().is_some_and(|t| models.contains(&t))
+    }
+
     pub fn full_layers(&self) -> impl Iterator<Item = &LayerSpec> {
         self.layers.iter().filter(|l| l.kind == AttentionKind::Full)
     }
@@ -315,7 +327,7 @@ impl CheckpointKv {
         if type_.as_str() != Some("float") || num_bits.as_u64() != Some(8) || num_bits.is_f64() {
             let (Some(t), Some(b)) = (py_str(type_), py_str(num_bits)) else {
                 return Some(
-                    "qpath cannot model this: quantization_config.kv_cache_scheme type/num_bits are not a plain                      string/number (vLLM raises NotImplementedError naming them)"
+                    "qpath cannot model this: quantization_config.kv_cache_scheme type/num_bits are not a plain string/number (vLLM raises NotImplementedError naming them)"
                         .into(),
                 );
             };
@@ -327,7 +339,7 @@ impl CheckpointKv {
             Some("tensor" | "attn_head") => {}
             _ => {
                 return Some(format!(
-                    "qpath cannot model this: quantization_config.kv_cache_scheme.strategy = {} (vLLM accepts \"tensor\"                      and \"attn_head\" and raises otherwise)",
+                    "qpath cannot model this: quantization_config.kv_cache_scheme.strategy = {} (vLLM accepts \"tensor\" and \"attn_head\" and raises otherwise)",
                     show(s.get("strategy").unwrap_or(&Value::Null))
                 ))
             }

@@ -43,6 +43,24 @@ pub enum VllmModel {
 }
 
 impl VllmModel {
+    /// The model file's own asserts on KV heads and tensor parallelism, in its attention `__init__` before the
+    /// projections and `Attention` are built: `total_num_kv_heads % tp_size == 0` when there are at least as many KV
+    /// heads as ranks, else `tp_size % total_num_kv_heads == 0`, both bare (`AssertionError` without a message).
+    /// `opt.py` and `gpt_oss.py` have none.
+    pub fn kv_tp_asserts(self) -> Option<(&'static crate::source::Cite, &'static crate::source::Cite)> {
+        use crate::source::*;
+        Some(match self {
+            VllmModel::Opt | VllmModel::GptOss => return None,
+            VllmModel::Llama => (&LLAMA_KV_SPLIT_ASSERT, &LLAMA_TP_SPLIT_ASSERT),
+            VllmModel::Qwen2 => (&QWEN2_KV_SPLIT_ASSERT, &QWEN2_TP_SPLIT_ASSERT),
+            VllmModel::Qwen3 => (&QWEN3_KV_SPLIT_ASSERT, &QWEN3_TP_SPLIT_ASSERT),
+            VllmModel::Gemma3 => (&GEMMA3_KV_SPLIT_ASSERT, &GEMMA3_TP_SPLIT_ASSERT),
+            VllmModel::Gemma4 => (&GEMMA4_KV_SPLIT_ASSERT, &GEMMA4_TP_SPLIT_ASSERT),
+            VllmModel::Qwen3Next => (&QWEN3_NEXT_KV_SPLIT_ASSERT, &QWEN3_NEXT_TP_SPLIT_ASSERT),
+            VllmModel::NemotronH => (&NEMOTRON_H_KV_SPLIT_ASSERT, &NEMOTRON_H_TP_SPLIT_ASSERT),
+        })
+    }
+
     /// Whether the model file builds linear-attention / Mamba layers where `layer_types` says so (hybrid models);
     /// none of the files above does.
     pub fn builds_recurrent_layers(self) -> bool {

@@ -283,11 +283,7 @@ fn bad_values_name_the_key_and_value() {
         (json!({"num_hidden_layers": 2.5}), "num_hidden_layers = 2.5"),
         (json!({"num_hidden_layers": "12"}), "num_hidden_layers = \"12\""),
         (json!({"num_hidden_layers": 1_000_000}), "num_hidden_layers = 1000000"),
-        (
-            json!({"num_attention_heads": 32, "num_key_value_heads": 7}),
-            "num_key_value_heads = 7",
-        ),
-        (json!({"num_key_value_heads": 64}), "num_key_value_heads = 64"),
+        (json!({"num_key_value_heads": 0}), "num_key_value_heads = 0"),
         (
             json!({"layer_types": ["full_attention"]}),
             "has 1 entries but the model has 32 layers",
@@ -312,11 +308,12 @@ fn bad_values_name_the_key_and_value() {
         assert!(e.message.contains(needle), "{needle:?} not in {e}");
     }
     let o = obj(json!({"hidden_size": 1000, "num_attention_heads": 3}));
-    let e = resolve_model("facebook/opt-125m", Some(&o)).unwrap_err();
+    // opt.py's head_dim = embed_dim // num_heads: Python's floor division drops the remainder (1000 // 3 = 333).
+    let m = resolve_model("facebook/opt-125m", Some(&o)).unwrap();
     assert!(
-        e.message
-            .contains("hidden_size = 1000 is not a multiple of num_attention_heads = 3"),
-        "{e}"
+        m.layers.iter().all(|l| l.head_dim == 333 && l.num_q_heads == 3),
+        "{:?}",
+        m.layers[0]
     );
     let o = obj(json!({"head_dim": 128}));
     assert!(resolve_model("Qwen/Qwen2.5-0.5B-Instruct", Some(&o))
@@ -406,7 +403,8 @@ fn random_overrides_never_panic() {
                 ok += 1;
                 assert!(!spec.layers.is_empty() && spec.layers.len() <= MAX_LAYERS as usize);
                 for l in &spec.layers {
-                    assert!(l.num_kv_heads > 0 && l.num_q_heads % l.num_kv_heads == 0, "{id} {m:?}");
+                    // Heads that do not divide are vLLM's AssertionError in Attention.__init__ (resolve), not here.
+                    assert!(l.num_kv_heads > 0, "{id} {m:?}");
                     assert!(l.head_dim > 0);
                     assert_eq!(l.kind == AttentionKind::SlidingWindow, l.sliding_window.is_some());
                 }
