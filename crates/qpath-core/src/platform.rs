@@ -30,10 +30,10 @@ pub struct Platform {
     pub page_size: u32,
     /// The global `--kv-cache-dtype` string.
     pub global_kv: String,
-    /// Full CUDA graphs of decode-only batches are captured at engine start (the decode mode of `cudagraph_mode` is
-    /// FULL: the default `FULL_AND_PIECEWISE`; not under `--enforce-eager`), so each group's decode path runs before
-    /// its first prefill.
-    pub decode_graphs: bool,
+    /// The command line's `cudagraph_mode` ([`crate::serve::cuda_graphs`]): when its decode mode is FULL (the default
+    /// `FULL_AND_PIECEWISE`; not under `--enforce-eager`) decode-only batches are captured at engine start, so each
+    /// group's decode path runs before its first prefill.
+    pub graphs: crate::serve::CudaGraphs,
 }
 
 impl Platform {

@@ -481,7 +481,7 @@ fn platform(s: &Scenario, cc: ComputeCapability, cmd: &ServeCommand, env: &Env, 
         dcp: cmd.decode_context_parallel_size.max(1),
         page_size: page_size(r, cmd),
         global_kv: cmd.kv_cache_dtype.clone(),
-        decode_graphs: !cmd.unused.iter().any(|u| u == "--enforce-eager"),
+        graphs: crate::serve::cuda_graphs(cmd),
     }
 }
 

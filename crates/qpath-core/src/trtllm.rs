@@ -310,7 +310,10 @@ mod vllm_unit_tests {
             dcp: 1,
             page_size: 16,
             global_kv: "auto".into(),
-            decode_graphs: true,
+            graphs: crate::serve::CudaGraphs {
+                mode: "FULL_AND_PIECEWISE".into(),
+                set_by: "the default".into(),
+            },
         }
     }
 

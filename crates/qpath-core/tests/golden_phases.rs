@@ -77,11 +77,24 @@ fn each_phase_reports_its_own_error_and_cuda_graphs_put_the_decode_first() {
             g.phase_errors.decode.as_ref().unwrap().raised_in,
             "BatchDecodeWithPagedKVCacheWrapper.plan (tensor cores) → get_batch_prefill_module"
         );
-        // --enforce-eager: the first batch with a prefill comes first.
-        let eager = run("b200", r, &format!("{args} --enforce-eager"));
-        let (p, _, first) = phases(&eager);
-        assert_eq!(first, p, "{r}");
+        let step = g.trace.iter().find(|s| s.rule == "first error").unwrap();
+        assert!(step.source.as_deref().unwrap().starts_with("vllm/v1/worker/gpu_model_runner.py:"), "{step:?}");
+        assert!(step.outcome.starts_with("cudagraph_mode FULL_AND_PIECEWISE (the default optimization level -O2)"));
+        // No decode graphs (--enforce-eager, -O0, a piecewise mode): the first batch with a prefill comes first.
+        for flags in ["--enforce-eager", "-O0", "-O1", "-cc.cudagraph_mode=PIECEWISE"] {
+            let eager = run("b200", r, &format!("{args} {flags}"));
+            let (p, _, first) = phases(&eager);
+            assert_eq!(first, p, "{r} {flags}");
+        }
+        // A full decode mode keeps the decode first.
+        let rep = run("b200", r, &format!("{args} -O1 -cc.cudagraph_mode=FULL_DECODE_ONLY"));
+        let (_, d, first) = phases(&rep);
+        assert_eq!(first, d, "{r}");
     }
+    // 0.24.0 cites its own lines.
+    let rep = run("b200", V0_24_0, "--kv-cache-dtype fp8 -tp 2 -dcp 2 --enforce-eager");
+    let step = group0(&rep).trace.iter().find(|s| s.rule == "first error").unwrap().clone();
+    assert_eq!(step.source.as_deref(), Some("vllm/config/vllm.py:1061"));
 }
 
 #[test]

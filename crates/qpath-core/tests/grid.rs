@@ -135,7 +135,10 @@ fn builder_grid() {
                                                         dcp,
                                                         page_size: 16,
                                                         global_kv: kv.to_string(),
-                                                        decode_graphs: true,
+                                                        graphs: qpath_core::serve::CudaGraphs {
+                                                            mode: "FULL_AND_PIECEWISE".into(),
+                                                            set_by: "the default".into(),
+                                                        },
                                                     };
                                                     let spec_dtype = match *kv {
                                                         "float16" => TorchDtype::Float16,

@@ -120,36 +120,44 @@ impl Run<'_> {
         }
     }
 
-    /// Which phase's error the engine meets first. With full CUDA graphs for decode batches (the default
-    /// `FULL_AND_PIECEWISE`; FlashInfer supports them in every release), the memory profile captures decode-only batches
-    /// at engine start (their `build()`, decode `plan()` and forward) before any batch with a prefill: the decode's
-    /// error fires first. Without them (`--enforce-eager`), the first batch with a prefill comes first.
+    /// Which phase's error the engine meets first. With full CUDA graphs for decode batches (the decode mode of the
+    /// default `FULL_AND_PIECEWISE`; FlashInfer supports them in every release, [`source::FI_CUDAGRAPH_SUPPORT`]), the
+    /// memory profile captures decode-only batches at engine start (their `build()`, decode `plan()` and forward,
+    /// [`source::RUNNER_PROFILE_CUDAGRAPH`]) before any batch with a prefill: the decode's error fires first. Without
+    /// them (`--enforce-eager`, [`source::VLLM_ENFORCE_EAGER`]; `-O0`, `-O1`, a piecewise mode) the first batch with a
+    /// prefill comes first.
     pub(super) fn first_phase_error(&mut self) -> Option<Raise> {
-        let graphs = self.p.decode_graphs;
+        let g = &self.p.graphs;
+        let full = g.full_decode();
+        let mode = format!("cudagraph_mode {} ({})", g.mode, g.set_by);
         let (first, order) = match (&self.phase_err.prefill, &self.phase_err.decode) {
             (None, None) => return None,
-            (Some(_), Some(d)) if graphs => (
+            (Some(_), Some(d)) if full => (
                 d.clone(),
-                "the engine captures CUDA graphs of decode-only batches at start-up, before any prefill: the decode's error fires first",
+                format!("{mode}: the engine captures decode-only batches in CUDA graphs at start-up, before any prefill, so the decode's error fires first"),
+            ),
+            (Some(pe), _) if full => (
+                pe.clone(),
+                format!("{mode}: decodes run (captured in CUDA graphs at start-up); the first batch with a prefill raises"),
             ),
             (Some(pe), _) => (
                 pe.clone(),
-                if graphs {
-                    "decodes run (captured in CUDA graphs at start-up); the first batch with a prefill raises"
-                } else {
-                    "no CUDA graphs (--enforce-eager): the first batch with a prefill comes first, and the prefill's error fires first"
-                },
+                format!("{mode}: no decode graphs are captured, the first batch with a prefill comes first and the prefill's error fires first"),
             ),
-            (None, Some(d)) => (
+            (None, Some(d)) if full => (
                 d.clone(),
-                if graphs {
-                    "the decode raises while the engine captures CUDA graphs of decode-only batches at start-up"
-                } else {
-                    "prefills run; the first decode raises"
-                },
+                format!("{mode}: the decode raises while the engine captures decode-only batches in CUDA graphs at start-up"),
             ),
+            (None, Some(d)) => (d.clone(), format!("{mode}: prefills run; the first decode raises")),
         };
-        self.t.step(None, "first error", order);
+        let cite = if full {
+            &source::RUNNER_PROFILE_CUDAGRAPH
+        } else if g.set_by == "--enforce-eager" {
+            &source::VLLM_ENFORCE_EAGER
+        } else {
+            &source::FI_CUDAGRAPH_SUPPORT
+        };
+        self.t.step(Some(cite), "first error", order);
         Some(first)
     }
 }

@@ -42,6 +42,7 @@ mod convert;
 mod engine;
 mod enums;
 mod format;
+mod graphs;
 mod json;
 mod parse;
 mod preprocess;
@@ -53,6 +54,7 @@ mod table;
 mod tests;
 
 pub use self::format::format;
+pub use self::graphs::{cuda_graphs, CudaGraphs};
 pub use self::parse::parse;
 use self::python::{py_int, py_str_repr};
 
