@@ -182,7 +182,11 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
         let Some(row) = rows.iter().find(|row| row.layer.index == layers[0]) else {
             continue;
         };
-        groups.push(group_report(&p, &cmd, key, layers, row, &align_steps));
+        let mut g = group_report(&p, &cmd, key, layers, row, &align_steps);
+        if g.backend != Backend::FlashInfer {
+            crate::backends::init_checks(&p, &report.gpu.name, &row.query, &mut g);
+        }
+        groups.push(g);
     }
     if let Some(h) = &spec.hybrid {
         let layers: Vec<u32> = spec
