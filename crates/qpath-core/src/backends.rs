@@ -3,7 +3,8 @@
 //!
 //! - Selection (`AttentionBackend.validate_configuration`, `vllm/v1/attention/backend.py`, every release): a user's
 //!   `--block-size` against the kernel block sizes (TRITON_ATTN's own `supports_block_size`, FLEX_ATTENTION's
-//!   `[MultipleOf(16)]`, TURBOQUANT's `[16, 32, 64, 128]`: all "a multiple of 16"), FLEX_ATTENTION's and TURBOQUANT's
+//!   `[MultipleOf(16)]`, TURBOQUANT's `[16, 32, 64, 128]`: all "a multiple of 16"; FLASH_ATTN's FA4 pages, 128 at head
+//!   size 256 on 10.x from 0.29.0 and 64 for an FP8 cache at head size 512 on SM90 from 0.31.0), FLEX_ATTENTION's and TURBOQUANT's
 //!   missing sink support, TURBOQUANT's 16-bit model dtypes. They are reasons [`crate::selection::reasons`] lists: a
 //!   forced backend raises vLLM's "Selected backend … is not valid", an unforced one falls through to the next.
 //!   Without `--block-size` vLLM picks the block size from the kernel block sizes, so nothing refuses it later.
@@ -20,6 +21,7 @@
 //! (0.24.0 … 0.28.0; it receives the kernel block size, a multiple of 16), TurboQuant's skipped boundary layers.
 
 use crate::platform::Platform;
+use crate::release::Release::{V0_29_0, V0_31_0};
 use crate::report::{GroupError, GroupErrorKind, GroupReport, Stage};
 use crate::selection::{Backend, LayerQuery};
 use crate::source::{self, Cite};
@@ -29,6 +31,10 @@ use crate::trace::Trace;
 /// vLLM's order around the ones [`crate::selection`] lists (head size, kv cache dtype): dtype before them, block size
 /// and sinks after.
 pub fn selector_reasons(p: &Platform, b: Backend, l: &LayerQuery, reasons: &mut Vec<String>) {
+    if b == Backend::FlashAttn {
+        flash_attn_block_reason(p, l, reasons);
+        return;
+    }
     if !matches!(b, Backend::TritonAttn | Backend::FlexAttention | Backend::TurboQuant) {
         return;
     }
@@ -40,12 +46,53 @@ pub fn selector_reasons(p: &Platform, b: Backend, l: &LayerQuery, reasons: &mut 
     // Triton: its own `supports_block_size` (block_size % 16); Flex `[MultipleOf(16)]` and TurboQuant
     // `[16, 32, 64, 128]` through the base class (a multiple of any of them): the same test.
     if l.block_size.is_some_and(|bs| bs % 16 != 0) {
-        reasons.push("block_size not supported".to_string());
+        reasons.push(BLOCK_SIZE_REASON.to_string());
     }
     // Flex and TurboQuant do not override `supports_sink` (False); TritonAttentionBackend's returns True.
     if b != Backend::TritonAttn && l.has_sinks {
         reasons.push("attention sinks not supported".to_string());
     }
+}
+
+const BLOCK_SIZE_REASON: &str = "block_size not supported";
+
+/// FLASH_ATTN's `get_supported_kernel_block_sizes()` as `supports_block_size` calls it at selection (no KV spec: the
+/// model's head size and the global `--kv-cache-dtype`): one fixed size where FA4 runs a paged kernel with its own page,
+/// else `[MultipleOf(16)]` (which [`crate::selection`] restates). 0.31.0+: SM90, an fp8 / fp8_e4m3 cache and head size
+/// 512 (FA3 upgraded to FA4) take 64; 0.29.0+: compute capability 10.x (FA4) at head size 256 takes FA4's 128-token
+/// page unless `_fa4_hd256_fallback_reason` sends it to FA2 (a quantized cache, decode context parallelism; sinks are
+/// not asked here). Batch invariance turns FA4 into FA2 in both.
+fn flash_attn_fixed_block(p: &Platform, l: &LayerQuery) -> Option<(u32, &'static Cite)> {
+    let r = p.release;
+    if p.batch_invariant {
+        return None;
+    }
+    let fp8 = matches!(p.global_kv.as_str(), "fp8" | "fp8_e4m3");
+    if r >= V0_31_0 && p.is_family(90) && fp8 && l.head_size == 512 {
+        return Some((64, &source::FA_SM90_FP8_KV_BLOCK_SIZE));
+    }
+    let quantized = crate::selection::is_quantized(&p.global_kv);
+    if r >= V0_29_0 && p.major() == 10 && l.head_size == 256 && !quantized && p.dcp <= 1 {
+        return Some((128, &source::FA_FA4_HD256_BLOCK_SIZE));
+    }
+    None
+}
+
+/// A `--block-size` that is a multiple of 16 but not of FLASH_ATTN's fixed kernel block: "block_size not supported",
+/// in its place after the head-size / dtype / kv-cache reasons (before sinks and compute capability).
+fn flash_attn_block_reason(p: &Platform, l: &LayerQuery, reasons: &mut Vec<String>) {
+    let (Some(bs), Some((kernel, _))) = (l.block_size, flash_attn_fixed_block(p, l)) else {
+        return;
+    };
+    if bs % kernel == 0 || reasons.iter().any(|r| r == BLOCK_SIZE_REASON) {
+        return;
+    }
+    let later = ["attention sinks not supported", "compute capability not supported"];
+    let at = reasons
+        .iter()
+        .position(|r| later.contains(&r.as_str()))
+        .unwrap_or(reasons.len());
+    reasons.insert(at, BLOCK_SIZE_REASON.to_string());
 }
 
 /// One init-time raise of a backend other than FlashInfer.
@@ -60,7 +107,7 @@ struct Raise {
 /// query to the selector (its skip-adjusted cache dtype, its `--block-size`).
 pub fn init_checks(p: &Platform, device: &str, l: &LayerQuery, g: &mut GroupReport) {
     let mut t = Trace::new(p.release);
-    block_size_step(l, g.backend, &mut t);
+    block_size_step(p, l, g.backend, &mut t);
     let raised = match g.backend {
         Backend::TritonAttn => triton_impl_init(p, device, &l.kv_cache_dtype, &mut t),
         _ => None,
@@ -79,8 +126,18 @@ pub fn init_checks(p: &Platform, device: &str, l: &LayerQuery, g: &mut GroupRepo
 }
 
 /// With a user's `--block-size`, the backend that won selection accepted it: say against which rule.
-fn block_size_step(l: &LayerQuery, b: Backend, t: &mut Trace) {
+fn block_size_step(p: &Platform, l: &LayerQuery, b: Backend, t: &mut Trace) {
     let Some(bs) = l.block_size else { return };
+    if b == Backend::FlashAttn {
+        if let Some((kernel, cite)) = flash_attn_fixed_block(p, l) {
+            t.step(
+                Some(cite),
+                "FLASH_ATTN kernel block size",
+                format!("--block-size {bs} is a multiple of FA4's {kernel}-token page: accepted"),
+            );
+        }
+        return;
+    }
     let cite = match b {
         Backend::TritonAttn => &source::TRITON_SUPPORTS_BLOCK_SIZE,
         Backend::FlexAttention => &source::FLEX_KERNEL_BLOCK_SIZES,

@@ -4,7 +4,7 @@
 //! the released sources' (`/work/vllm-src/vllm-<VER>/vllm/...`).
 
 use qpath_core::options::{OptionKey, ScenarioOptions};
-use qpath_core::report::{Backend, GroupErrorKind, GroupReport, Report, ScenarioErrorKind, Stage};
+use qpath_core::report::{Backend, GroupErrorKind, GroupReport, Report, ScenarioErrorKind, Stage, TraceStep};
 use qpath_core::resolve::resolve;
 use qpath_core::source::{self, Cite};
 
@@ -24,6 +24,13 @@ fn only_group(r: &Report, backend: Backend) -> &GroupReport {
     assert_eq!(r.groups.len(), 1);
     assert_eq!(r.groups[0].backend, backend);
     &r.groups[0]
+}
+
+/// The only group runs on `backend` without an error; its last trace step.
+fn runs_with_last_step(r: &Report, backend: Backend) -> &TraceStep {
+    let g = only_group(r, backend);
+    assert_eq!(g.error, None);
+    g.trace.last().unwrap()
 }
 
 /// The group raised `message` at init from `source`, and its last trace step says so.
@@ -98,9 +105,7 @@ fn triton_fp8_cache_on_sm89_runs() {
     let cmd = format!("{LLAMA} --attention-backend TRITON_ATTN --kv-cache-dtype fp8");
     for vllm in ["0.24.0", "0.33.0"] {
         let r = run("l4", vllm, &cmd);
-        let g = only_group(&r, Backend::TritonAttn);
-        assert_eq!(g.error, None);
-        let step = g.trace.last().unwrap();
+        let step = runs_with_last_step(&r, Backend::TritonAttn);
         assert_eq!(
             step.outcome,
             "kv_cache_dtype \"fp8\" on compute capability 8.9: SM89+, no raise"
@@ -259,5 +264,55 @@ fn triton_fp8_raise_line_in_every_release() {
         assert!(e.message.starts_with(
             "FP8 KV cache is not supported by the Triton attention backend on NVIDIA V100 (compute capability 7.0);"
         ));
+    }
+}
+
+// ---- FLASH_ATTN's fixed kernel block sizes (FA4 pages) against the user's --block-size ----
+
+const HEAD_256: &str = r#"--hf-overrides '{"head_dim": 256}'"#;
+const HEAD_512: &str = r#"--hf-overrides '{"head_dim": 512}'"#;
+
+#[test]
+fn forced_flash_attn_on_sm100_at_head_256_takes_only_multiples_of_128_from_0_29_0() {
+    let refused = forced_invalid("FLASH_ATTN", "block_size not supported");
+    for vllm in ["0.29.0", "0.33.0"] {
+        let r = run(
+            "b200",
+            vllm,
+            &format!("{LLAMA} --attention-backend FLASH_ATTN --block-size 16 {HEAD_256}"),
+        );
+        assert_forced_invalid(&r, vllm, &refused);
+        let r = run(
+            "b200",
+            vllm,
+            &format!("{LLAMA} --attention-backend FLASH_ATTN --block-size 256 {HEAD_256}"),
+        );
+        let step = runs_with_last_step(&r, Backend::FlashAttn);
+        assert_eq!(
+            step.outcome,
+            "--block-size 256 is a multiple of FA4's 128-token page: accepted"
+        );
+        let line = if vllm == "0.29.0" { 108 } else { 353 };
+        assert_eq!(step.source, Some(format!("vllm/v1/attention/backends/flash_attn.py:{line}")));
+    }
+    // 0.28.0 has no FA4 head-256 page: 16 is a multiple of 16. A quantized cache sends FA4 to FA2 (fallback reason).
+    let r = run(
+        "b200",
+        "0.28.0",
+        &format!("{LLAMA} --attention-backend FLASH_ATTN --block-size 16 {HEAD_256}"),
+    );
+    assert_eq!(only_group(&r, Backend::FlashAttn).error, None);
+    let cmd = format!("{LLAMA} --attention-backend FLASH_ATTN --block-size 16 --kv-cache-dtype fp8 {HEAD_256}");
+    assert_eq!(only_group(&run("b200", "0.33.0", &cmd), Backend::FlashAttn).error, None);
+}
+
+#[test]
+fn forced_flash_attn_on_sm90_with_fp8_at_head_512_takes_only_multiples_of_64_from_0_31_0() {
+    let refused = forced_invalid("FLASH_ATTN", "block_size not supported");
+    for vllm in ["0.31.0", "0.33.0"] {
+        let cmd = format!("{LLAMA} --attention-backend FLASH_ATTN --kv-cache-dtype fp8 --block-size 32 {HEAD_512}");
+        assert_forced_invalid(&run("h100-sxm", vllm, &cmd), vllm, &refused);
+        let cmd = format!("{LLAMA} --attention-backend FLASH_ATTN --kv-cache-dtype fp8 --block-size 64 {HEAD_512}");
+        assert_eq!(only_group(&run("h100-sxm", vllm, &cmd), Backend::FlashAttn).error, None);
     }
 }
