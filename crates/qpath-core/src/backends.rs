@@ -3,27 +3,30 @@
 //!
 //! - Selection (`AttentionBackend.validate_configuration`, `vllm/v1/attention/backend.py`, every release): a user's
 //!   `--block-size` against the kernel block sizes (TRITON_ATTN's own `supports_block_size`, FLEX_ATTENTION's
-//!   `[MultipleOf(16)]`, TURBOQUANT's `[16, 32, 64, 128]`: all "a multiple of 16"; FLASH_ATTN's FA4 pages, 128 at head
-//!   size 256 on 10.x from 0.29.0 and 64 for an FP8 cache at head size 512 on SM90 from 0.31.0), FLEX_ATTENTION's and TURBOQUANT's
-//!   missing sink support, TURBOQUANT's 16-bit model dtypes. They are reasons [`crate::selection::reasons`] lists: a
-//!   forced backend raises vLLM's "Selected backend … is not valid", an unforced one falls through to the next.
-//!   Without `--block-size` vLLM picks the block size from the kernel block sizes, so nothing refuses it later.
+//!   `[MultipleOf(16)]`, TURBOQUANT's `[16, 32, 64, 128]`: all "a multiple of 16"; FLASH_ATTN's FA4 pages: 128 at
+//!   head size 256 on 10.x from 0.29.0, 64 for an FP8 cache at head size 512 on SM90 from 0.31.0), FLEX_ATTENTION's
+//!   and TURBOQUANT's missing sink support, TURBOQUANT's 16-bit model dtypes. They are reasons
+//!   [`crate::selection::reasons`] lists: a forced backend raises vLLM's "Selected backend … is not valid", an
+//!   unforced one falls through to the next. Without `--block-size` vLLM picks a block size the kernels take.
 //! - Init (`TritonAttentionImpl.__init__`, built in each layer's `Attention.__init__` right after its backend is
-//!   selected): on CUDA an fp8* cache below SM89 and a bfloat16 cache below SM80 raise `ValueError`. Every release
-//!   0.24.0 … 0.33.0 has both, with the same text.
+//!   selected): on CUDA an fp8* cache below SM89 and a bfloat16 cache below SM80 raise `ValueError`.
+//!   `FlexAttentionMetadataBuilder.__init__` (engine start, after the KV cache): a cache block size that is not a
+//!   power of 2 raises `ValueError`. Every release 0.24.0 … 0.33.0 has all three, with the same text.
 //!
-//! Left out, each because it cannot fire in a scenario qpath models: `FlashAttentionImpl.__init__`'s
-//! NotImplementedError for a quantized cache and its sinks assert (the same `flash_attn_supports_kv_cache_dtype` /
-//! `flash_attn_supports_sinks` selection asked; they differ only with ALiBi), `FlexAttentionImpl.__init__`'s
-//! NotImplementedErrors (quantized cache: selection takes only 16-bit caches; ALiBi, logits soft-cap, KV sharing:
-//! no qpath model has them), the attention layer's FLEX_ATTENTION `flex_attn_block_m/n` check (batch invariance with
-//! `--attention-config` fields qpath does not read), `TritonAttentionBackend.get_kv_cache_shape`'s block-size raise
-//! (0.24.0 … 0.28.0; it receives the kernel block size, a multiple of 16), TurboQuant's skipped boundary layers.
+//! Left out: `FlashAttentionImpl.__init__`'s NotImplementedError for a quantized cache and its sinks assert (they ask
+//! the `flash_attn_supports_kv_cache_dtype` / `flash_attn_supports_sinks` selection asked; they differ only with
+//! ALiBi, which no qpath model has); `FlexAttentionImpl.__init__`'s NotImplementedErrors (a quantized cache: selection
+//! takes only 16-bit caches; ALiBi, logits soft-cap, KV sharing: no qpath model has them); the attention layer's
+//! FLEX_ATTENTION `flex_attn_block_m/n` check and `_get_block_sizes` with `flex_attn_*` fields set (a trace step says
+//! qpath does not model them); `TritonAttentionBackend.get_kv_cache_shape`'s block-size raise (0.24.0 … 0.28.0: it
+//! receives the kernel block size, a multiple of 16); the Triton kernels' own block constraints (a compile error in
+//! the first forward, not an init check); `--attention-config.flash_attn_version`, which changes FA's version.
 
 use crate::platform::Platform;
 use crate::release::Release::{V0_29_0, V0_31_0};
 use crate::report::{GroupError, GroupErrorKind, GroupReport, Stage};
 use crate::selection::{Backend, LayerQuery};
+use crate::serve::AttentionConfig;
 use crate::source::{self, Cite};
 use crate::trace::Trace;
 
@@ -103,13 +106,14 @@ struct Raise {
 }
 
 /// Runs the init-time checks of `g`'s backend (a group on FlashInfer or a recurrent backend is left alone: the
-/// builder and `hybrid` model those). `device` is the name the report gives the GPU; `l` is the group's first layer's
-/// query to the selector (its skip-adjusted cache dtype, its `--block-size`).
-pub fn init_checks(p: &Platform, device: &str, l: &LayerQuery, g: &mut GroupReport) {
+/// builder and `hybrid` model those). `cfg` is `--attention-config`; `device` is the name the report gives the GPU;
+/// `l` is the group's first layer's query to the selector (its skip-adjusted cache dtype, its `--block-size`).
+pub fn init_checks(p: &Platform, cfg: &AttentionConfig, device: &str, l: &LayerQuery, g: &mut GroupReport) {
     let mut t = Trace::new(p.release);
     block_size_step(p, l, g.backend, &mut t);
     let raised = match g.backend {
         Backend::TritonAttn => triton_impl_init(p, device, &l.kv_cache_dtype, &mut t),
+        Backend::FlexAttention => flex_builder_init(p, cfg, &mut t),
         _ => None,
     };
     if let Some(r) = raised {
@@ -192,6 +196,44 @@ fn triton_impl_init(p: &Platform, device: &str, kv: &str, t: &mut Trace) -> Opti
     Some(Raise {
         kind: GroupErrorKind::ValueError,
         message,
+        cite,
+    })
+}
+
+/// The `--attention-config` fields `FlexAttentionMetadataBuilder._get_block_sizes` reads.
+const FLEX_BLOCK_FIELDS: [&str; 4] = [
+    "flex_attn_q_block_size",
+    "flex_attn_kv_block_size",
+    "flex_attn_block_m",
+    "flex_attn_block_n",
+];
+
+/// `FlexAttentionMetadataBuilder.__init__` → `_get_block_sizes` (every release; the torch each release pins, 2.11 or
+/// newer, is at least 2.9, so small blocks are on and a decoder's KV block is the cache block size): the query block 16
+/// and the KV block must be powers of 2, else ValueError. The cache block is `--block-size` (selection made it a multiple of 16)
+/// or the default 16.
+fn flex_builder_init(p: &Platform, cfg: &AttentionConfig, t: &mut Trace) -> Option<Raise> {
+    let cite = &source::FLEX_KV_BLOCK_POWER_OF_2;
+    if let Some((name, _)) = cfg.other.iter().find(|(k, _)| FLEX_BLOCK_FIELDS.contains(&k.as_str())) {
+        t.step(
+            Some(cite),
+            "FlexAttention block sizes",
+            format!("qpath cannot model this: --attention-config sets {name}, which qpath does not restate"),
+        );
+        return None;
+    }
+    let kv = p.page_size;
+    if kv.is_power_of_two() {
+        t.step(
+            Some(cite),
+            "FlexAttention block sizes",
+            format!("KV block = cache block size {kv}: a power of 2, no raise"),
+        );
+        return None;
+    }
+    Some(Raise {
+        kind: GroupErrorKind::ValueError,
+        message: format!("flex_attn_kv_block_size must be a power of 2 and divisible by flex_attn_block_n, got {kv}, None"),
         cite,
     })
 }

@@ -184,7 +184,7 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
         };
         let mut g = group_report(&p, &cmd, key, layers, row, &align_steps);
         if g.backend != Backend::FlashInfer {
-            crate::backends::init_checks(&p, &report.gpu.name, &row.query, &mut g);
+            crate::backends::init_checks(&p, &cmd.attention_config, &report.gpu.name, &row.query, &mut g);
         }
         groups.push(g);
     }

@@ -174,22 +174,25 @@ fn unforced_block_size_8_on_t4_leaves_no_backend() {
 #[test]
 fn block_sizes_that_are_multiples_of_16_run_on_each_backend() {
     for vllm in ["0.24.0", "0.33.0"] {
-        for (backend, b, kv, file) in [
-            ("TRITON_ATTN", Backend::TritonAttn, "auto", TRITON),
+        // 48 for Triton and TurboQuant; FLEX_ATTENTION's builder also wants a power of 2 (below), so 64 there.
+        for (backend, b, kv, size, file) in [
+            ("TRITON_ATTN", Backend::TritonAttn, "auto", 48, TRITON),
             (
                 "FLEX_ATTENTION",
                 Backend::FlexAttention,
                 "auto",
+                64,
                 "vllm/v1/attention/backends/flex_attention.py",
             ),
             (
                 "TURBOQUANT",
                 Backend::TurboQuant,
                 "turboquant_k8v4",
+                48,
                 "vllm/v1/attention/backends/turboquant_attn.py",
             ),
         ] {
-            let cmd = format!("{LLAMA} --attention-backend {backend} --kv-cache-dtype {kv} --block-size 48");
+            let cmd = format!("{LLAMA} --attention-backend {backend} --kv-cache-dtype {kv} --block-size {size}");
             let r = run("a100-80gb", vllm, &cmd);
             let g = only_group(&r, b);
             assert_eq!(g.error, None, "{vllm} {backend}");
@@ -198,13 +201,37 @@ fn block_sizes_that_are_multiples_of_16_run_on_each_backend() {
                 .iter()
                 .find(|s| s.rule == format!("{backend} kernel block size"))
                 .unwrap();
-            assert_eq!(step.outcome, "--block-size 48 is a multiple of 16: accepted");
+            assert_eq!(step.outcome, format!("--block-size {size} is a multiple of 16: accepted"));
             assert!(
                 step.source.as_deref().unwrap().starts_with(file),
                 "{vllm} {backend}: {:?}",
                 step.source
             );
         }
+    }
+}
+
+// ---- FlexAttentionMetadataBuilder.__init__: the KV block (the cache block size) must be a power of 2 ----
+
+#[test]
+fn flex_attention_builder_refuses_a_block_size_that_is_not_a_power_of_2() {
+    let message = "flex_attn_kv_block_size must be a power of 2 and divisible by flex_attn_block_n, got 48, None";
+    for (vllm, line) in [("0.24.0", 847), ("0.33.0", 963)] {
+        let cmd = format!("{LLAMA} --attention-backend FLEX_ATTENTION --block-size 48");
+        let r = run("a100-80gb", vllm, &cmd);
+        let g = only_group(&r, Backend::FlexAttention);
+        let e = g.error.as_ref().expect("the builder raises");
+        assert_eq!((e.kind, e.stage), (GroupErrorKind::ValueError, Stage::Init));
+        assert_eq!(e.message, message);
+        let source = format!("vllm/v1/attention/backends/flex_attention.py:{line}");
+        assert_eq!(e.source.as_deref(), Some(source.as_str()));
+        assert_eq!(g.trace.last().unwrap().outcome, message);
+        // With the KV block set in --attention-config qpath says it does not model the check.
+        let r = run("a100-80gb", vllm, &format!("{cmd} -ac '{{\"flex_attn_kv_block_size\": 64}}'"));
+        let step = runs_with_last_step(&r, Backend::FlexAttention);
+        assert!(step
+            .outcome
+            .starts_with("qpath cannot model this: --attention-config sets flex_attn_kv_block_size"));
     }
 }
 
