@@ -105,15 +105,25 @@ struct Raise {
     cite: &'static Cite,
 }
 
+/// What the init-time checks read beyond the platform and the layer.
+pub struct Engine<'a> {
+    /// `--attention-config`.
+    pub attention_config: &'a AttentionConfig,
+    /// The name the report gives the GPU (vLLM prints NVML's).
+    pub device: &'a str,
+    /// A hybrid model: its block size follows the recurrent state page.
+    pub hybrid: bool,
+}
+
 /// Runs the init-time checks of `g`'s backend (a group on FlashInfer or a recurrent backend is left alone: the
-/// builder and `hybrid` model those). `cfg` is `--attention-config`; `device` is the name the report gives the GPU;
-/// `l` is the group's first layer's query to the selector (its skip-adjusted cache dtype, its `--block-size`).
-pub fn init_checks(p: &Platform, cfg: &AttentionConfig, device: &str, l: &LayerQuery, g: &mut GroupReport) {
+/// builder and `hybrid` model those). `l` is the group's first layer's query to the selector (its skip-adjusted cache
+/// dtype, its `--block-size`).
+pub fn init_checks(p: &Platform, e: &Engine, l: &LayerQuery, g: &mut GroupReport) {
     let mut t = Trace::new(p.release);
     block_size_step(p, l, g.backend, &mut t);
     let raised = match g.backend {
-        Backend::TritonAttn => triton_impl_init(p, device, &l.kv_cache_dtype, &mut t),
-        Backend::FlexAttention => flex_builder_init(p, cfg, &mut t),
+        Backend::TritonAttn => triton_impl_init(p, e.device, &l.kv_cache_dtype, &mut t),
+        Backend::FlexAttention => flex_builder_init(p, e, &mut t),
         _ => None,
     };
     if let Some(r) = raised {
@@ -212,13 +222,21 @@ const FLEX_BLOCK_FIELDS: [&str; 4] = [
 /// newer, is at least 2.9, so small blocks are on and a decoder's KV block is the cache block size): the query block 16
 /// and the KV block must be powers of 2, else ValueError. The cache block is `--block-size` (selection made it a multiple of 16)
 /// or the default 16.
-fn flex_builder_init(p: &Platform, cfg: &AttentionConfig, t: &mut Trace) -> Option<Raise> {
+fn flex_builder_init(p: &Platform, e: &Engine, t: &mut Trace) -> Option<Raise> {
     let cite = &source::FLEX_KV_BLOCK_POWER_OF_2;
-    if let Some((name, _)) = cfg.other.iter().find(|(k, _)| FLEX_BLOCK_FIELDS.contains(&k.as_str())) {
+    let fields = &e.attention_config.other;
+    let unmodelled = if let Some((name, _)) = fields.iter().find(|(k, _)| FLEX_BLOCK_FIELDS.contains(&k.as_str())) {
+        Some(format!("--attention-config sets {name}, which qpath does not restate"))
+    } else if e.hybrid {
+        Some("a hybrid model's block size follows its recurrent state page, which qpath does not align for FLEX_ATTENTION".into())
+    } else {
+        None
+    };
+    if let Some(why) = unmodelled {
         t.step(
             Some(cite),
             "FlexAttention block sizes",
-            format!("qpath cannot model this: --attention-config sets {name}, which qpath does not restate"),
+            format!("qpath cannot model this: {why}"),
         );
         return None;
     }

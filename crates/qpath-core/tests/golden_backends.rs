@@ -233,6 +233,15 @@ fn flex_attention_builder_refuses_a_block_size_that_is_not_a_power_of_2() {
             .outcome
             .starts_with("qpath cannot model this: --attention-config sets flex_attn_kv_block_size"));
     }
+    // A hybrid model's block size follows its recurrent state page, which qpath does not align for FLEX_ATTENTION.
+    let cmd = "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --attention-backend FLEX_ATTENTION";
+    let r = run("h100-sxm", "0.33.0", cmd);
+    let g = r.groups.iter().find(|g| g.backend == Backend::FlexAttention).unwrap();
+    assert_eq!(g.error, None);
+    let step = g.trace.iter().find(|s| s.rule == "FlexAttention block sizes").unwrap();
+    assert!(step
+        .outcome
+        .starts_with("qpath cannot model this: a hybrid model's block size"));
 }
 
 // ---- validate_configuration: sinks and dtypes of FLEX_ATTENTION and TURBOQUANT ----
