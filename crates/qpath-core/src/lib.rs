@@ -6,6 +6,7 @@
 //! - [`release`]: the vLLM releases, the FlashInfer release each pins.
 //! - [`source`]: the vLLM / FlashInfer source lines each rule restates, per release.
 
+pub mod backends;
 pub mod bench_mix;
 pub mod builder;
 pub mod capability;

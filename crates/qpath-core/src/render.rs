@@ -88,7 +88,7 @@ fn stage_name(s: crate::report::Stage) -> &'static str {
     use crate::report::Stage::*;
     match s {
         ProfileRun => "engine start (memory profile)",
-        Init => "engine start (builder init)",
+        Init => "engine start (init)",
         Build => "first batch (build)",
         PrefillPlan => "first prefill (plan)",
         PrefillJit => "first prefill (JIT module)",

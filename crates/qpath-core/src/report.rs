@@ -254,7 +254,7 @@ impl Stage {
     pub fn call(self) -> &'static str {
         match self {
             Stage::ProfileRun => "the memory profile's forward",
-            Stage::Init => "FlashInferMetadataBuilder.__init__",
+            Stage::Init => "__init__",
             Stage::Build => "FlashInferMetadataBuilder.build",
             Stage::PrefillPlan | Stage::DecodePlan => "the wrapper's plan()",
             Stage::PrefillJit | Stage::DecodeJit => "FlashInfer JIT module",

@@ -178,11 +178,20 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
         align_steps = a.trace.steps;
     }
     let mut groups = Vec::new();
+    let engine = crate::backends::Engine {
+        attention_config: &cmd.attention_config,
+        device: &report.gpu.name,
+        hybrid: spec.hybrid.is_some(),
+    };
     for (key, layers) in group_layers(&rows) {
         let Some(row) = rows.iter().find(|row| row.layer.index == layers[0]) else {
             continue;
         };
-        groups.push(group_report(&p, &cmd, key, layers, row, &align_steps));
+        let mut g = group_report(&p, &cmd, key, layers, row, &align_steps);
+        if g.backend != Backend::FlashInfer {
+            crate::backends::init_checks(&p, &engine, &row.query, &mut g);
+        }
+        groups.push(g);
     }
     if let Some(h) = &spec.hybrid {
         let layers: Vec<u32> = spec

@@ -336,12 +336,14 @@ fn other_reasons(b: Backend, l: &LayerQuery) -> Vec<String> {
 }
 
 pub fn reasons(p: &Platform, b: Backend, l: &LayerQuery) -> Vec<String> {
-    match b {
+    let mut why = match b {
         Backend::FlashInfer => flashinfer_reasons(p, l),
         Backend::FlashAttn => flash_attn_reasons(p, l),
         Backend::TritonAttn => triton_reasons(p, l),
         _ => other_reasons(b, l),
-    }
+    };
+    crate::backends::selector_reasons(p, b, l, &mut why);
+    why
 }
 
 /// The outcome of selecting a backend for one layer.

@@ -78,8 +78,16 @@ fn each_phase_reports_its_own_error_and_cuda_graphs_put_the_decode_first() {
             "BatchDecodeWithPagedKVCacheWrapper.plan (tensor cores) → get_batch_prefill_module"
         );
         let step = g.trace.iter().find(|s| s.rule == "first error").unwrap();
-        assert!(step.source.as_deref().unwrap().starts_with("vllm/v1/worker/gpu_model_runner.py:"), "{step:?}");
-        assert!(step.outcome.starts_with("cudagraph_mode FULL_AND_PIECEWISE (the default optimization level -O2)"));
+        assert!(
+            step.source
+                .as_deref()
+                .unwrap()
+                .starts_with("vllm/v1/worker/gpu_model_runner.py:"),
+            "{step:?}"
+        );
+        assert!(step
+            .outcome
+            .starts_with("cudagraph_mode FULL_AND_PIECEWISE (the default optimization level -O2)"));
         // No decode graphs (--enforce-eager, -O0, a piecewise mode): the first batch with a prefill comes first.
         for flags in ["--enforce-eager", "-O0", "-O1", "-cc.cudagraph_mode=PIECEWISE"] {
             let eager = run("b200", r, &format!("{args} {flags}"));
