@@ -120,8 +120,8 @@ impl Run<'_> {
         );
     }
 
-    /// Prefill metadata: TRTLLM (`TRTLLMPrefill`, which with an NVFP4 cache needs an FP8 query,
-    /// [`source::FI_PREFILL_USE_TRTLLM`]), else the native prefill wrapper's `plan()`.
+    /// Prefill metadata: TRTLLM (`TRTLLMPrefill`, which with an NVFP4 cache asserts an FP8 query,
+    /// [`source::FI_NVFP4_PREFILL_FP8_Q`]), else the native prefill wrapper's `plan()`.
     fn prefill_plan(&mut self, init: &Init, prefill_trtllm: bool) -> Result<(), Raise> {
         let qp = self.q_of(true);
         if !prefill_trtllm {
@@ -130,10 +130,10 @@ impl Run<'_> {
         }
         if init.nvfp4 && !qp.is_fp8() {
             return Err(raise(
-                ValueError,
+                AssertionError,
                 "NVFP4 KV cache requires FP8 quantized queries for trtllm-gen prefill. Set disable_flashinfer_q_quantization=False.",
                 Stage::PrefillPlan,
-                source::FI_PREFILL_USE_TRTLLM,
+                source::FI_NVFP4_PREFILL_FP8_Q,
             ));
         }
         self.kernel.prefill = Some(Kernel::TrtllmGen);
