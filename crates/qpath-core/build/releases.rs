@@ -53,7 +53,10 @@ fn check_anchors(name: &str, c: &CiteRow) {
     let anchor = c.anchor.as_deref().unwrap_or_else(|| {
         panic!("data/source-lines.toml: [{name}]: no `anchor` (the start of the cited statement's first line)")
     });
-    assert!(!anchor.trim().is_empty(), "data/source-lines.toml: [{name}]: `anchor` is empty");
+    assert!(
+        !anchor.trim().is_empty(),
+        "data/source-lines.toml: [{name}]: `anchor` is empty"
+    );
     for (key, a) in &c.anchors {
         assert!(
             c.lines.contains_key(key) && !a.trim().is_empty(),

@@ -89,7 +89,10 @@ fn every_cited_line_is_the_statement_its_anchor_names() {
                         c.name, c.key, c.file, c.line
                     ));
                 } else if c.anchor.is_empty() || !stmt.starts_with(&c.anchor) {
-                    bad.push(format!("[{}] {} {}:{}: {stmt:?} does not start with the anchor {:?}", c.name, c.key, c.file, c.line, c.anchor));
+                    bad.push(format!(
+                        "[{}] {} {}:{}: {stmt:?} does not start with the anchor {:?}",
+                        c.name, c.key, c.file, c.line, c.anchor
+                    ));
                 }
             }
         }
@@ -117,7 +120,10 @@ fn anchors_hold_in_the_released_files() {
         });
         let got = lines.get(c.line as usize - 1).map_or("", |l| l.trim());
         if !got.starts_with(&c.anchor) {
-            bad.push(format!("[{}] {} {}:{}: {got:?} does not start with {:?}", c.name, c.key, c.file, c.line, c.anchor));
+            bad.push(format!(
+                "[{}] {} {}:{}: {got:?} does not start with {:?}",
+                c.name, c.key, c.file, c.line, c.anchor
+            ));
         }
     }
     assert!(bad.is_empty(), "{} wrong line(s):\n{}", bad.len(), bad.join("\n"));
@@ -310,7 +316,11 @@ fn cited_errors() -> BTreeSet<(Release, String, String)> {
                         let cmd = format!("vllm serve {model} --kv-cache-dtype {dtype} {flags}");
                         let report = resolve(&Scenario::new(Hardware::Gpu(gpu), r, cmd));
                         let scenario = report.error.iter().map(|e| (&e.message, &e.source));
-                        let groups = report.groups.iter().filter_map(|g| g.error.as_ref()).map(|e| (&e.message, &e.source));
+                        let groups = report
+                            .groups
+                            .iter()
+                            .filter_map(|g| g.error.as_ref())
+                            .map(|e| (&e.message, &e.source));
                         for (msg, source) in scenario.chain(groups) {
                             if let Some(s) = source {
                                 out.insert((r, msg.clone(), s.clone()));
@@ -328,8 +338,10 @@ fn cited_errors() -> BTreeSet<(Release, String, String)> {
 fn error_messages_are_the_cited_statements_text() {
     let rows = statements();
     // (file, line, release key) -> statement; a vLLM file is keyed by the source release, FlashInfer's by its version.
-    let by_line: BTreeMap<(String, u32, String), &String> =
-        rows.iter().map(|((_, key), (file, line, stmt))| ((file.clone(), *line, key.clone()), stmt)).collect();
+    let by_line: BTreeMap<(String, u32, String), &String> = rows
+        .iter()
+        .map(|((_, key), (file, line, stmt))| ((file.clone(), *line, key.clone()), stmt))
+        .collect();
     let errors = cited_errors();
     assert!(errors.len() > 20, "only {} cited errors in the corpus", errors.len());
     let sources: BTreeSet<&String> = errors.iter().map(|(_, _, s)| s).collect();
@@ -347,22 +359,37 @@ fn error_messages_are_the_cited_statements_text() {
         let stmt = keys.iter().find_map(|k| by_line.get(&(file.to_string(), line, k.clone())));
         match stmt {
             None => bad.push(format!("{r}: {source}: no cited statement there (message {msg:?})")),
+            Some(stmt) if !(stmt.starts_with("raise ") || stmt.starts_with("assert ")) => {
+                bad.push(format!("{r}: {source}: the error cites {stmt:?}, not a raise or assert"))
+            }
             Some(stmt) if !spelt_by(stmt, msg) => bad.push(format!("{r}: {source}: {msg:?} is not spelt by {stmt:?}")),
             Some(_) => {}
         }
     }
     let unused: Vec<&str> = KNOWN.iter().map(|(s, _)| *s).filter(|s| !known_seen.contains(s)).collect();
     assert!(unused.is_empty(), "KNOWN entries no scenario produces any more: {unused:?}");
-    assert!(bad.is_empty(), "{} message(s) differ from the cited source:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} message(s) differ from the cited source:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
 
 #[test]
 fn templates_read_python_literals() {
     let stmt = r#"raise ValueError( f"Selected backend {selected_backend} is not valid for " f"this configuration. Reason: {invalid_reasons}" )"#;
-    assert!(spelt_by(stmt, "Selected backend FLASHINFER is not valid for this configuration. Reason: ['x']"));
+    assert!(spelt_by(
+        stmt,
+        "Selected backend FLASHINFER is not valid for this configuration. Reason: ['x']"
+    ));
     assert!(!spelt_by(stmt, "Selected backend FLASHINFER is valid"));
-    let log = r#"logger.info_once( "Using %s attention backend out of potential backends: %s.", backend, tuple(b), scope="local", )"#;
-    assert!(spelt_by(log, "Using FLASHINFER attention backend out of potential backends: ['FLASHINFER']."));
+    let log =
+        r#"logger.info_once( "Using %s attention backend out of potential backends: %s.", backend, tuple(b), scope="local", )"#;
+    assert!(spelt_by(
+        log,
+        "Using FLASHINFER attention backend out of potential backends: ['FLASHINFER']."
+    ));
     assert!(spelt_by(r#"raise ValueError("{} and {}".format(a, b))"#, "x and y"));
     assert!(spelt_by(r#"assert x, "100%% of {y}""#, "100% of {y}"));
     assert!(!spelt_by(r#"raise ValueError("a" + b + "c")"#, "ab"));

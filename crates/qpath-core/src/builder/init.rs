@@ -97,7 +97,8 @@ impl Run<'_> {
     }
 
     /// The unquantized branch: `self.cache_dtype = "auto"`, then the bare
-    /// `assert self.kv_cache_spec.dtype == self.model_config.dtype` ([`source::FI_UNQUANTIZED_GROUP`]).
+    /// `assert self.kv_cache_spec.dtype == self.model_config.dtype` ([`source::FI_UNQUANTIZED_GROUP`],
+    /// [`source::FI_UNQUANTIZED_ASSERT`]).
     fn unquantized_cache(&mut self) -> Result<Cache, Raise> {
         let (p, g) = (self.p, self.g);
         let model = p.model_dtype;
@@ -113,11 +114,11 @@ impl Run<'_> {
         if g.spec_dtype != model {
             // `assert self.kv_cache_spec.dtype == self.model_config.dtype` (bare assert, no message).
             self.t.step(
-                Some(&source::FI_UNQUANTIZED_GROUP),
+                Some(&source::FI_UNQUANTIZED_ASSERT),
                 "unquantized KV dtype must equal the model dtype",
                 format!("{} != {model}: assertion fails", g.spec_dtype),
             );
-            return Err(raise(AssertionError, "", Stage::Init, source::FI_UNQUANTIZED_GROUP));
+            return Err(raise(AssertionError, "", Stage::Init, source::FI_UNQUANTIZED_ASSERT));
         }
         Ok(Cache {
             kv: g.spec_dtype,
