@@ -11,9 +11,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use qpath_core::gpu::GPUS;
 use qpath_core::release::Release;
+use qpath_core::report::Report;
 use qpath_core::resolve::{resolve, Hardware, Scenario};
 
 fn data(name: &str) -> PathBuf {
@@ -301,63 +303,141 @@ const FLAGS: &[&str] = &[
 
 const CACHE_DTYPES: &[&str] = &["auto", "fp8", "fp8_e5m2", "nvfp4"];
 
-/// Every error with a `file:line` source in the corpus: (release, message, source), once each.
-fn cited_errors() -> BTreeSet<(Release, String, String)> {
-    let mut out = BTreeSet::new();
-    // One GPU per compute capability: the rules read the capability, not the board.
-    let mut gpus: Vec<_> = GPUS.iter().collect();
-    gpus.sort_by_key(|g| g.capability);
-    gpus.dedup_by_key(|g| g.capability);
-    for r in Release::ALL {
-        for &gpu in &gpus {
-            for model in MODELS {
-                for flags in FLAGS {
-                    for dtype in CACHE_DTYPES {
-                        let cmd = format!("vllm serve {model} --kv-cache-dtype {dtype} {flags}");
-                        let report = resolve(&Scenario::new(Hardware::Gpu(gpu), r, cmd));
-                        let scenario = report.error.iter().map(|e| (&e.message, &e.source));
-                        let groups = report
-                            .groups
-                            .iter()
-                            .filter_map(|g| g.error.as_ref())
-                            .map(|e| (&e.message, &e.source));
-                        for (msg, source) in scenario.chain(groups) {
-                            if let Some(s) = source {
-                                out.insert((r, msg.clone(), s.clone()));
-                            }
+/// What the corpus of scenarios produced, once each: errors with a `file:line` source (release, message, source), and
+/// log records (release, level, `file:line`, text).
+struct Corpus {
+    errors: BTreeSet<(Release, String, String)>,
+    logs: BTreeSet<(Release, &'static str, String, String)>,
+    /// Reports whose `log_records` are not their `logs` (a record missing or out of order).
+    unpaired: Vec<String>,
+}
+
+fn corpus() -> &'static Corpus {
+    static CORPUS: OnceLock<Corpus> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let mut c = Corpus {
+            errors: BTreeSet::new(),
+            logs: BTreeSet::new(),
+            unpaired: Vec::new(),
+        };
+        // One GPU per compute capability: the rules read the capability, not the board.
+        let mut gpus: Vec<_> = GPUS.iter().collect();
+        gpus.sort_by_key(|g| g.capability);
+        gpus.dedup_by_key(|g| g.capability);
+        for r in Release::ALL {
+            for &gpu in &gpus {
+                for model in MODELS {
+                    for flags in FLAGS {
+                        for dtype in CACHE_DTYPES {
+                            let cmd = format!("vllm serve {model} --kv-cache-dtype {dtype} {flags}");
+                            let report = resolve(&Scenario::new(Hardware::Gpu(gpu), r, cmd.clone()));
+                            c.add(r, &cmd, &report);
                         }
                     }
                 }
             }
         }
+        c
+    })
+}
+
+impl Corpus {
+    fn add(&mut self, r: Release, cmd: &str, report: &Report) {
+        let scenario = report.error.iter().map(|e| (&e.message, &e.source));
+        let groups = report
+            .groups
+            .iter()
+            .filter_map(|g| g.error.as_ref())
+            .map(|e| (&e.message, &e.source));
+        for (msg, source) in scenario.chain(groups) {
+            if let Some(s) = source {
+                self.errors.insert((r, msg.clone(), s.clone()));
+            }
+        }
+        let engine = std::iter::once((&report.logs, &report.log_records));
+        for (logs, records) in engine.chain(report.groups.iter().map(|g| (&g.logs, &g.log_records))) {
+            let texts: Vec<&String> = records.iter().map(|l| &l.text).collect();
+            if texts != logs.iter().collect::<Vec<_>>() {
+                self.unpaired.push(format!("{r} {cmd}: logs {logs:?}, records {texts:?}"));
+            }
+            for l in records {
+                let at = format!("{}:{}", l.file, l.line);
+                self.logs.insert((r, l.level.name(), at, l.text.clone()));
+            }
+        }
     }
-    out
+}
+
+/// (file, line, release key) -> statement; a vLLM file is keyed by its source release, FlashInfer's by its version.
+fn by_line(rows: &BTreeMap<(String, String), (String, u32, String)>) -> BTreeMap<(String, u32, String), &String> {
+    rows.iter()
+        .map(|((_, key), (file, line, stmt))| ((file.clone(), *line, key.clone()), stmt))
+        .collect()
+}
+
+/// The statement at `source` (`file:line`) in release `r`.
+fn statement_at<'a>(by_line: &BTreeMap<(String, u32, String), &'a String>, r: Release, source: &str) -> Option<&'a String> {
+    let (file, line) = source.rsplit_once(':')?;
+    let line: u32 = line.parse().ok()?;
+    let keys = [r.source_release().name(), r.flashinfer_pin().name()];
+    keys.iter()
+        .find_map(|k| by_line.get(&(file.to_string(), line, k.to_string())).copied())
+}
+
+#[test]
+fn log_records_are_the_cited_logger_calls() {
+    let rows = statements();
+    let by_line = by_line(&rows);
+    let c = corpus();
+    assert!(
+        c.unpaired.is_empty(),
+        "log_records differ from logs:\n{}",
+        c.unpaired.join("\n")
+    );
+    let lines: BTreeSet<&String> = c.logs.iter().map(|(_, _, at, _)| at).collect();
+    eprintln!("{} distinct log records at {} source lines", c.logs.len(), lines.len());
+    assert!(c.logs.len() > 50, "only {} log records in the corpus", c.logs.len());
+    let mut bad = Vec::new();
+    for (r, level, at, text) in &c.logs {
+        let Some(stmt) = statement_at(&by_line, *r, at) else {
+            bad.push(format!("{r}: {at}: no cited statement there (log {text:?})"));
+            continue;
+        };
+        let call = match *level {
+            "INFO" => "logger.info",
+            "WARNING" => "logger.warning",
+            _ => "logger.debug",
+        };
+        if !stmt.starts_with(call) {
+            bad.push(format!("{r}: {level} {at}: {stmt:?} is not a {call} call"));
+        } else if !spelt_by(stmt, text) {
+            bad.push(format!("{r}: {at}: {text:?} is not spelt by {stmt:?}"));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} log record(s) differ from the cited call:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
 
 #[test]
 fn error_messages_are_the_cited_statements_text() {
     let rows = statements();
-    // (file, line, release key) -> statement; a vLLM file is keyed by the source release, FlashInfer's by its version.
-    let by_line: BTreeMap<(String, u32, String), &String> = rows
-        .iter()
-        .map(|((_, key), (file, line, stmt))| ((file.clone(), *line, key.clone()), stmt))
-        .collect();
-    let errors = cited_errors();
+    let by_line = by_line(&rows);
+    let errors = &corpus().errors;
     assert!(errors.len() > 20, "only {} cited errors in the corpus", errors.len());
     let sources: BTreeSet<&String> = errors.iter().map(|(_, _, s)| s).collect();
     eprintln!("{} distinct cited errors at {} source lines", errors.len(), sources.len());
     let mut bad = Vec::new();
     let mut known_seen = BTreeSet::new();
-    for (r, msg, source) in &errors {
+    for (r, msg, source) in errors {
         if let Some((start, _)) = KNOWN.iter().find(|(start, _)| msg.starts_with(start)) {
             known_seen.insert(*start);
             continue;
         }
-        let (file, line) = source.rsplit_once(':').unwrap();
-        let line: u32 = line.parse().unwrap();
-        let keys = [r.source_release().name().to_string(), r.flashinfer_pin().name().to_string()];
-        let stmt = keys.iter().find_map(|k| by_line.get(&(file.to_string(), line, k.clone())));
-        match stmt {
+        match statement_at(&by_line, *r, source) {
             None => bad.push(format!("{r}: {source}: no cited statement there (message {msg:?})")),
             Some(stmt) if !(stmt.starts_with("raise ") || stmt.starts_with("assert ")) => {
                 bad.push(format!("{r}: {source}: the error cites {stmt:?}, not a raise or assert"))
@@ -393,4 +473,36 @@ fn templates_read_python_literals() {
     assert!(spelt_by(r#"raise ValueError("{} and {}".format(a, b))"#, "x and y"));
     assert!(spelt_by(r#"assert x, "100%% of {y}""#, "100% of {y}"));
     assert!(!spelt_by(r#"raise ValueError("a" + b + "c")"#, "ab"));
+}
+
+/// The lines users saw in real logs and tracebacks (issue 12): `[cuda.py:482]` (0.26.0, 0.27.x), `[cuda.py:526]`
+/// (0.31.0), the forced-backend error at cuda.py:411 (0.25.1), the SM90 sliding-window error at flashinfer.py:757
+/// (0.25.0).
+#[test]
+fn the_lines_real_logs_print() {
+    use qpath_core::release::Release::*;
+    let run = |gpu: &str, r: Release, args: &str| {
+        resolve(&Scenario::new(Hardware::parse(gpu).unwrap(), r, format!("vllm serve {args}")))
+    };
+    for (r, line) in [(V0_26_0, 482), (V0_27_0, 482), (V0_27_1, 482), (V0_31_0, 526)] {
+        let report = run("h100-sxm", r, "meta-llama/Llama-3.1-8B-Instruct");
+        let first = report.log_records[0].show();
+        assert!(
+            first.starts_with(&format!("INFO [cuda.py:{line}] Using FLASH_ATTN attention backend")),
+            "{r}: {first}"
+        );
+    }
+    let forced = run(
+        "v100",
+        V0_25_1,
+        "meta-llama/Llama-3.1-8B-Instruct --attention-backend FLASHINFER",
+    );
+    let e = forced.error.expect("FlashInfer is not valid on a V100");
+    assert_eq!(e.source.as_deref(), Some("vllm/platforms/cuda.py:411"), "{}", e.message);
+    let gemma = run("h100-sxm", V0_25_0, "google/gemma-3-27b-it --attention-backend FLASHINFER");
+    let sources: Vec<_> = gemma.groups.iter().filter_map(|g| g.error.as_ref()?.source.clone()).collect();
+    assert!(
+        sources.contains(&"vllm/v1/attention/backends/flashinfer.py:757".to_string()),
+        "{sources:?}"
+    );
 }
