@@ -292,6 +292,22 @@ const MODELS: &[&str] = &[
     "meta-llama/Llama-3.1-8B-Instruct --attention-backend FLASHINFER --dtype float16",
 ];
 
+/// Commands whose flags vLLM itself rejects, run once per GPU and release.
+const REJECTED: &[&str] = &[
+    "meta-llama/Llama-3.1-8B-Instruct --attention-backend FLASHINFER --attention-config.backend FLASHINFER",
+    "meta-llama/Llama-3.1-8B-Instruct --attention-backend FLASH_ATTN --kv-cache-dtype nvfp4",
+];
+
+/// The Llama-3.1-8B config.json with a checkpoint's `quantization_config`: a compressed-tensors FP8 KV scheme, an
+/// int8 one, and a ModelOpt checkpoint with an algorithm vLLM does not know.
+const CHECKPOINTS: &[&str] = &[
+    r#""quantization_config": {"quant_method": "compressed-tensors", "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor", "dynamic": false, "symmetric": true}}"#,
+    r#""quantization_config": {"quant_method": "compressed-tensors", "kv_cache_scheme": {"num_bits": 8, "type": "int", "strategy": "tensor", "symmetric": true}}"#,
+    r#""quantization_config": {"quant_method": "modelopt", "kv_cache_quant_algo": "INT4_AWQ"}"#,
+];
+
+const LLAMA_31_8B: &str = include_str!("fixtures/llama-3.1-8b-instruct.config.json");
+
 const FLAGS: &[&str] = &[
     "",
     "-ac.use_trtllm_attention true",
@@ -326,6 +342,7 @@ fn corpus() -> &'static Corpus {
         gpus.dedup_by_key(|g| g.capability);
         for r in Release::ALL {
             for &gpu in &gpus {
+                c.rejected_and_checkpoints(r, gpu);
                 for model in MODELS {
                     for flags in FLAGS {
                         for dtype in CACHE_DTYPES {
@@ -342,6 +359,23 @@ fn corpus() -> &'static Corpus {
 }
 
 impl Corpus {
+    fn rejected_and_checkpoints(&mut self, r: Release, gpu: &'static qpath_core::gpu::Gpu) {
+        for cmd in REJECTED {
+            let cmd = format!("vllm serve {cmd}");
+            self.add(r, &cmd, &resolve(&Scenario::new(Hardware::Gpu(gpu), r, cmd.clone())));
+        }
+        for extra in CHECKPOINTS {
+            let i = LLAMA_31_8B.rfind('}').unwrap();
+            let config = format!("{},\n  {extra}\n}}", LLAMA_31_8B[..i].trim_end());
+            for dtype in CACHE_DTYPES {
+                let cmd = format!("vllm serve m --attention-backend FLASHINFER --kv-cache-dtype {dtype}");
+                let mut s = Scenario::new(Hardware::Gpu(gpu), r, cmd.clone());
+                s.model_config = Some(config.clone());
+                self.add(r, &format!("{cmd} (config.json {extra})"), &resolve(&s));
+            }
+        }
+    }
+
     fn add(&mut self, r: Release, cmd: &str, report: &Report) {
         let scenario = report.error.iter().map(|e| (&e.message, &e.source));
         let groups = report
