@@ -47,6 +47,9 @@ export type GroupErrorType = "ValueError" | "AssertionError" | "NotImplementedEr
  *  FlashInfer (`other-backend`). */
 export type CellStatus = "ok" | "error" | "other-backend";
 
+/** A Python logging level, as vLLM's log lines start with it. */
+export type LogLevel = "DEBUG" | "INFO" | "WARNING";
+
 /** A flashinfer-python release some vLLM release qpath knows pins (the values {@link ResolveOptions.flashinfer} takes). */
 export type FlashInferVersion = "0.6.12" | "0.6.13" | "0.6.14" | "0.6.16.post3" | "0.6.18" | "0.6.18.post1" | "0.7.0.post1" | "0.7.2.post1";
 
@@ -111,6 +114,18 @@ export interface TraceStep {
   url: string | null;
 }
 
+/** One log line as vLLM's logger prints it: `INFO [cuda.py:482] Using …` (`level`, the base name of `file`, `line`,
+ *  `text`). */
+export interface LogRecord {
+  level: LogLevel;
+  /** The file of the `logger.` call in its repository, e.g. `"vllm/platforms/cuda.py"`. */
+  file: string;
+  /** The line of the `logger.` call in this release (the line Python's logging records). */
+  line: number;
+  /** The message, as in `logs`. */
+  text: string;
+}
+
 /** One attention group: layers that share a backend and a KV-cache spec (one metadata builder in vLLM). */
 export interface GroupReport {
   layers: number[];
@@ -135,6 +150,8 @@ export interface GroupReport {
   warnings: string[];
   logs: string[];
   trace: TraceStep[];
+  /** `logs` with the level and source line of each (appended key). */
+  log_records: LogRecord[];
 }
 
 /** The answer for one scenario: the JSON of `qpath --format json`. */
@@ -161,6 +178,8 @@ export interface Report {
   notes: string[];
   /** Flags vLLM accepts that do not affect this decision. */
   unused_flags: string[];
+  /** `logs` as vLLM's logger prints them: with the level and the `file:line` of each `logger.` call. */
+  log_records: LogRecord[];
 }
 
 /** One cell of the matrix: the FlashInfer outcome of the scenario on one GPU with one cache dtype. */

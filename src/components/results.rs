@@ -15,7 +15,8 @@ use std::rc::Rc;
 
 use qpath_core::dtype::TorchDtype;
 use qpath_core::report::{
-    attention_name, AttentionKind, Backend, GroupError, GroupReport, Kernel, Report, ScenarioError, ScenarioErrorKind, TraceStep,
+    attention_name, AttentionKind, Backend, GroupError, GroupReport, Kernel, LogRecord, Report, ScenarioError, ScenarioErrorKind,
+    TraceStep,
 };
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
@@ -79,6 +80,19 @@ fn attention_words(g: &GroupReport) -> String {
 }
 
 /// A `file:line` as a link when its URL is known.
+/// Log lines as vLLM's logger prints them: each after the `[file:line]` of its `logger.` call.
+fn log_lines(records: &[LogRecord]) -> Html {
+    let last = records.len().saturating_sub(1);
+    html! {
+        { for records.iter().enumerate().map(|(i, l)| html! {
+            <>
+                <code class="log-at">{ format!("[{}]", l.location()) }</code>
+                { format!(" {}{}", l.text, if i < last { "\n" } else { "" }) }
+            </>
+        }) }
+    }
+}
+
 fn source_link(source: &str, url: Option<&str>) -> Html {
     match url {
         Some(url) => html! {
@@ -104,7 +118,7 @@ pub fn results(props: &ResultsProps) -> Html {
                 if !r.logs.is_empty() {
                     <div class="engine-log-block">
                         <h3>{ "Backend selection log" }</h3>
-                        <pre class="engine-logs">{ r.logs.join("\n") }</pre>
+                        <pre class="engine-logs">{ log_lines(&r.log_records) }</pre>
                     </div>
                 }
                 { layer_strip(r) }
@@ -335,7 +349,7 @@ fn group_card(props: &GroupCardProps) -> Html {
             if !g.logs.is_empty() {
                 <div class="logs-block">
                     <h4>{ "What vLLM logs" }</h4>
-                    <pre class="logs">{ g.logs.join("\n") }</pre>
+                    <pre class="logs">{ log_lines(&g.log_records) }</pre>
                 </div>
             }
             <div class="trace-block">

@@ -39,7 +39,30 @@ fn yes() -> bool {
 struct CiteRow {
     repo: String,
     file: String,
+    /// The start of the cited statement's stripped first line (`tests/citations.rs` checks it against
+    /// `data/source-statements.tsv`); not generated into the crate.
+    anchor: Option<String>,
+    /// Per release (FlashInfer release for a FlashInfer file), where the statement's text differs from `anchor`.
+    #[serde(default)]
+    anchors: BTreeMap<String, String>,
     lines: BTreeMap<String, u32>,
+}
+
+/// Every cite has an anchor, and per-release anchors only for releases it has a line in.
+fn check_anchors(name: &str, c: &CiteRow) {
+    let anchor = c.anchor.as_deref().unwrap_or_else(|| {
+        panic!("data/source-lines.toml: [{name}]: no `anchor` (the start of the cited statement's first line)")
+    });
+    assert!(
+        !anchor.trim().is_empty(),
+        "data/source-lines.toml: [{name}]: `anchor` is empty"
+    );
+    for (key, a) in &c.anchors {
+        assert!(
+            c.lines.contains_key(key) && !a.trim().is_empty(),
+            "data/source-lines.toml: [{name}]: anchors.{key:?} names no release of `lines` (or is empty)"
+        );
+    }
 }
 
 /// The FlashInfer releases some vLLM release pins, each once, in the order they are first pinned (version order: a
@@ -275,6 +298,7 @@ fn cites_rs(manifest: &Path, rows: &[Row], source: &[usize]) -> String {
     for (_, name) in order {
         all.push(format!("({name:?}, {name})"));
         let c = &cites[name];
+        check_anchors(name, c);
         let repo = match c.repo.as_str() {
             "vllm" => "Repo::Vllm",
             "flashinfer" => "Repo::FlashInfer",

@@ -31,6 +31,7 @@ use crate::dtype::TorchDtype;
 use crate::model::{HybridSpec, HybridState};
 use crate::platform::Platform;
 use crate::release::Release;
+use crate::report::{LogLevel, LogRecord};
 use crate::selection::Backend;
 use crate::serve::ServeCommand;
 use crate::source::{self, Cite};
@@ -110,7 +111,7 @@ pub struct Alignment {
     pub attn_page_bytes_per_token: u64,
     pub trace: Trace,
     /// Log lines of config time (before backend selection): NemotronH's `mamba_ssm_cache_dtype` update.
-    pub config_logs: Vec<String>,
+    pub config_logs: Vec<LogRecord>,
     /// What qpath could not model (the block size is then vLLM's default or `--block-size`).
     pub unmodelled: Option<String>,
 }
@@ -270,7 +271,7 @@ fn mamba_page(
     f: &HybridFlags,
     (tp, spec_tokens): (u32, u32),
     t: &mut Trace,
-    logs: &mut Vec<String>,
+    logs: &mut Vec<LogRecord>,
 ) -> Result<u64, String> {
     let conv_name = f.mamba_cache_dtype.clone().unwrap_or_else(|| "auto".into());
     let ssm_name = f.mamba_ssm_cache_dtype.clone().unwrap_or_else(|| "auto".into());
@@ -310,7 +311,7 @@ fn mamba_page(
 }
 
 /// Step 2, NemotronH's config: `--mamba-ssm-cache-dtype auto` becomes config.json's dtype (else float32), logged.
-fn nemotron_h_ssm_dtype(h: &HybridSpec, mut ssm_name: String, t: &mut Trace, logs: &mut Vec<String>) -> String {
+fn nemotron_h_ssm_dtype(h: &HybridSpec, mut ssm_name: String, t: &mut Trace, logs: &mut Vec<LogRecord>) -> String {
     if let HybridState::Mamba2 { ssm_cache_dtype, .. } = &h.state {
         if ssm_name == "auto" {
             let to = ssm_cache_dtype.clone().unwrap_or_else(|| "float32".into());
@@ -331,7 +332,13 @@ fn nemotron_h_ssm_dtype(h: &HybridSpec, mut ssm_name: String, t: &mut Trace, log
                 "NemotronH log",
                 format!("INFO \"Updating mamba_ssm_cache_dtype to '{to}' for NemotronH model\""),
             );
-            logs.push(format!("Updating mamba_ssm_cache_dtype to '{to}' for NemotronH model"));
+            let text = format!("Updating mamba_ssm_cache_dtype to '{to}' for NemotronH model");
+            logs.push(LogRecord::new(
+                LogLevel::Info,
+                &source::NEMOTRONH_SSM_DTYPE_LOG,
+                (t.release, t.flashinfer),
+                text,
+            ));
             ssm_name = to;
         }
     }
@@ -632,9 +639,10 @@ fn raise_block_size(default_block: u32, block: u64, (mamba, attn1): (u64, u64), 
             "block size raised",
             format!("block size {default_block} < {block}: cache_config.block_size = {block}"),
         );
-        t.info(format!(
-            "Setting attention block size to {block} tokens to ensure that attention page size is >= mamba page size."
-        ));
+        t.info(
+            &source::HYB_SET_BLOCK_SIZE_LOG,
+            format!("Setting attention block size to {block} tokens to ensure that attention page size is >= mamba page size."),
+        );
     } else {
         t.step(
             Some(&source::HYB_SET_BLOCK_SIZE_LOG),
@@ -655,9 +663,12 @@ fn raise_block_size(default_block: u32, block: u64, (mamba, attn1): (u64, u64), 
             "mamba page padded",
             format!("attention page {block_size} x {attn1} = {attn_page} bytes; the {mamba}-byte state page is padded to it"),
         );
-        t.info(format!(
-            "Padding mamba page size by {pct:.2}% to ensure that mamba page size and attention page size are exactly equal."
-        ));
+        t.info(
+            &source::HYB_PAD_LOG,
+            format!(
+                "Padding mamba page size by {pct:.2}% to ensure that mamba page size and attention page size are exactly equal."
+            ),
+        );
     }
     block_size
 }

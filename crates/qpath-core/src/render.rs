@@ -251,11 +251,14 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
                 code_span(&decode)
             );
         }
-        let logs: Vec<&String> = r.logs.iter().chain(r.groups.iter().flat_map(|g| g.logs.iter())).collect();
+        let logs: Vec<String> = (r.log_records.iter())
+            .chain(r.groups.iter().flat_map(|g| g.log_records.iter()))
+            .map(|l| l.show())
+            .collect();
         if !logs.is_empty() {
             let _ = writeln!(out, "\n<details><summary>log lines vLLM would print</summary>\n\n```");
             let mut seen: Vec<&String> = Vec::new();
-            for l in logs {
+            for l in &logs {
                 if !seen.contains(&l) {
                     let _ = writeln!(out, "{l}");
                     seen.push(l);

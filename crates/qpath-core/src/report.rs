@@ -6,7 +6,9 @@ use serde::Serialize;
 
 use crate::dtype::TorchDtype;
 pub use crate::model::AttentionKind;
+use crate::release::{FlashInfer, Release};
 pub use crate::selection::Backend;
+use crate::source::Cite;
 
 /// The answer for one scenario.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -29,6 +31,66 @@ pub struct Report {
     pub notes: Vec<String>,
     /// Flags vLLM accepts that do not affect this decision.
     pub unused_flags: Vec<String>,
+    /// `logs` as vLLM's logger prints them: each with its level and the `file:line` of its `logger.` call.
+    pub log_records: Vec<LogRecord>,
+}
+
+/// A Python logging level, serialised as logging names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum LogLevel {
+    #[serde(rename = "DEBUG")]
+    Debug,
+    #[serde(rename = "INFO")]
+    Info,
+    #[serde(rename = "WARNING")]
+    Warning,
+}
+
+impl LogLevel {
+    pub const ALL: [LogLevel; 3] = [LogLevel::Debug, LogLevel::Info, LogLevel::Warning];
+
+    /// The JSON string, as vLLM's log lines start with it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "DEBUG",
+            LogLevel::Info => "INFO",
+            LogLevel::Warning => "WARNING",
+        }
+    }
+}
+
+/// One log line as vLLM's logger records it: the level, the file and line of the `logger.xxx(` call in that release
+/// (its `*_once` wrappers pass `stacklevel`, so the caller's line), and the message.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LogRecord {
+    pub level: LogLevel,
+    /// The file in its repository, e.g. `vllm/platforms/cuda.py`.
+    pub file: &'static str,
+    pub line: u32,
+    pub text: String,
+}
+
+impl LogRecord {
+    /// The record of `text` logged by the call `cite` names, in `release` with `flashinfer` installed.
+    pub fn new(level: LogLevel, cite: &Cite, (release, flashinfer): (Release, FlashInfer), text: impl Into<String>) -> Self {
+        LogRecord {
+            level,
+            file: cite.file,
+            line: cite.at_with(release, flashinfer).map_or(0, |s| s.line),
+            text: text.into(),
+        }
+    }
+
+    /// `cuda.py:482`: the file's base name and the line, as vLLM's log format prints them.
+    pub fn location(&self) -> String {
+        let base = self.file.rsplit('/').next().unwrap_or(self.file);
+        format!("{base}:{}", self.line)
+    }
+
+    /// The line as vLLM prints it after its timestamp: `INFO [cuda.py:482] Using …`.
+    pub fn show(&self) -> String {
+        format!("{} [{}] {}", self.level.name(), self.location(), self.text)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -344,6 +406,8 @@ pub struct GroupReport {
     pub warnings: Vec<String>,
     pub logs: Vec<String>,
     pub trace: Vec<TraceStep>,
+    /// `logs` as vLLM's logger prints them (see [`Report::log_records`]).
+    pub log_records: Vec<LogRecord>,
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::hybrid::{self, AttentionSide, HybridFlags};
 use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
 use crate::platform::Platform;
 use crate::release::{FlashInfer, Release};
-use crate::report::{GpuRef, GroupReport, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind};
+use crate::report::{GpuRef, GroupReport, LogLevel, LogRecord, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind};
 use crate::selection::{self, Backend, LayerQuery, Selection, SelectionError};
 use crate::serve::{self, ServeCommand};
 use crate::source;
@@ -127,6 +127,7 @@ pub fn resolve(s: &Scenario) -> Report {
         logs: vec![],
         notes: vec![],
         unused_flags: vec![],
+        log_records: vec![],
     };
     environment_notes(s, &mut report);
     if let Err(e) = resolve_into(s, cc, &mut report) {
@@ -151,8 +152,11 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
     input_notes(&cmd, &spec, report);
     let checkpoint_set = report.model.as_ref().is_some_and(|m| m.checkpoint_kv_cache_dtype.is_some());
     let rows = select_layers(&p, forced, &cmd, &spec, checkpoint_set)?;
+    report.log_records = checkpoint_records(r, &checkpoint_logs);
     report.logs = checkpoint_logs;
-    report.logs.extend(selection_logs(&rows));
+    let selection = selection_logs(r, &rows);
+    report.logs.extend(selection.iter().map(|l| l.text.clone()));
+    report.log_records.extend(selection);
     // A hybrid model: the block size aligned to the recurrent state page (crate::hybrid), whose kernel block is the
     // page the attention groups' FlashInfer sees.
     let mut p = p;
@@ -166,10 +170,14 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
             head_dim: first.layer.head_dim,
         };
         let a = hybrid::align(&p, &cmd, h, &side);
-        let mut logs = a.config_logs;
+        let mut logs: Vec<String> = a.config_logs.iter().map(|l| l.text.clone()).collect();
         logs.append(&mut report.logs);
         logs.extend(a.trace.logs);
         report.logs = logs;
+        let mut records = a.config_logs;
+        records.append(&mut report.log_records);
+        records.extend(a.trace.records);
+        report.log_records = records;
         if let Some(why) = a.unmodelled {
             report.notes.push(why);
         } else {
@@ -249,6 +257,7 @@ fn recurrent_group(r: Release, h: &model::HybridSpec, layers: Vec<u32>, align_st
         phase_errors: Phases::default(),
         warnings: vec![],
         logs: vec![],
+        log_records: vec![],
         trace,
     }
 }
@@ -724,25 +733,36 @@ fn checkpoint_layer_errors(r: Release, spec: &ModelSpec, kv_cache_dtype: &str) -
 }
 
 /// The engine-wide log line of each distinct selection (`get_attn_backend_cls`'s `logger.info_once`), in order.
-fn selection_logs(rows: &[LayerRow]) -> Vec<String> {
-    let mut seen = Vec::new();
+fn selection_logs(r: Release, rows: &[LayerRow]) -> Vec<LogRecord> {
+    let mut seen: Vec<LogRecord> = Vec::new();
     for row in rows {
         let sel = &row.selection;
-        let line = if sel.forced {
-            format!("Using AttentionBackendEnum.{} backend.", sel.backend.name())
+        let (call, line) = if sel.forced {
+            let text = format!("Using AttentionBackendEnum.{} backend.", sel.backend.name());
+            (&source::CUDA_FORCED_LOG, text)
         } else {
             let names: Vec<String> = sel.valid.iter().map(|b| format!("'{}'", b.name())).collect();
-            format!(
+            let text = format!(
                 "Using {} attention backend out of potential backends: [{}].",
                 sel.backend.name(),
                 names.join(", ")
-            )
+            );
+            (&source::CUDA_CHOSEN_LOG, text)
         };
-        if !seen.contains(&line) {
-            seen.push(line);
+        if !seen.iter().any(|l| l.text == line) {
+            seen.push(LogRecord::new(LogLevel::Info, call, (r, r.flashinfer_pin()), line));
         }
     }
     seen
+}
+
+/// The checkpoint's warning (`checkpoint_cache_dtype`'s log lines) as records of `get_kv_cache_quant_algo_string`'s
+/// `logger.warning(` (whose text itself starts with "WARNING: ").
+fn checkpoint_records(r: Release, logs: &[String]) -> Vec<LogRecord> {
+    let call = &source::CHECKPOINT_KV_UNKNOWN_ALGO_LOG;
+    logs.iter()
+        .map(|l| LogRecord::new(LogLevel::Warning, call, (r, r.flashinfer_pin()), l.clone()))
+        .collect()
 }
 
 /// Attention groups (the KV-cache groups, one metadata builder each): layers sharing backend, per-layer KV spec and
@@ -853,6 +873,7 @@ fn group_report(
         phase_errors: Phases::default(),
         warnings: vec![],
         logs: vec![],
+        log_records: vec![],
         trace: head.steps,
     };
     if key.backend == Backend::FlashInfer {
@@ -873,6 +894,7 @@ fn group_report(
         g.phase_errors = out.phase_errors;
         g.warnings = out.trace.warnings;
         g.logs = out.trace.logs;
+        g.log_records = out.trace.records;
         g.trace.extend(out.trace.steps);
     }
     g

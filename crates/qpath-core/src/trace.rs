@@ -1,7 +1,7 @@
 //! Collects a group's decision steps, warnings and log lines while the rules run.
 
 use crate::release::{FlashInfer, Release};
-use crate::report::{TraceStep, UNVERIFIED_RULE};
+use crate::report::{LogLevel, LogRecord, TraceStep, UNVERIFIED_RULE};
 use crate::source::Cite;
 
 #[derive(Debug)]
@@ -12,6 +12,8 @@ pub struct Trace {
     pub steps: Vec<TraceStep>,
     pub warnings: Vec<String>,
     pub logs: Vec<String>,
+    /// `logs` with the level and line of each `logger.` call.
+    pub records: Vec<LogRecord>,
 }
 
 impl Trace {
@@ -22,6 +24,7 @@ impl Trace {
             steps: Vec::new(),
             warnings: Vec::new(),
             logs: Vec::new(),
+            records: Vec::new(),
         }
     }
 
@@ -49,15 +52,22 @@ impl Trace {
         });
     }
 
-    /// A vLLM `logger.warning*` line: in `warnings`, and in `logs` in the order vLLM prints it.
-    pub fn warn(&mut self, text: impl Into<String>) {
+    /// A vLLM `logger.warning*` line, logged by the call `cite` names: in `warnings`, and in `logs` in the order vLLM
+    /// prints it.
+    pub fn warn(&mut self, cite: &Cite, text: impl Into<String>) {
         let text = text.into();
-        self.logs.push(text.clone());
-        self.warnings.push(text);
+        self.warnings.push(text.clone());
+        self.log(LogLevel::Warning, cite, text);
     }
 
-    /// A vLLM `logger.info*` line.
-    pub fn info(&mut self, text: impl Into<String>) {
-        self.logs.push(text.into());
+    /// A vLLM `logger.info*` line, logged by the call `cite` names.
+    pub fn info(&mut self, cite: &Cite, text: impl Into<String>) {
+        self.log(LogLevel::Info, cite, text.into());
+    }
+
+    fn log(&mut self, level: LogLevel, cite: &Cite, text: String) {
+        self.logs.push(text.clone());
+        let at = (self.release, self.flashinfer);
+        self.records.push(LogRecord::new(level, cite, at, text));
     }
 }

@@ -58,7 +58,7 @@ pub fn artifactory_warning(p: &Platform, t: &mut Trace) {
         "no flashinfer-cubin (VLLM_HAS_FLASHINFER_CUBIN unset) and the artifactory request failed (offline): False, \
          so no TRTLLM; vLLM logs the exception as %s (qpath cannot model this: the text of the exception requests raises)",
     );
-    t.warn(ARTIFACTORY_FAILED);
+    t.warn(&source::UF_ARTIFACTORY_FAILED, ARTIFACTORY_FAILED);
 }
 
 /// A sentence saying why [`supports`] answered as it did, for the trace.
@@ -130,7 +130,10 @@ pub fn use_trtllm(p: &Platform, t: &mut Trace, a: &UseArgs) -> bool {
     if a.force.is_none() {
         return auto_detected(p, t, a, &rule);
     }
-    t.info("Using TRTLLM attention (--attention-config.use_trtllm_attention is set to 1)");
+    t.info(
+        &source::UF_USE_TRTLLM_FORCED_ON,
+        "Using TRTLLM attention (--attention-config.use_trtllm_attention is set to 1)",
+    );
     t.step(
         Some(&source::UF_USE_TRTLLM_FORCED_ON),
         rule,
@@ -154,11 +157,14 @@ fn refused(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
         return true;
     }
     if a.dcp_world_size > 1 {
-        t.warn(if r >= V0_26_0 {
-            "TRTLLM prefill does not support DCP, reverting to FlashInfer"
-        } else {
-            "Trtllm does not support returning LSE and as a result does not support DCP, reverting to FlashInfer"
-        });
+        t.warn(
+            &source::UF_USE_TRTLLM_DCP,
+            if r >= V0_26_0 {
+                "TRTLLM prefill does not support DCP, reverting to FlashInfer"
+            } else {
+                "Trtllm does not support returning LSE and as a result does not support DCP, reverting to FlashInfer"
+            },
+        );
         t.step(
             Some(&source::UF_USE_TRTLLM_DCP),
             rule,
@@ -168,7 +174,7 @@ fn refused(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
     }
     if !supports(p, a.is_prefill) {
         if a.force == Some(true) {
-            t.warn(if r < V0_25_0Prefix {
+            t.warn(&source::UF_USE_TRTLLM_PLATFORM_LOG, if r < V0_25_0Prefix {
                 "TRTLLM attention is not supported on this platform, but --attention-config.use_trtllm_attention is set to 1".to_string()
             } else {
                 format!("TRTLLM attention is not supported on this platform for {ph}, but --attention-config.use_trtllm_attention is set to 1")
@@ -183,7 +189,7 @@ fn refused(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
     }
     if a.kv_heads == 0 || a.q_heads % a.kv_heads != 0 {
         if a.force == Some(true) {
-            t.warn("TRTLLM attention is not supported for this combination of query and key heads, but --attention-config.use_trtllm_attention is set to 1");
+            t.warn(&source::UF_USE_TRTLLM_HEADS_LOG, "TRTLLM attention is not supported for this combination of query and key heads, but --attention-config.use_trtllm_attention is set to 1");
         }
         t.step(
             Some(&source::UF_USE_TRTLLM_HEADS),
@@ -204,7 +210,10 @@ fn refused(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
 fn required(t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
     let ph = phase(a.is_prefill);
     if a.has_spec && !a.is_prefill {
-        t.info("Using TRTLLM attention (enabled for speculative decoding).");
+        t.info(
+            &source::UF_USE_TRTLLM_SPEC,
+            "Using TRTLLM attention (enabled for speculative decoding).",
+        );
         t.step(
             Some(&source::UF_USE_TRTLLM_SPEC),
             rule,
@@ -213,7 +222,10 @@ fn required(t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
         return true;
     }
     if a.q_dtype == TorchDtype::Float8E4m3fn {
-        t.info("Using TRTLLM attention (query is quantized).");
+        t.info(
+            &source::UF_USE_TRTLLM_Q_QUANTIZED,
+            "Using TRTLLM attention (query is quantized).",
+        );
         t.step(
             Some(&source::UF_USE_TRTLLM_Q_QUANTIZED),
             rule,
@@ -222,7 +234,10 @@ fn required(t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
         return true;
     }
     if a.has_sinks {
-        t.info("Using TRTLLM attention (required for attention sinks).");
+        t.info(
+            &source::UF_USE_TRTLLM_SINKS,
+            "Using TRTLLM attention (required for attention sinks).",
+        );
         t.step(
             Some(&source::UF_USE_TRTLLM_SINKS),
             rule,
@@ -261,7 +276,12 @@ fn auto_detected(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
     };
     if value {
         // 0.24.0 prints fixed strings, 0.25.0+ formats `Using TRTLLM %s attention (auto-detected).`: the same text.
-        t.warn(format!("Using TRTLLM {ph} attention (auto-detected)."));
+        let call = if a.is_prefill {
+            &source::UF_USE_TRTLLM_AUTO
+        } else {
+            &source::UF_USE_TRTLLM_AUTO_DECODE_LOG
+        };
+        t.warn(call, format!("Using TRTLLM {ph} attention (auto-detected)."));
     }
     t.step(
         Some(&source::UF_USE_TRTLLM_AUTO),

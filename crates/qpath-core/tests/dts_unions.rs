@@ -5,7 +5,7 @@
 use qpath_core::dtype::TorchDtype;
 use qpath_core::matrix::CellStatus;
 use qpath_core::release::FlashInfer;
-use qpath_core::report::{AttentionKind, Backend, GroupErrorKind, Kernel, ScenarioErrorKind, Stage};
+use qpath_core::report::{AttentionKind, Backend, GroupErrorKind, Kernel, LogLevel, ScenarioErrorKind, Stage};
 use serde::Serialize;
 
 const DTS: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/qpath.d.ts"));
@@ -133,6 +133,11 @@ fn unions_match_the_enums() {
     same("CellStatus", json(&statuses));
 
     same("FlashInferVersion", json(&FlashInfer::ALL));
+
+    let _: fn(LogLevel) = |l| match l {
+        LogLevel::Debug | LogLevel::Info | LogLevel::Warning => {}
+    };
+    same("LogLevel", json(&LogLevel::ALL));
 
     let dtypes = [
         TorchDtype::Float16,

@@ -244,7 +244,7 @@ fn the_xqa_head_dim_bound_follows_the_installed_flashinfer() {
             "Invalid head_dim: 512, must be divisible by 16 and in range [16, 256]"
         )
     );
-    assert_eq!(e.source.as_deref(), Some("flashinfer/jit/xqa.py:90"));
+    assert_eq!(e.source.as_deref(), Some("flashinfer/jit/xqa.py:89"));
     let up = run(&[(Gpu, "h100-sxm"), (Vllm, "0.28.0"), (Fi, "0.6.18")], &args);
     assert!(group(&up).error.is_none(), "{:?}", group(&up).error);
     assert_eq!(kernels(&up), (Some(Kernel::Fa2), Some(Kernel::Xqa)));
@@ -260,7 +260,7 @@ fn the_xqa_head_dim_bound_follows_the_installed_flashinfer() {
             ValueError,
             "head_dim 512 > 256 requires head_group_ratio <= 16, got 32",
             Stage::DecodeJit,
-            Some("flashinfer/jit/xqa.py:100")
+            Some("flashinfer/jit/xqa.py:101")
         )
     );
 }

@@ -79,36 +79,36 @@ fn no_valid_backend_prints_every_field_of_the_selector_config() {
     let cases = [
         (
             V0_24_0,
-            445,
+            444,
             "use_non_causal=False, use_batch_invariant=False, use_kv_connector=False)",
         ),
         (
             V0_26_0,
-            447,
+            446,
             "has_sliding_window=False, use_non_causal=False, use_batch_invariant=False, use_kv_connector=False, \
              use_pcp=False)",
         ),
         (
             V0_28_0,
-            451,
+            450,
             "has_sliding_window=False, use_non_causal=False, use_batch_invariant=False, use_kv_connector=False, \
              use_adaptive_verification=False, use_pcp=False)",
         ),
         (
             V0_29_0,
-            457,
+            456,
             "has_sliding_window=False, use_non_causal=False, use_batch_invariant=False, use_kv_connector=False, \
              use_adaptive_verification=False, use_pcp=False, use_dcp=False)",
         ),
         (
             V0_30_0,
-            503,
+            502,
             "has_sliding_window=False, use_non_causal=False, use_batch_invariant=False, use_kv_connector=False, \
              use_adaptive_verification=False, use_pcp=False, use_dcp=False, use_rswa=False)",
         ),
         (
             V0_33_0,
-            473,
+            472,
             "has_sliding_window=False, use_non_causal=False, use_batch_invariant=False, use_kv_connector=False, \
              use_adaptive_verification=False, use_pcp=False, use_dcp=False, use_rswa=False)",
         ),

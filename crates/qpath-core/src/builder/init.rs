@@ -98,7 +98,8 @@ impl Run<'_> {
     }
 
     /// The unquantized branch: `self.cache_dtype = "auto"`, then the bare
-    /// `assert self.kv_cache_spec.dtype == self.model_config.dtype` ([`source::FI_UNQUANTIZED_GROUP`]).
+    /// `assert self.kv_cache_spec.dtype == self.model_config.dtype` ([`source::FI_UNQUANTIZED_GROUP`],
+    /// [`source::FI_UNQUANTIZED_ASSERT`]).
     fn unquantized_cache(&mut self) -> Result<Cache, Raise> {
         let (p, g) = (self.p, self.g);
         let model = p.model_dtype;
@@ -114,11 +115,11 @@ impl Run<'_> {
         if g.spec_dtype != model {
             // `assert self.kv_cache_spec.dtype == self.model_config.dtype` (bare assert, no message).
             self.t.step(
-                Some(&source::FI_UNQUANTIZED_GROUP),
+                Some(&source::FI_UNQUANTIZED_ASSERT),
                 "unquantized KV dtype must equal the model dtype",
                 format!("{} != {model}: assertion fails", g.spec_dtype),
             );
-            return Err(raise(AssertionError, "", Stage::Init, source::FI_UNQUANTIZED_GROUP));
+            return Err(raise(AssertionError, "", Stage::Init, source::FI_UNQUANTIZED_ASSERT));
         }
         Ok(Cache {
             kv: g.spec_dtype,
@@ -418,10 +419,13 @@ impl Run<'_> {
     fn xqa_fallbacks(&mut self, mut decode_kernel: Option<Kernel>) -> Option<Kernel> {
         let (p, g, r) = (self.p, self.g, self.r());
         if decode_kernel == Some(Kernel::Xqa) && r >= V0_29_0 && !(16..=256).contains(&g.head_dim) | (g.head_dim % 16 != 0) {
-            self.t.warn(format!(
+            self.t.warn(
+                &source::FI_XQA_HEAD_DIM_FALLBACK,
+                format!(
                 "FlashInfer XQA decode does not support head_dim={}; reverting this KV-cache group to native FlashInfer decode.",
                 g.head_dim
-            ));
+            ),
+            );
             self.t.step(
                 Some(&source::FI_XQA_HEAD_DIM_FALLBACK),
                 "XQA head_dim check",
@@ -430,7 +434,7 @@ impl Run<'_> {
             decode_kernel = None;
         }
         if decode_kernel == Some(Kernel::Xqa) && r >= V0_26_0 && p.dcp > 1 {
-            self.t.warn("FlashInfer XQA decode does not support returning LSE and therefore does not support DCP, reverting to native FlashInfer decode.");
+            self.t.warn(&source::FI_XQA_DCP_FALLBACK, "FlashInfer XQA decode does not support returning LSE and therefore does not support DCP, reverting to native FlashInfer decode.");
             self.t.step(
                 Some(&source::FI_XQA_DCP_FALLBACK),
                 "XQA and DCP",
@@ -491,7 +495,7 @@ impl Run<'_> {
         } else {
             cache.kv.torch_repr()
         };
-        self.t.info(format!(
+        self.t.info(&source::FI_RESOLVED_LOG, format!(
             "FlashInfer resolved query dtypes: prefill={}, decode={}, decode_backend={backend}, kv_cache_dtype={kv_repr}, arch={}",
             qp.torch_repr(),
             qd.torch_repr(),

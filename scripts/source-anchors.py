@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Checks the line numbers of data/source-lines.toml against the released sources, and writes the statements they cite.
+
+    scripts/source-anchors.py --src DIR --check   every cite x release: the stripped line at the cited line starts
+                                                  with the cite's anchor; a mismatch is listed with the nearest line
+                                                  (within 40) that does start with it, as the proposed fix
+    scripts/source-anchors.py --src DIR --write   regenerates data/source-statements.tsv (one row per cite x release:
+                                                  NAME, release, file, line, the whole statement on one line)
+    scripts/source-anchors.py --src DIR --show    prints the stripped cited line of every cite x release
+    scripts/source-anchors.py --src DIR --fix     moves every line inside a statement (a string argument, a comment)
+                                                  to the first line of the statement holding it (the next one for a
+                                                  comment), in data/source-lines.toml; then --check and --write
+
+DIR is laid out as scripts/fetch-vllm-source.sh builds it: vllm-<VER>/vllm/..., flashinfer-<VER>/flashinfer/...
+Releases with `source =` in data/releases.toml read their source release's lines and are not listed. The anchor of a
+cite is `anchor = "..."` in its table, or `anchors = { "<release>" = "..." }` where the text differs by release (FlashInfer
+cites: by FlashInfer release). Standard library only.
+"""
+
+import argparse
+import ast
+import io
+import re
+import sys
+import tokenize
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CAP = 2000
+NEAR = 40
+
+
+def load_cites():
+    with open(REPO / "data/source-lines.toml", "rb") as f:
+        cites = tomllib.load(f)
+    text = (REPO / "data/source-lines.toml").read_text()
+    order = sorted(cites, key=lambda k: text.find(f"\n[{k}]\n"))
+    return [(name, cites[name]) for name in order]
+
+
+def anchor_of(cite, key):
+    return cite.get("anchors", {}).get(key, cite.get("anchor"))
+
+
+class Source:
+    """The files of DIR, read once; their statements by first line, from `ast`."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+        self.lines = {}
+        self.starts = {}
+
+    def path(self, repo, key, file):
+        return self.root / f"{repo}-{key}" / file
+
+    def read(self, repo, key, file):
+        p = self.path(repo, key, file)
+        if p not in self.lines:
+            text = p.read_text()
+            self.lines[p] = text.splitlines()
+            self.starts[p] = statement_spans(text)
+        return self.lines[p], self.starts[p]
+
+
+def all_spans(text):
+    """Every statement's (first line, last line); a compound statement spans its header only."""
+    out = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.stmt):
+            continue
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt) and body[0].lineno > node.lineno:
+            out.append((node.lineno, body[0].lineno - 1))
+        else:
+            out.append((node.lineno, node.end_lineno))
+    return out
+
+
+def statement_spans(text):
+    """First line -> (first line, last line) of the outermost statement starting there; a compound statement (if, for,
+    def, with, ...) spans its header only."""
+    spans = {}
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.stmt):
+            continue
+        start = node.lineno
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            end = body[0].lineno - 1 if body[0].lineno > start else start
+        else:
+            end = node.end_lineno
+        if start not in spans or spans[start][1] < end:
+            spans[start] = (start, end)
+    return spans
+
+
+def without_comments(segment):
+    """The lines of `segment` with their `#` comments blanked (by `tokenize`; unchanged if it does not tokenize)."""
+    out = list(segment)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO("\n".join(segment) + "\n").readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return out
+    for t in tokens:
+        if t.type == tokenize.COMMENT:
+            row, col = t.start
+            out[row - 1] = out[row - 1][:col]
+    return out
+
+
+def statement(lines, spans, line):
+    start, end = spans.get(line, (line, line))
+    segment = [l.strip() for l in lines[start - 1 : end]]
+    parts = [l for l in without_comments(segment) if l]
+    text = re.sub(r"\s+", " ", " ".join(parts)).strip()
+    return text[:CAP]
+
+
+def each(src, cites):
+    for name, c in cites:
+        for key, line in c["lines"].items():
+            if line <= 0:
+                continue
+            lines, spans = src.read(c["repo"], key, c["file"])
+            yield name, c, key, line, lines, spans
+
+
+def check(src, cites):
+    bad = 0
+    for name, c, key, line, lines, _ in each(src, cites):
+        anchor = anchor_of(c, key)
+        if anchor is None:
+            print(f"[{name}] has no anchor")
+            bad += 1
+            continue
+        got = lines[line - 1].strip() if line <= len(lines) else ""
+        if got.startswith(anchor):
+            continue
+        bad += 1
+        near = [n for d in range(1, NEAR + 1) for n in (line - d, line + d) if 0 < n <= len(lines)]
+        fix = next((n for n in near if lines[n - 1].strip().startswith(anchor)), None)
+        hint = f"nearest match: line {fix}" if fix else f"no line within {NEAR} starts with the anchor"
+        print(f"[{name}] {key} {c['file']}:{line}: {got!r} does not start with {anchor!r}; {hint}")
+    print(f"{bad} mismatch(es)")
+    return 1 if bad else 0
+
+
+def write(src, cites, out):
+    rows = ["# NAME\trelease\tfile\tline\tstatement (generated by scripts/source-anchors.py --write; do not edit)"]
+    for name, c, key, line, lines, spans in each(src, cites):
+        rows.append(f"{name}\t{key}\t{c['file']}\t{line}\t{statement(lines, spans, line)}")
+    Path(out).write_text("\n".join(rows) + "\n")
+    print(f"wrote {len(rows) - 1} rows to {out}")
+    return 0
+
+
+def start_of(src, repo, key, file, line):
+    """The first line of the innermost statement holding `line`; for a blank or comment line, the next statement's."""
+    p = src.path(repo, key, file)
+    lines, _ = src.read(repo, key, file)
+    spans = all_spans(p.read_text())
+    holding = [s for s in spans if s[0] <= line <= s[1]]
+    if holding:
+        return max(holding)[0]
+    if not lines[line - 1].strip() or lines[line - 1].strip().startswith("#"):
+        return min(s for s, _ in spans if s > line)
+    return line
+
+
+def fix(src, cites):
+    """Moves every line that is not a statement's first line to the first line of the statement holding it, in
+    data/source-lines.toml (the anchors are not touched: --check afterwards)."""
+    path = REPO / "data/source-lines.toml"
+    text = path.read_text()
+    moved = 0
+    for name, c, key, line, lines, spans in each(src, cites):
+        new = start_of(src, c["repo"], key, c["file"], line)
+        if new == line:
+            continue
+        moved += 1
+        print(f"{name}\t{key}\t{line} -> {new}")
+        head = text.index(f"\n[{name}]\n")
+        at = text.index("lines = {", head)
+        end = text.index("\n", at)
+        row = re.sub(rf'"{re.escape(key)}" = {line}\b', f'"{key}" = {new}', text[at:end])
+        text = text[:at] + row + text[end:]
+    path.write_text(text)
+    print(f"{moved} line(s) moved")
+    return 0
+
+
+def show(src, cites):
+    for name, c, key, line, lines, _ in each(src, cites):
+        print(f"{name}\t{key}\t{line}\t{lines[line - 1].strip() if line <= len(lines) else '<past the end>'}")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--src", required=True, help="the unpacked sources (scripts/fetch-vllm-source.sh DIR)")
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true")
+    mode.add_argument("--write", action="store_true")
+    mode.add_argument("--show", action="store_true")
+    mode.add_argument("--fix", action="store_true", help="move lines inside a statement to its first line")
+    ap.add_argument("--out", default=str(REPO / "data/source-statements.tsv"), help="where --write writes")
+    args = ap.parse_args()
+    src, cites = Source(args.src), load_cites()
+    if args.write:
+        sys.exit(write(src, cites, args.out))
+    run = check if args.check else fix if args.fix else show
+    sys.exit(run(src, cites))
+
+
+if __name__ == "__main__":
+    main()
