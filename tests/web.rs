@@ -120,19 +120,22 @@ async fn choosing_the_prefix_release_shows_the_fa2_crash() {
     choose(&root, "#release", "0.25.0-prefix").await;
     let err = text(&root, ".group-error");
     assert!(err.contains("fp8 tensor core is not supported in fa2 backend"), "{err}");
-    assert!(err.contains("on the first prefill"), "{err}");
+    assert!(err.contains("on the first decode"), "{err}");
     assert_eq!(fi(&root, "q-prefill"), "float8_e4m3fn");
-    // Both phases: the decode has its kernel and its own error, shown beside the first one.
+    // Both phases: each has its kernel and its own error; the prefill's is shown beside the first one (the decode's).
     assert_eq!(
         (fi(&root, "kernel-prefill"), fi(&root, "kernel-decode")),
         ("fa2".into(), "fa2".into())
     );
-    let decode = text(&root, ".phase-error");
+    let prefill = text(&root, ".phase-error");
     assert!(
-        decode.starts_with("Decode also raises AssertionError on the first decode"),
-        "{decode}"
+        prefill.starts_with("Prefill also raises AssertionError on the first prefill"),
+        "{prefill}"
     );
-    assert!(decode.contains("fp8 tensor core is not supported in fa2 backend"), "{decode}");
+    assert!(
+        prefill.contains("fp8 tensor core is not supported in fa2 backend"),
+        "{prefill}"
+    );
     choose(&root, "#release", "0.25.0").await;
     assert!(!exists(&root, ".group-error"));
     assert_eq!(fi(&root, "q-prefill"), "bfloat16");

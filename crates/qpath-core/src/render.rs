@@ -191,6 +191,13 @@ pub fn text(r: &Report) -> String {
             let _ = writeln!(out, "  warning: {w}");
         }
     }
+    let logs = log_lines(r);
+    if !logs.is_empty() {
+        let _ = writeln!(out, "\nlog lines vLLM would print:");
+        for l in &logs {
+            let _ = writeln!(out, "  {l}");
+        }
+    }
     for n in &r.notes {
         let _ = writeln!(out, "\nnote: {n}");
     }
@@ -216,6 +223,19 @@ fn code_span(text: &str) -> String {
         ""
     };
     format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// The log lines vLLM prints for the scenario as its logger shows them (`INFO [cuda.py:482] …`): the engine's, then
+/// each group's, each once (a `*_once` call, or the same line from several groups).
+fn log_lines(r: &Report) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for l in r.log_records.iter().chain(r.groups.iter().flat_map(|g| g.log_records.iter())) {
+        let line = l.show();
+        if !seen.contains(&line) {
+            seen.push(line);
+        }
+    }
+    seen
 }
 
 /// Markdown for a GitHub issue: the scenario, the command line, the per-group table, errors and logs.
@@ -251,18 +271,11 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
                 code_span(&decode)
             );
         }
-        let logs: Vec<String> = (r.log_records.iter())
-            .chain(r.groups.iter().flat_map(|g| g.log_records.iter()))
-            .map(|l| l.show())
-            .collect();
+        let logs = log_lines(r);
         if !logs.is_empty() {
             let _ = writeln!(out, "\n<details><summary>log lines vLLM would print</summary>\n\n```");
-            let mut seen: Vec<&String> = Vec::new();
             for l in &logs {
-                if !seen.contains(&l) {
-                    let _ = writeln!(out, "{l}");
-                    seen.push(l);
-                }
+                let _ = writeln!(out, "{l}");
             }
             let _ = writeln!(out, "```\n</details>");
         }
