@@ -8,17 +8,17 @@
 #
 # The quality-gates target is a total of at most 150 KB (153,600 B). The page does not meet that: the limits below are
 # the measured sizes plus about 2% so that growth is caught; BENCHMARKS.md ("Bundle size") has the breakdown, the gap,
-# and what each raise bought (the last: any model's config.json, hybrid models, installed FlashInfer versions).
+# and what each raise bought (the last: issue 12's phases, stages, re-derived rules, vLLM's texts, other backends).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 [ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
 
 TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced yet
-TOTAL_GZIP_LIMIT=315500
+TOTAL_GZIP_LIMIT=328000
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 300000   761000
+qpath-web_bg.wasm                 312000   787000
 qpath-web.js                        8700        -
 snippets/*/inline0.js                400        -
 index.html                          1300        -

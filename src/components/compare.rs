@@ -102,8 +102,9 @@ fn group_side(g: &GroupReport) -> GroupSide {
     }
 }
 
+/// "vLLM rejects this scenario: Type: message", or "qpath cannot model this: …" for qpath's own limit.
 fn scenario_error_text(e: &ScenarioError) -> String {
-    format!("{}: {}", e.kind, e.message)
+    format!("{}: {}", e.kind.heading(), e.kind.body(&e.message))
 }
 
 /// One row: the layers (empty when neither side has groups) and both sides.
@@ -224,7 +225,7 @@ fn side_cells(row: &Row, which: &'static str) -> Html {
             <td colspan={FIELDS.len().to_string()}
                 class={classes!(format!("{which}-outcome"), which, "scenario-error", "failing", "side-start", row.any_differs().then_some("diff"))}>
                 if row.any_differs() { { marker() } }
-                <span class="value">{ format!("vLLM rejects the scenario: {text}") }</span>
+                <span class="value">{ text.clone() }</span>
             </td>
         },
     }

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::gpu::GPUS;
 use crate::release::Release;
-use crate::report::{Backend, Kernel, Report};
+use crate::report::{Backend, Kernel, Report, ScenarioErrorKind, QPATH_LIMIT};
 use crate::resolve::{resolve, Hardware, Scenario};
 use crate::serve;
 
@@ -87,7 +87,11 @@ pub fn summarize(r: &Report) -> (CellStatus, String) {
             .split(" is not valid for this configuration. Reason: ")
             .collect::<Vec<_>>()
             .join(" is not valid: ");
-        return (CellStatus::Error, format!("{}: {short}", e.kind));
+        let text = match e.kind {
+            ScenarioErrorKind::InputError => format!("{QPATH_LIMIT}: {}", e.kind.body(&short)),
+            _ => e.kind.body(&short),
+        };
+        return (CellStatus::Error, text);
     }
     if let Some(e) = r.groups.iter().find_map(|g| g.error.as_ref()) {
         return (

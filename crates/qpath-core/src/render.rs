@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{attention_name, Backend, GroupReport, Kernel, Report};
+use crate::report::{attention_name, Backend, GroupError, GroupReport, Kernel, Report};
 use crate::resolve::short_list;
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -13,18 +13,19 @@ fn kernel(k: Option<Kernel>) -> String {
     opt(k.map(|k| k.name()))
 }
 
+/// "AssertionError at first prefill (JIT module): text".
+fn error_text(e: &GroupError) -> String {
+    let message = if e.message.is_empty() {
+        "(a bare assert, no message)"
+    } else {
+        &e.message
+    };
+    format!("{} at {}: {message}", e.kind, stage_name(e.stage))
+}
+
 fn outcome(g: &GroupReport) -> String {
     match &g.error {
-        Some(e) => format!(
-            "{} at {}: {}",
-            e.kind,
-            stage_name(e.stage),
-            if e.message.is_empty() {
-                "(a bare assert, no message)"
-            } else {
-                &e.message
-            }
-        ),
+        Some(e) => error_text(e),
         None if g.backend.is_recurrent() => {
             format!(
                 "recurrent state on {} (no query dtype: recurrent state, no KV cache)",
@@ -45,14 +46,8 @@ fn phase_outcome(g: &GroupReport, is_prefill: bool) -> String {
     };
     match e {
         Some(e) => format!(
-            "{} at {}: {}{}",
-            e.kind,
-            stage_name(e.stage),
-            if e.message.is_empty() {
-                "(a bare assert, no message)"
-            } else {
-                &e.message
-            },
+            "{}{}",
+            error_text(e),
             e.source.as_ref().map_or(String::new(), |s| format!(" [{s}]"))
         ),
         None => format!("runs {}", kernel(k)),
