@@ -423,7 +423,11 @@ fn group_error(e: &GroupError, trace: &[TraceStep], label: &'static str, also: O
                 <span class="error-stage">{ format!(" {} ({})", e.stage.when(), e.stage.call()) }</span>
             </p>
             <p class="error-call">{ "in " }<code>{ e.raised_in.clone() }</code></p>
-            <pre class="error-message"><code>{ e.message.clone() }</code></pre>
+            if e.message.is_empty() {
+                <p class="error-message bare">{ "(a bare assert, no message)" }</p>
+            } else {
+                <pre class="error-message"><code>{ e.message.clone() }</code></pre>
+            }
             if let Some(s) = &e.source {
                 <p class="error-source">{ "raised at " }{ source_link(s, url.as_deref()) }</p>
             }

@@ -99,7 +99,11 @@ pub fn summarize(r: &Report) -> (CellStatus, String) {
             format!(
                 "{}: {}",
                 e.kind,
-                if e.message.is_empty() { "(no message)" } else { &e.message }
+                if e.message.is_empty() {
+                    "(a bare assert, no message)"
+                } else {
+                    &e.message
+                }
             ),
         );
     }
