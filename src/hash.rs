@@ -27,6 +27,12 @@ pub struct Link {
     pub config: Option<String>,
     /// `embed=1`: the page is shown inside another page's `<iframe>` (no chrome; see `crate::embed`).
     pub embed: bool,
+    /// `theme=`: `light`, `dark` or `auto` (the system's), set by an embedder to match its site; the page applies it
+    /// over the remembered theme without remembering it.
+    pub theme: Option<String>,
+    /// `origin=`: the embedding page's origin (`https://docs.example.com`), the only target an iframe posts its state
+    /// to; serialised as browsers serialise an origin (lower-case scheme and host, no default port).
+    pub origin: Option<String>,
     /// Messages about parts of the hash that could not be used, each naming the input.
     pub problems: Vec<String>,
 }
@@ -131,8 +137,27 @@ pub fn parse(hash: &str) -> Link {
                 )),
             },
             ("embed", _) => link.embed = matches!(value.as_str(), "1" | "true" | "yes"),
+            ("theme", _) => match value.as_str() {
+                "light" | "dark" | "auto" => link.theme = Some(value),
+                _ => link.problems.push(format!(
+                    "The link's theme `{}` is not light, dark or auto; it was not applied.",
+                    excerpt(&value)
+                )),
+            },
+            ("origin", _) => match web_origin(&value) {
+                Some(o) => link.origin = Some(o),
+                None => link.problems.push(format!(
+                    "The link's origin `{}` is not an origin (https://host or http://host[:port], nothing after); \
+                     it was not applied.",
+                    excerpt(&value)
+                )),
+            },
             (other, _) => {
-                let known: Vec<&str> = LINK_KEYS.iter().map(|k| k.name()).chain(["cmd", "config", "embed"]).collect();
+                let known: Vec<&str> = LINK_KEYS
+                    .iter()
+                    .map(|k| k.name())
+                    .chain(["cmd", "config", "embed", "theme", "origin"])
+                    .collect();
                 link.problems.push(format!(
                     "The link's key `{}` is not one qpath reads ({}); it was ignored.",
                     form_decode(other),
@@ -148,6 +173,42 @@ pub fn parse(hash: &str) -> Link {
     link.flashinfer = options.flashinfer;
     link.vllm_version = options.vllm_version;
     link
+}
+
+/// `text` as a web origin (`scheme://host[:port]`, as `new URL(text).origin` serialises it) when it is exactly one:
+/// http or https, a host name, IPv4 or bracketed IPv6 address, an optional port (a default port is dropped), at most a
+/// trailing `/`, no user, path, query or fragment. Checked in Rust, so the same rule holds natively and in the browser.
+pub fn web_origin(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let (scheme, rest) = lower.split_once("://")?;
+    let default_port = match scheme {
+        "https" => "443",
+        "http" => "80",
+        _ => return None,
+    };
+    let authority = rest.strip_suffix('/').unwrap_or(rest);
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) if !h.starts_with('[') || h.ends_with(']') => (h, Some(p)),
+        _ => (authority, None),
+    };
+    let host_ok = if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        !v6.is_empty() && v6.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+    } else {
+        !host.is_empty()
+            && host
+                .split('.')
+                .all(|l| !l.is_empty() && l.len() <= 63 && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+    };
+    let port = match port {
+        Some(p) if p.is_empty() || p.len() > 5 || !p.bytes().all(|b| b.is_ascii_digit()) => return None,
+        Some(p) if p.parse::<u32>().ok()? > 65_535 => return None,
+        Some(p) => Some(p.trim_start_matches('0').to_string()).filter(|p| p != default_port),
+        None => None,
+    };
+    host_ok.then(|| match port {
+        Some(p) => format!("{scheme}://{host}:{}", if p.is_empty() { "0" } else { &p }),
+        None => format!("{scheme}://{host}"),
+    })
 }
 
 /// The longest hash a link carries a pasted config.json in (browsers and chat tools cut longer addresses).
@@ -325,11 +386,45 @@ mod tests {
         for named in ["`h900`", "`banana`", "`oops`", "`maybe`", "`color`"] {
             assert!(all.contains(named), "{named} not named in {all}");
         }
-        // The key qpath never read is named like any other unknown key.
-        assert!(parse("#theme=dark").problems[0].contains("`theme`"));
+        // A key qpath does not read is named.
+        assert!(parse("#colour=dark").problems[0].contains("`colour`"));
         // The same rules as the CLI: cubins spelled true/false, a release with its `v`.
         let l = parse("#cubins=false&vllm=v0.27.1");
         assert_eq!((l.cubins, l.release), (Some(false), Some(Release::V0_27_1)));
+    }
+
+    #[test]
+    fn theme_and_origin_are_read_and_bad_values_named() {
+        let l = parse("#embed=1&theme=dark&origin=HTTPS%3A%2F%2FDocs.Example.com%3A443%2F&gpu=l4");
+        assert_eq!(l.theme.as_deref(), Some("dark"));
+        assert_eq!(l.origin.as_deref(), Some("https://docs.example.com"));
+        assert!(l.embed && l.problems.is_empty() && l.gpu.is_some(), "{:?}", l.problems);
+        for t in ["light", "dark", "auto"] {
+            assert_eq!(parse(&format!("#theme={t}")).theme.as_deref(), Some(t));
+        }
+        let l = parse("#theme=purple&origin=https%3A%2F%2Fa.example%2Fpath&gpu=l4&vllm=0.26.0");
+        assert_eq!((l.theme, l.origin), (None, None));
+        assert_eq!((l.gpu.map(|g| g.id), l.release), (Some("l4"), Some(Release::V0_26_0)));
+        assert!(l.problems[0].contains("theme `purple`"), "{:?}", l.problems);
+        assert!(l.problems[1].contains("origin `https://a.example/path`"), "{:?}", l.problems);
+        for (text, origin) in [
+            ("http://localhost:8000", Some("http://localhost:8000")),
+            ("http://127.0.0.1:80/", Some("http://127.0.0.1")),
+            ("https://[::1]:8443", Some("https://[::1]:8443")),
+            ("https://docs.example.com", Some("https://docs.example.com")),
+            ("*", None),
+            ("null", None),
+            ("javascript:alert(1)", None),
+            ("https://", None),
+            ("https://a..b", None),
+            ("https://user@a.example", None),
+            ("https://a.example?x", None),
+            ("https://a.example:99999", None),
+            ("https://a.example:", None),
+            ("ftp://a.example", None),
+        ] {
+            assert_eq!(web_origin(text).as_deref(), origin, "{text}");
+        }
     }
 
     #[test]

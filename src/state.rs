@@ -66,6 +66,10 @@ pub struct Page {
     pub history: History,
     /// Shown in another page's `<iframe>` (`embed=1` in the hash): no chrome, size and state posted to the parent.
     pub embed: bool,
+    /// `theme=` of the link (`light`, `dark`, `auto`): applied over the remembered theme, not remembered.
+    pub theme: Option<String>,
+    /// `origin=` of the link: the embedding page's origin, the only one an iframe posts its state to.
+    pub origin: Option<String>,
 }
 
 /// One change a control makes to the flags; applied to [`Page::last_valid`] and formatted back into the command line.
@@ -151,6 +155,8 @@ impl Default for Page {
             notices: vec![],
             history: History::Replace,
             embed: false,
+            theme: None,
+            origin: None,
         }
     }
 }
@@ -185,6 +191,8 @@ impl Page {
         self.flashinfer = link.flashinfer;
         self.vllm_version = link.vllm_version;
         self.embed = link.embed;
+        self.theme = link.theme;
+        self.origin = link.origin;
         self.model_config = link.config;
         if let Some(cmd) = link.cmd {
             self.set_command(cmd);
@@ -217,7 +225,8 @@ impl Page {
         }
     }
 
-    /// The hash of this state; in embed mode it keeps `embed=1` first, so a reload stays embedded.
+    /// The hash of this state; `embed=1`, `theme=` and `origin=` (what the embedder set) come first, so a reload stays
+    /// as embedded.
     pub fn hash(&self) -> String {
         let h = hash::format(
             self.gpu,
@@ -229,11 +238,17 @@ impl Page {
             &self.command,
             self.model_config.as_deref(),
         );
+        let mut front = String::new();
         if self.embed {
-            format!("#embed=1&{}", &h[1..])
-        } else {
-            h
+            front.push_str("embed=1&");
         }
+        if let Some(t) = &self.theme {
+            front.push_str(&format!("theme={}&", hash::form_encode(t)));
+        }
+        if let Some(o) = &self.origin {
+            front.push_str(&format!("origin={}&", hash::form_encode(o)));
+        }
+        format!("#{front}{}", &h[1..])
     }
 
     /// Whether [`Page::hash`] misses the pasted config.json because it is too large for a link.
@@ -430,6 +445,20 @@ mod tests {
         assert!(p.embed && p.notices.is_empty(), "{:?}", p.notices);
         assert!(p.hash().starts_with("#embed=1&gpu=l4&vllm=0.25.0&"), "{}", p.hash());
         assert!(Page::from_hash(&p.hash()).embed);
+        // The embedder's theme and origin stay in the hash too, and leave the scenario alone.
+        let p = Page::from_hash("#embed=1&theme=dark&origin=https%3A%2F%2Fdocs.example.com&gpu=l4");
+        assert!(
+            p.hash()
+                .starts_with("#embed=1&theme=dark&origin=https:%2F%2Fdocs.example.com&gpu=l4&"),
+            "{}",
+            p.hash()
+        );
+        let q = Page::from_hash(&p.hash());
+        assert_eq!(
+            (q.theme.as_deref(), q.origin.as_deref()),
+            (Some("dark"), Some("https://docs.example.com"))
+        );
+        assert_eq!(Page::from_hash("#theme=dark").gpu.id, FIRST_VISIT_GPU);
     }
 
     #[test]

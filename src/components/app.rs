@@ -19,6 +19,7 @@ use crate::components::results::Results;
 use crate::components::views::{compare_view, share, view_tabs};
 use crate::embed::Outbox;
 use crate::state::{Action, Page, View};
+use crate::theme::Theme;
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -28,12 +29,13 @@ pub fn app() -> Html {
     let root = use_node_ref();
     use_hash_sync(&state, outbox.clone());
     use_size_messages(state.embed, root.clone(), outbox);
-    let (theme, ontheme) = use_theme();
-
     let ondispatch = {
         let state = state.clone();
         Callback::from(move |action: Action| state.dispatch(action))
     };
+    let forced_theme = state.theme.as_deref().and_then(Theme::from_link);
+    let (theme, ontheme) = use_theme(forced_theme, ondispatch.reform(Action::Notice));
+
     let report = Rc::new(resolve(&state.scenario()));
     let results = match state.view {
         View::Explain => html! { <Results report={report.clone()} /> },

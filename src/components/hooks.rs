@@ -78,11 +78,31 @@ pub fn use_size_messages(embedded: bool, root: NodeRef, outbox: Rc<RefCell<Outbo
     });
 }
 
-/// The theme (the system's unless chosen; remembered) and the toggle's callback.
+/// The theme and the toggle's callback. `forced`: a link's `theme=`, applied over the remembered theme and not
+/// remembered; otherwise the remembered theme (the system's unless chosen), and a choice is remembered. When the
+/// browser refuses storage, `onblocked` gets [`crate::theme::STORAGE_BLOCKED`] once.
 #[hook]
-pub fn use_theme() -> (Theme, Callback<MouseEvent>) {
-    let theme = use_state(Theme::load);
-    use_effect_with(*theme, |t| t.apply());
+pub fn use_theme(forced: Option<Theme>, onblocked: Callback<String>) -> (Theme, Callback<MouseEvent>) {
+    let loaded = use_memo((), |_| Theme::load());
+    let (remembered, readable) = *loaded;
+    let theme = use_state(move || forced.unwrap_or(remembered));
+    let said = use_mut_ref(|| false);
+    // A theme= that changes later (a new hash) is applied too.
+    {
+        let theme = theme.clone();
+        use_effect_with(forced, move |f| {
+            if let Some(f) = *f {
+                theme.set(f);
+            }
+        });
+    }
+    use_effect_with((*theme, forced.is_some()), move |(t, forced)| {
+        t.apply();
+        let stored = *forced || t.remember() && readable;
+        if !stored && !std::mem::replace(&mut *said.borrow_mut(), true) {
+            onblocked.emit(crate::theme::STORAGE_BLOCKED.to_string());
+        }
+    });
     let ontheme = {
         let theme = theme.clone();
         Callback::from(move |_: MouseEvent| theme.set(theme.next()))
