@@ -8,8 +8,9 @@
 
 use qpath_core::capability::CudaVersion;
 use qpath_core::gpu::Gpu;
-use qpath_core::options::{cubins_name, OptionKey, ScenarioOptions};
+use qpath_core::options::{cubins_name, default_gpu, echo, OptionKey, ScenarioOptions};
 use qpath_core::release::{FlashInfer, Release};
+use qpath_core::resolve::DEFAULT_CUDA;
 
 /// What a link sets. `None` = the key was absent (or unusable, with a message in [`Link::problems`]).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -52,28 +53,22 @@ impl Link {
     }
 }
 
-/// Decodes `application/x-www-form-urlencoded` text: `+` is a space, `%XX` a byte; a malformed escape is kept as
-/// written. Invalid UTF-8 becomes U+FFFD.
+/// Decodes `application/x-www-form-urlencoded` text as WHATWG's urlencoded parser (and so `URLSearchParams`) does:
+/// `+` is a space, `%` followed by two hex digits a byte, any other `%` stays as written (`%+a` is `% a`, never a byte).
+/// Invalid UTF-8 becomes U+FFFD.
 pub fn form_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
-                    .ok()
-                    .and_then(|h| u8::from_str_radix(h, 16).ok());
-                match hex {
-                    Some(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
+        let hex = |j: usize| bytes.get(j).and_then(|&b| (b as char).to_digit(16));
+        match (bytes[i], hex(i + 1), hex(i + 2)) {
+            (b'+', ..) => out.push(b' '),
+            (b'%', Some(hi), Some(lo)) => {
+                out.push((hi * 16 + lo) as u8);
+                i += 2;
             }
-            b => out.push(b),
+            (b, ..) => out.push(b),
         }
         i += 1;
     }
@@ -112,7 +107,7 @@ pub fn parse(hash: &str) -> Link {
         let Some((key, raw)) = part.split_once('=') else {
             link.problems.push(format!(
                 "The link's part `{}` is not of the form key=value; it was ignored.",
-                form_decode(part)
+                echo(&form_decode(part))
             ));
             continue;
         };
@@ -121,10 +116,11 @@ pub fn parse(hash: &str) -> Link {
             (_, Some(option)) => {
                 if let Err(e) = options.set(option, &value) {
                     link.problems.push(format!(
-                        "The link's {} `{}` {}; it was not applied.",
+                        "The link's {} `{}` {}; the page shows the default instead: {}.",
                         e.key.name(),
-                        e.value,
-                        e.reason
+                        echo(&e.value),
+                        e.reason,
+                        default_shown(option)
                     ));
                 }
             }
@@ -133,7 +129,7 @@ pub fn parse(hash: &str) -> Link {
                 Ok(_) => link.config = Some(value),
                 Err(e) => link.problems.push(format!(
                     "The link's config `{}` is not JSON ({e}); it was not applied.",
-                    excerpt(&value)
+                    echo(&value)
                 )),
             },
             ("embed", _) => link.embed = matches!(value.as_str(), "1" | "true" | "yes"),
@@ -141,7 +137,7 @@ pub fn parse(hash: &str) -> Link {
                 "light" | "dark" | "auto" => link.theme = Some(value),
                 _ => link.problems.push(format!(
                     "The link's theme `{}` is not light, dark or auto; it was not applied.",
-                    excerpt(&value)
+                    echo(&value)
                 )),
             },
             ("origin", _) => match web_origin(&value) {
@@ -149,7 +145,7 @@ pub fn parse(hash: &str) -> Link {
                 None => link.problems.push(format!(
                     "The link's origin `{}` is not an origin (https://host or http://host[:port], nothing after); \
                      it was not applied.",
-                    excerpt(&value)
+                    echo(&value)
                 )),
             },
             (other, _) => {
@@ -160,7 +156,7 @@ pub fn parse(hash: &str) -> Link {
                     .collect();
                 link.problems.push(format!(
                     "The link's key `{}` is not one qpath reads ({}); it was ignored.",
-                    form_decode(other),
+                    echo(&form_decode(other)),
                     known.join(", ")
                 ))
             }
@@ -218,11 +214,14 @@ pub const MAX_HASH: usize = 16_000;
 pub const CONFIG_TOO_LARGE: &str =
     "This link does not carry the pasted config.json (too large); paste it again after opening the link.";
 
-/// The first 60 characters of a value, for a message.
-fn excerpt(s: &str) -> String {
-    match s.char_indices().nth(60) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
+/// What the page shows for a link key whose value it cannot use: the value a link without the key gets.
+fn default_shown(key: OptionKey) -> String {
+    match key {
+        OptionKey::Gpu => format!("{} (`{}`)", default_gpu().name, default_gpu().id),
+        OptionKey::Vllm => format!("vLLM {}", Release::LATEST.name()),
+        OptionKey::Cuda => format!("CUDA {DEFAULT_CUDA}"),
+        OptionKey::Cubins => "TRTLLM cubins available".to_string(),
+        OptionKey::FlashInfer | OptionKey::ComputeCapability => "the release's pinned FlashInfer".to_string(),
     }
 }
 
@@ -378,6 +377,39 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_value_says_what_the_page_shows_instead() {
+        let l = parse("#gpu=nope&cuda=banana&vllm=0.1.0&cubins=maybe&flashinfer=0.0.1");
+        let all = l.problems.join("\n");
+        assert!(
+            l.problems[0].ends_with(&format!(
+                "`nope` is not in qpath's GPU table; the page shows the default instead: {} (`{}`).",
+                default_gpu().name,
+                default_gpu().id
+            )),
+            "{all}"
+        );
+        for shown in [
+            format!("instead: CUDA {DEFAULT_CUDA}."),
+            format!("instead: vLLM {}.", Release::LATEST.name()),
+            "instead: TRTLLM cubins available.".to_string(),
+            "instead: the release's pinned FlashInfer.".to_string(),
+        ] {
+            assert!(all.contains(&shown), "{shown} not in {all}");
+        }
+        assert!(!all.contains("as it was") && !all.contains("not applied"), "{all}");
+        // Every echoed input is shortened: a 1 MB GPU id, key or part.
+        let big = "g".repeat(1_000_000);
+        for h in [format!("#gpu={big}"), format!("#{big}=1"), format!("#{big}")] {
+            let l = parse(&h);
+            assert!(
+                l.problems[0].len() < 600 && l.problems[0].contains("… (1000000 characters)"),
+                "{}",
+                l.problems[0].len()
+            );
+        }
+    }
+
+    #[test]
     fn partly_valid_hashes_keep_the_valid_parts() {
         let l = parse("#gpu=h900&vllm=0.25.0&cuda=banana&oops&cubins=maybe&color=red");
         assert_eq!(l.release, Some(Release::V0_25_0));
@@ -481,6 +513,13 @@ mod tests {
             l.problems
         );
         assert!(parse("#config=").problems[0].contains("config"));
+        // A long value is echoed shortened.
+        let l = parse(&format!("#config={}", "%7B".repeat(1_000_000)));
+        assert!(
+            l.problems[0].len() < 400 && l.problems[0].contains("(1000000 characters)"),
+            "{}",
+            &l.problems[0][..400.min(l.problems[0].len())]
+        );
     }
 
     #[test]
@@ -576,5 +615,9 @@ mod tests {
         }
         assert_eq!(form_decode("a%2"), "a%2");
         assert_eq!(form_decode("%41%4"), "A%4");
+        // A sign is not a hex digit: `%+a` is the three characters `% a`, not the byte 0x0A.
+        assert_eq!(form_decode("%+a"), "% a");
+        assert_eq!(form_decode("%-1%+F%2+"), "%-1% F%2 ");
+        assert_eq!(form_decode("%41"), "A");
     }
 }

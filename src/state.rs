@@ -130,7 +130,9 @@ impl Action {
         match value.parse() {
             Ok(v) => make(v),
             Err(e) => Action::Notice(format!(
-                "The {what} `{value}` is not one qpath knows ({e}); the previous choice is kept."
+                "The {what} `{}` is not one qpath knows ({}); the previous choice is kept.",
+                qpath_core::options::echo(value),
+                qpath_core::options::echo(&e.to_string())
             )),
         }
     }

@@ -98,7 +98,19 @@ pub struct OptionError {
 
 impl fmt::Display for OptionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} `{}` {}", self.key.name(), self.value, self.reason)
+        write!(f, "{} `{}` {}", self.key.name(), echo(&self.value), self.reason)
+    }
+}
+
+/// The most characters of a user's value a message repeats (a message never echoes a whole 1 MB input).
+pub const ECHO_LIMIT: usize = 80;
+
+/// A user's value as a message repeats it: whole up to [`ECHO_LIMIT`] characters, else its first [`ECHO_LIMIT`]
+/// characters and `… (N characters)`.
+pub fn echo(value: &str) -> String {
+    match value.char_indices().nth(ECHO_LIMIT) {
+        Some((i, _)) => format!("{}… ({} characters)", &value[..i], value.chars().count()),
+        None => value.to_string(),
     }
 }
 
@@ -253,6 +265,21 @@ mod tests {
         }
         assert_eq!(OptionKey::parse("trtllm_cubins"), Some(OptionKey::Cubins));
         assert_eq!(OptionKey::parse("theme"), None);
+    }
+
+    #[test]
+    fn errors_echo_long_values_shortened() {
+        assert_eq!(echo("l4"), "l4");
+        let exact = "é".repeat(ECHO_LIMIT);
+        assert_eq!(echo(&exact), exact);
+        let long = "x".repeat(1_000_000);
+        assert_eq!(echo(&long), format!("{}… (1000000 characters)", "x".repeat(ECHO_LIMIT)));
+        for key in OptionKey::ALL {
+            let e = ScenarioOptions::default().set(key, &long).unwrap_err();
+            let text = e.to_string();
+            assert!(text.len() < 400, "{key:?}: {} characters", text.len());
+            assert!(text.contains("… (1000000 characters)"), "{text}");
+        }
     }
 
     #[test]

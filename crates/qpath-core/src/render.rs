@@ -204,14 +204,26 @@ pub fn text(r: &Report) -> String {
 
 /// `text` as one Markdown code span: fenced with one more backtick than its longest run of backticks (CommonMark),
 /// padded with a space when it starts or ends with one.
-fn code_span(text: &str) -> String {
+/// The longest run of backticks in `text`.
+fn longest_backtick_run(text: &str) -> usize {
     let mut longest = 0;
     let mut run = 0;
     for c in text.chars() {
         run = if c == '`' { run + 1 } else { 0 };
         longest = longest.max(run);
     }
-    let fence = "`".repeat(longest + 1);
+    longest
+}
+
+/// A fenced code block of `text` (CommonMark: a fence closes only at a run of backticks at least as long as the
+/// opening one, so the fence is longer than any run in the text, and at least three).
+fn code_block(info: &str, text: &str) -> String {
+    let fence = "`".repeat((longest_backtick_run(text) + 1).max(3));
+    format!("{fence}{info}\n{text}\n{fence}")
+}
+
+fn code_span(text: &str) -> String {
+    let fence = "`".repeat(longest_backtick_run(text) + 1);
     let pad = if text.starts_with('`') || text.ends_with('`') {
         " "
     } else {
@@ -237,13 +249,13 @@ fn log_lines(r: &Report) -> Vec<String> {
 pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "**qpath**: {}\n", header(r));
-    let _ = writeln!(out, "```sh\n{command_line}\n```\n");
+    let _ = writeln!(out, "{}\n", code_block("sh", command_line));
     if let Some(e) = &r.error {
         let _ = writeln!(
             out,
-            "{}: `{}`{}",
+            "{}: {}{}",
             e.kind.heading(),
-            e.kind.body(&e.message),
+            code_span(&e.kind.body(&e.message)),
             e.source.as_ref().map_or(String::new(), |s| format!(" ({s})"))
         );
     } else {
@@ -268,15 +280,50 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
         }
         let logs = log_lines(r);
         if !logs.is_empty() {
-            let _ = writeln!(out, "\n<details><summary>log lines vLLM would print</summary>\n\n```");
-            for l in &logs {
-                let _ = writeln!(out, "{l}");
-            }
-            let _ = writeln!(out, "```\n</details>");
+            let _ = writeln!(
+                out,
+                "\n<details><summary>log lines vLLM would print</summary>\n\n{}\n</details>",
+                code_block("", &logs.join("\n"))
+            );
         }
     }
     if let Some(link) = link {
         let _ = writeln!(out, "\n[Open in qpath]({link})");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::ScenarioOptions;
+    use crate::resolve::resolve;
+
+    /// A command line holding a ``` fence (or a longer run) stays inside its code block: the block's fence is longer
+    /// than any backtick run in it, so no line of the command closes it (CommonMark's closing-fence rule).
+    #[test]
+    fn a_fence_in_the_command_line_stays_in_its_code_block() {
+        for cmd in [
+            "vllm serve m --served-model-name 'a\n```\n# Injected heading\n````'",
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8 # ```",
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct",
+        ] {
+            let report = resolve(&ScenarioOptions::default().scenario(cmd).unwrap());
+            let md = markdown(&report, cmd, None);
+            let fence = "`".repeat((longest_backtick_run(cmd) + 1).max(3));
+            let block = format!("\n{fence}sh\n{cmd}\n{fence}\n");
+            assert!(md.contains(&block), "{md}");
+            // Every line of the command is inside the block: no line of it is a fence at least as long as the block's.
+            assert!(
+                cmd.lines().all(|l| longest_backtick_run(l.trim_start()) < fence.len()),
+                "{cmd}"
+            );
+            // And after the block closes, nothing of the command is left over.
+            let after = &md[md.find(&block).unwrap() + block.len()..];
+            assert!(!after.contains("Injected heading"), "{after}");
+        }
+        assert_eq!(code_block("sh", "a ``` b"), "````sh\na ``` b\n````");
+        assert_eq!(code_block("", "x"), "```\nx\n```");
+        assert_eq!(code_span("a ` b"), "``a ` b``");
+    }
 }
