@@ -237,7 +237,7 @@ impl Page {
             self.cuda,
             self.cubins,
             self.flashinfer,
-            &self.command,
+            &self.shared_command().0,
             self.model_config.as_deref(),
         );
         let mut front = String::new();
@@ -251,6 +251,12 @@ impl Page {
             front.push_str(&format!("origin={}&", hash::form_encode(o)));
         }
         format!("#{front}{}", &h[1..])
+    }
+
+    /// The command line as links, Markdown and messages carry it (the values of environment variables qpath does not
+    /// read dropped), and the names whose values were dropped.
+    pub fn shared_command(&self) -> (String, Vec<String>) {
+        serve::without_unread_env(&self.command)
     }
 
     /// Whether [`Page::hash`] misses the pasted config.json because it is too large for a link.
@@ -439,6 +445,23 @@ mod tests {
         assert_eq!(n.vllm_version, None);
         assert_eq!(q.last_valid, p.last_valid);
         assert!(!p.hash().contains("embed"));
+    }
+
+    #[test]
+    fn links_carry_no_unread_env_values() {
+        let p = Rc::new(Page::default()).reduce(Action::SetCommand(
+            "HF_TOKEN=hf_SECRET VLLM_BATCH_INVARIANT=1 vllm serve meta-llama/Llama-3.1-8B-Instruct".into(),
+        ));
+        assert!(p.command.contains("hf_SECRET"), "the text box keeps what was typed");
+        assert!(!p.hash().contains("SECRET"), "{}", p.hash());
+        assert!(
+            p.hash().contains("HF_TOKEN%3D%E2%80%A6+VLLM_BATCH_INVARIANT%3D1+vllm"),
+            "{}",
+            p.hash()
+        );
+        assert_eq!(p.shared_command().1, ["HF_TOKEN"]);
+        let q = Page::from_hash(&p.hash());
+        assert_eq!(q.last_valid.env_flag("VLLM_BATCH_INVARIANT"), Ok(Some(true)));
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub fn app() -> Html {
         },
     };
     // One parse of the command line serves the error line and the unused-flags line.
+    let (shared_command, dropped_env) = state.shared_command();
     let (command_error, unused) = match serve::parse(state.release, &state.command) {
         Ok(cmd) => (None, cmd.unused),
         Err(e) => (Some(e.to_string()), Vec::new()),
@@ -70,13 +71,13 @@ pub fn app() -> Html {
                 <div class="setup">
                     { gpu_picker(state.gpu, &state.filter, &ondispatch) }
                     { inputs(&state, &report, &ondispatch) }
-                    { command_line(&state.command, command_error, &unused, ondispatch.reform(Action::SetCommand)) }
+                    { command_line(&state.command, command_error, &unused, &dropped_env, ondispatch.reform(Action::SetCommand)) }
                 </div>
                 <div class="answer">
                     { view_tabs(state.view, &ondispatch) }
                     { results }
                     if !embedded {
-                        { share(&report, &state.command, &state.hash(), state.config_too_large()) }
+                        { share(&report, &shared_command, &state.hash(), state.config_too_large()) }
                     }
                 </div>
             </main>

@@ -6,10 +6,17 @@ use yew::prelude::*;
 
 use crate::components::views::copy_to_clipboard;
 
-/// The command line `command` (the page's text), with the parse `error` at this release (naming the input) and the
-/// flags it accepted but does not use (`unused`). `oninput` gets the text typed or pasted. It holds no state, so it is
+/// The command line `command` (the page's text), with the parse `error` at this release (naming the input), the
+/// flags it accepted but does not use (`unused`) and the environment variables whose values links, Markdown and an
+/// embedding page's messages leave out (`dropped_env`: qpath does not read them). `oninput` gets the text typed or pasted. It holds no state, so it is
 /// a plain function that the page calls in its render.
-pub fn command_line(command: &str, error: Option<String>, unused: &[String], oninput: Callback<String>) -> Html {
+pub fn command_line(
+    command: &str,
+    error: Option<String>,
+    unused: &[String],
+    dropped_env: &[String],
+    oninput: Callback<String>,
+) -> Html {
     let oninput = oninput.reform(|e: InputEvent| e.target_unchecked_into::<HtmlTextAreaElement>().value());
     let text = command.to_string();
     let oncopy = Callback::from(move |_: MouseEvent| copy_to_clipboard(&text));
@@ -25,9 +32,25 @@ pub fn command_line(command: &str, error: Option<String>, unused: &[String], oni
             if let Some(e) = error {
                 <p id="command-error" class="command-error" role="alert">{ e }</p>
             }
+            if !dropped_env.is_empty() {
+                <p id="command-env-note" class="hint">{ dropped_env_note(dropped_env) }</p>
+            }
             if !unused.is_empty() {
                 <p id="command-unused" class="hint">{ format!("Accepted but not part of this decision: {}", unused.join(" ")) }</p>
             }
         </section>
     }
+}
+
+/// "HF_TOKEN's value is not put in links, …" for the variables whose values the shared command line drops.
+pub fn dropped_env_note(names: &[String]) -> String {
+    let (subject, it) = match names {
+        [one] => (format!("{one}'s value is"), "it"),
+        _ => (format!("The values of {} are", names.join(", ")), "them"),
+    };
+    format!(
+        "{subject} not put in links, Markdown or messages to an embedding page (shown there as {}): qpath does not \
+         read {it}, and a value may be a secret or a path.",
+        qpath_core::serve::DROPPED_VALUE
+    )
 }

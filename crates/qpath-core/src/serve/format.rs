@@ -1,7 +1,7 @@
 //! [`format`](fn@format): the canonical command line of a [`ServeCommand`], which [`parse`](fn@super::parse) reads back
 //! unchanged.
 
-use super::shell::shell_quote;
+use super::shell::{is_shell_name, shell_quote};
 use super::{AttentionConfig, ServeCommand, SpeculativeConfig};
 
 /// `--flag value`, or `--flag=value` when the value would read as an option.
@@ -16,6 +16,47 @@ fn push_opt(parts: &mut Vec<String>, flag: &str, value: &str) {
 
 fn json_string(s: &str) -> String {
     serde_json::Value::String(s.to_string()).to_string()
+}
+
+/// The environment variables qpath reads (`vllm/envs.py`): their values decide its answer, so a shared command line
+/// keeps them. Every other variable's value (`HF_TOKEN=hf_…`, paths) is dropped from what the page shares.
+pub const READ_ENV: [&str; 3] = ["VLLM_BATCH_INVARIANT", "VLLM_HAS_FLASHINFER_CUBIN", "VLLM_KV_CACHE_LAYOUT"];
+
+/// What a dropped value is written as (`HF_TOKEN=…`): a plain shell word, so the shared command line still parses.
+pub const DROPPED_VALUE: &str = "…";
+
+/// The command line `text` as links, Markdown and messages carry it: each leading `NAME=value` assignment of a
+/// variable qpath does not read ([`READ_ENV`]) keeps its name and loses its value ([`DROPPED_VALUE`]); also the names
+/// whose value was dropped. Text without such an assignment is returned as written. When values are dropped, the rest
+/// is rewritten word by word (the same words, requoted); text the shell cannot split (an unterminated quote) is read
+/// by blanks, so a value is dropped even then.
+pub fn without_unread_env(text: &str) -> (String, Vec<String>) {
+    let unread = |name: &str, value: &str| !value.is_empty() && !READ_ENV.contains(&name);
+    let words: Vec<(String, bool)> = match super::shell::tokenize(text) {
+        Ok(w) => w.into_iter().map(|w| (w.text, w.assignment)).collect(),
+        Err(_) => text.split_whitespace().map(|w| (w.to_string(), true)).collect(),
+    };
+    let leading = words
+        .iter()
+        .take_while(|(w, assignment)| *assignment && w.split_once('=').is_some_and(|(k, _)| is_shell_name(k)));
+    let dropped: Vec<String> = leading
+        .clone()
+        .filter_map(|(w, _)| w.split_once('=').filter(|(k, v)| unread(k, v)).map(|(k, _)| k.to_string()))
+        .collect();
+    if dropped.is_empty() {
+        return (text.to_string(), dropped);
+    }
+    let n = leading.count();
+    let parts: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, (w, _))| match w.split_once('=') {
+            Some((k, v)) if i < n && unread(k, v) => format!("{k}={DROPPED_VALUE}"),
+            Some((k, v)) if i < n => format!("{k}={}", shell_quote(v)),
+            _ => shell_quote(w),
+        })
+        .collect();
+    (parts.join(" "), dropped)
 }
 
 /// The canonical command line of `cmd`: its environment assignments, `vllm serve MODEL`, the kept options that differ

@@ -53,7 +53,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use self::format::format;
+pub use self::format::{format, without_unread_env, DROPPED_VALUE, READ_ENV};
 pub use self::graphs::{cuda_graphs, CudaGraphs};
 pub use self::parse::parse;
 use self::python::{py_int, py_str_repr};

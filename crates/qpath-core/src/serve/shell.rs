@@ -10,7 +10,8 @@ pub(super) struct Word {
     pub(super) assignment: bool,
 }
 
-fn is_shell_name(s: &str) -> bool {
+/// A shell variable name (`[A-Za-z_][A-Za-z0-9_]*`).
+pub(super) fn is_shell_name(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic()) && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }

@@ -1049,3 +1049,37 @@ fn junk_never_panics_and_accepted_lines_round_trip() {
         .message
         .starts_with("vllm: error: unrecognized arguments: --xxx"));
 }
+
+/// Links, Markdown and messages carry a command line without the values of environment variables qpath does not read
+/// (tokens, paths); the names stay, the values qpath reads stay, and the result still parses to the same flags.
+#[test]
+fn shared_command_lines_drop_unread_env_values() {
+    let text = "HF_TOKEN=hf_abcSECRET VLLM_BATCH_INVARIANT=1 HF_HOME='/home/me/my cache' VLLM_HAS_FLASHINFER_CUBIN=1 \
+                EMPTY= vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8 --served-model-name 'a b'";
+    let (shared, dropped) = without_unread_env(text);
+    assert_eq!(dropped, ["HF_TOKEN", "HF_HOME"]);
+    assert_eq!(
+        shared,
+        "HF_TOKEN=… VLLM_BATCH_INVARIANT=1 HF_HOME=… VLLM_HAS_FLASHINFER_CUBIN=1 EMPTY='' vllm serve \
+         meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8 --served-model-name 'a b'"
+    );
+    assert!(!shared.contains("SECRET") && !shared.contains("/home/me"), "{shared}");
+    let (a, b) = (ok(Release::LATEST, text), ok(Release::LATEST, &shared));
+    assert_eq!(b.env_flag("VLLM_BATCH_INVARIANT"), Ok(Some(true)));
+    assert_eq!((a.kv_cache_dtype, a.model, a.unused), (b.kv_cache_dtype, b.model, b.unused));
+    // format writes what parse read, and the shared form of that drops the value too.
+    let formatted = format(&ok(Release::LATEST, text));
+    assert!(formatted.contains("HF_TOKEN=hf_abcSECRET"), "{formatted}");
+    assert!(!without_unread_env(&formatted).0.contains("SECRET"));
+    // Nothing to drop: the text as written (spacing and quoting kept).
+    for t in [
+        "vllm  serve m",
+        "VLLM_BATCH_INVARIANT=1 vllm serve m",
+        "vllm serve m HF_TOKEN=x",
+    ] {
+        assert_eq!(without_unread_env(t), (t.to_string(), vec![]));
+    }
+    // Text the shell cannot split still loses the value.
+    let (shared, dropped) = without_unread_env("HF_TOKEN=hf_SECRET vllm serve 'm");
+    assert!(!shared.contains("SECRET") && dropped == ["HF_TOKEN"], "{shared}");
+}
