@@ -10,6 +10,7 @@ pub mod choice;
 pub mod chrome;
 pub mod command_line;
 pub mod compare;
+pub mod copy_button;
 pub mod filters;
 pub mod gpu_detail;
 pub mod gpu_list;

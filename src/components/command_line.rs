@@ -4,7 +4,7 @@
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-use crate::components::views::copy_to_clipboard;
+use crate::components::copy_button::CopyButton;
 
 /// The command line `command` (the page's text), with the parse `error` at this release (naming the input), the
 /// flags it accepted but does not use (`unused`) and the environment variables whose values links, Markdown and an
@@ -18,13 +18,11 @@ pub fn command_line(
     oninput: Callback<String>,
 ) -> Html {
     let oninput = oninput.reform(|e: InputEvent| e.target_unchecked_into::<HtmlTextAreaElement>().value());
-    let text = command.to_string();
-    let oncopy = Callback::from(move |_: MouseEvent| copy_to_clipboard(&text));
     html! {
         <section class="command" aria-labelledby="command-heading">
             <div class="command-head">
                 <h2 id="command-heading"><label for="command-line">{ "vllm serve command line" }</label></h2>
-                <button type="button" id="copy-command" onclick={oncopy}>{ "Copy" }</button>
+                <CopyButton id="copy-command" label="Copy" text={command.to_string()} />
             </div>
             <textarea id="command-line" rows="3" spellcheck="false" autocomplete="off" value={command.to_string()} {oninput}
                 aria-describedby="command-help" aria-invalid={error.is_some().to_string()} />

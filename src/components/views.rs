@@ -10,6 +10,7 @@ use yew::prelude::*;
 
 use crate::components::choice::{Choice, ChoiceOption};
 use crate::components::compare::Compare;
+use crate::components::copy_button::CopyButton;
 use crate::state::{Action, View};
 
 /// The tabs that choose the view: `view` is selected; a click dispatches [`Action::SetView`] with its view.
@@ -54,12 +55,6 @@ fn page_link(hash: &str) -> String {
     format!("{base}{hash}")
 }
 
-pub fn copy_to_clipboard(text: &str) {
-    if let Some(w) = web_sys::window() {
-        let _ = w.navigator().clipboard().write_text(text);
-    }
-}
-
 /// Copy the link or the Markdown for an issue, for the page's `report` and `command`. The link is the page's address
 /// with the state's `hash`, not the address bar's, which the hash effect updates only after this render (on a first
 /// load without a hash the bar has none yet). `config_too_large`: the link leaves out the pasted config.json, and the
@@ -67,15 +62,10 @@ pub fn copy_to_clipboard(text: &str) {
 pub fn share(report: &Report, command: &str, hash: &str, config_too_large: bool) -> Html {
     let link = page_link(hash);
     let markdown = qpath_core::render::markdown(report, command, Some(&link));
-    let oncopy_link = Callback::from(move |_: MouseEvent| copy_to_clipboard(&link));
-    let oncopy_markdown = {
-        let markdown = markdown.clone();
-        Callback::from(move |_: MouseEvent| copy_to_clipboard(&markdown))
-    };
     html! {
         <section class="share" aria-label="Share">
-            <button type="button" id="copy-link" onclick={oncopy_link}>{ "Copy link" }</button>
-            <button type="button" id="copy-markdown" onclick={oncopy_markdown}>{ "Copy as Markdown" }</button>
+            <CopyButton id="copy-link" label="Copy link" text={link} />
+            <CopyButton id="copy-markdown" label="Copy as Markdown" text={markdown.clone()} />
             if config_too_large {
                 <p id="link-note" class="hint">{ crate::hash::CONFIG_TOO_LARGE }</p>
             }
