@@ -658,6 +658,44 @@ for (const theme of ['light', 'dark']) {
   });
 }
 
+// 8b. Never blank: the built page's CSP allows trunk's inline loader by its hash and no other inline script; a browser
+//     without WebAssembly, or a wasm that does not load, sees why and a link to the CLI instead of a blank page. These
+//     pages fail on purpose, so their console errors are not recorded.
+check('csp-hash-no-unsafe-inline', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const out = execFileSync('node', [path.join(repo, 'scripts', 'csp-hash.mjs'), '--check', DIST], { encoding: 'utf8' });
+  includes(out, "no 'unsafe-inline'", 'csp-hash --check');
+  const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
+  const scriptSrc = html.match(/script-src ([^;"]*)/)[1];
+  assert.ok(!scriptSrc.includes("'unsafe-inline'"), scriptSrc);
+  assert.ok(/'sha256-[A-Za-z0-9+/=]{44}'/.test(scriptSrc), scriptSrc);
+});
+
+async function failingStart(t, prepare) {
+  const context = await t.context();
+  await prepare(context);
+  const page = await context.newPage();
+  t.page = page;
+  await page.goto(`${server.url}/`);
+  return page;
+}
+
+check('no-webassembly-explains-and-links-the-cli', async (t) => {
+  const page = await failingStart(t, (c) => c.addInitScript(() => { delete globalThis.WebAssembly; }));
+  await eventually(async () => includes(await text(page, '#qpath-start'), 'it needs WebAssembly', 'the start text'));
+  assert.equal(await attr(page, '#qpath-start', 'role'), 'alert');
+  const href = await page.evaluate(() => document.getElementById('qpath-cli-link').href);
+  const readme = await page.evaluate(async (u) => (await fetch(u)).text(), href);
+  includes(readme, 'crates/qpath-cli', 'the README the link opens');
+});
+
+check('wasm-that-fails-to-load-explains', async (t) => {
+  const page = await failingStart(t, (c) => c.route('**/qpath-web_bg.wasm', (r) => r.fulfill({ status: 404, body: 'gone' })));
+  await eventually(async () => includes(await text(page, '#qpath-start'), 'qpath could not start', 'the start text'));
+  assert.ok(await page.$('#qpath-cli-link'), 'the CLI link');
+  assert.equal(await count(page, '.qpath'), 0);
+});
+
 // 9. Nothing went wrong on the way: no console error, uncaught exception or failed request in any story, no 404.
 check('no-console-errors-or-404', async () => {
   const notFound = server.log.filter((l) => !/^\S+ \S+ 200 \d+$/.test(l));
