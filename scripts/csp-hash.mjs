@@ -16,12 +16,19 @@ const dir = args[0] ?? process.env.TRUNK_STAGING_DIR ?? 'dist';
 const file = path.join(dir, 'index.html');
 const html = fs.readFileSync(file, 'utf8');
 
-/** The sha256 source expressions of the inline scripts (a <script> without src). */
+/** The sha256 source expressions of the inline scripts (a <script> without src). `trunk serve` fills the
+ *  placeholders of its autoreload script when it serves the page, after this hook: scripts/serve.sh passes the values
+ *  it will use (QPATH_SERVE_ADDRESS, host:port; the web-socket base is the serve base, "/"), and the script is hashed
+ *  as it will be served. */
 export function inlineHashes(text) {
   const hashes = [];
   for (const m of text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)) {
     if (/\bsrc\s*=/i.test(m[1])) continue;
-    hashes.push(`'sha256-${crypto.createHash('sha256').update(m[2], 'utf8').digest('base64')}'`);
+    let body = m[2];
+    if (process.env.QPATH_SERVE_ADDRESS) {
+      body = body.replaceAll('{{__TRUNK_ADDRESS__}}', process.env.QPATH_SERVE_ADDRESS).replaceAll('{{__TRUNK_WS_BASE__}}', '/');
+    }
+    hashes.push(`'sha256-${crypto.createHash('sha256').update(body, 'utf8').digest('base64')}'`);
   }
   return hashes;
 }

@@ -14,7 +14,8 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
 fi
 mkdir -p target
 echo "[serve] building the page (the first build compiles the dependencies: about a minute)"
-trunk serve --skip-version-check --port "$PORT" >target/trunk-serve.log 2>&1 &
+# The CSP hook (scripts/csp-hash.mjs) hashes trunk's autoreload script as trunk will serve it, with this address.
+QPATH_SERVE_ADDRESS="127.0.0.1:$PORT" trunk serve --skip-version-check --port "$PORT" >target/trunk-serve.log 2>&1 &
 TRUNK_PID=$!
 trap 'kill "$TRUNK_PID" 2>/dev/null || true' EXIT INT TERM
 until (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do
