@@ -286,3 +286,26 @@ async fn the_links_theme_is_applied_not_remembered() {
     assert!(location_hash().contains("gpu=l4&vllm=0.26.0&"), "{}", location_hash());
     LocalStorage::clear();
 }
+
+/// A 1 MB input is echoed shortened everywhere the page repeats it: the link's notice, the command line's error and
+/// vLLM's error text in the results.
+#[wasm_bindgen_test]
+async fn long_inputs_are_echoed_shortened() {
+    let big = "q".repeat(1_000_000);
+    let root = mount_with_hash(&format!("#gpu={big}&cmd=vllm+serve+m+--{big}")).await;
+    let notice = notices(&root).join("\n");
+    assert!(
+        notice.len() < 600 && notice.contains("… (1000000 characters)"),
+        "{}",
+        notice.len()
+    );
+    let results = text(&root, ".results");
+    assert!(
+        results.len() < 20_000 && results.contains("(1000002 characters) …"),
+        "{}",
+        results.len()
+    );
+    paste_command(&root, &format!("vllm serve m --kv-cache-dtype fp8 --{big}")).await;
+    let error = text(&root, "#command-error");
+    assert!(error.len() < 1_000 && error.contains(" characters) …"), "{}", error.len());
+}

@@ -52,7 +52,7 @@ pub fn app() -> Html {
     let (shared_command, dropped_env) = state.shared_command();
     let (command_error, unused) = match serve::parse(state.release, &state.command) {
         Ok(cmd) => (None, cmd.unused),
-        Err(e) => (Some(e.to_string()), Vec::new()),
+        Err(e) => (Some(qpath_core::options::echo_words(&e.to_string())), Vec::new()),
     };
 
     let embedded = state.embed;

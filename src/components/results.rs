@@ -14,6 +14,7 @@
 use std::rc::Rc;
 
 use qpath_core::dtype::TorchDtype;
+use qpath_core::options::echo_words;
 use qpath_core::report::{
     attention_name, AttentionKind, Backend, GroupError, GroupReport, Kernel, LogRecord, Report, ScenarioError, ScenarioErrorKind,
     TraceStep,
@@ -177,7 +178,7 @@ fn scenario_error(e: &ScenarioError) -> Html {
                 }
             </p>
             <pre class="error-message"><code>{
-                if e.kind == ScenarioErrorKind::InputError { e.kind.body(&e.message) } else { e.message.clone() }
+                echo_words(&if e.kind == ScenarioErrorKind::InputError { e.kind.body(&e.message) } else { e.message.clone() })
             }</code></pre>
             if let Some(s) = &e.source {
                 <p class="error-source">{ "raised at " }<code class="source">{ s.clone() }</code></p>
@@ -193,7 +194,7 @@ fn notes(r: &Report) -> Html {
                 <div class="notes-block">
                     <h3>{ "Noticed" }</h3>
                     <ul class="notes">
-                        { for r.notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }
+                        { for r.notes.iter().map(|n| html! { <li>{ echo_words(n) }</li> }) }
                     </ul>
                 </div>
             }
@@ -426,7 +427,7 @@ fn group_error(e: &GroupError, trace: &[TraceStep], label: &'static str, also: O
             if e.message.is_empty() {
                 <p class="error-message bare">{ "(a bare assert, no message)" }</p>
             } else {
-                <pre class="error-message"><code>{ e.message.clone() }</code></pre>
+                <pre class="error-message"><code>{ echo_words(&e.message) }</code></pre>
             }
             if let Some(s) = &e.source {
                 <p class="error-source">{ "raised at " }{ source_link(s, url.as_deref()) }</p>

@@ -79,7 +79,7 @@ impl Args {
 /// An option error as the CLI says it: `--gpu `h900` is not in qpath's GPU table (see `qpath gpus`)`.
 fn option_message(e: &options::OptionError) -> String {
     let hint = if e.key == OptionKey::Gpu { " (see `qpath gpus`)" } else { "" };
-    format!("{} `{}` {}{hint}", e.key.flag(), e.value, e.reason)
+    format!("{} `{}` {}{hint}", e.key.flag(), options::echo(&e.value), e.reason)
 }
 
 /// Quotes one argument for a POSIX shell when it needs it, so the core parses the joined line back to the same tokens.
@@ -336,6 +336,14 @@ mod tests {
             .unwrap_err()
             .contains("`--bogus`"));
         assert!(parse_args(&args("--gpu l4")).unwrap_err().contains("after `--`"));
+        // A 1 MB input is echoed shortened, in the option error and in vLLM's error text.
+        let big = "x".repeat(1_000_000);
+        let e = parse_args(&args(&format!("--gpu {big} -- vllm serve m"))).unwrap_err();
+        assert!(e.len() < 300 && e.contains("… (1000000 characters)"), "{}", e.len());
+        for cmd in [format!("vllm serve m --{big}"), format!("vllm serve {big}"), big.clone()] {
+            let out = run(&args(&format!("--gpu l4 -- {cmd}"))).unwrap_or_else(|e| e);
+            assert!(out.len() < 2_000 && out.contains(" characters) …"), "{}", out.len());
+        }
         let e = parse_args(&args("--gpu l4 --compute-capability 9.0 -- vllm serve m"))
             .unwrap()
             .scenario()

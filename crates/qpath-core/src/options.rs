@@ -105,6 +105,34 @@ impl fmt::Display for OptionError {
 /// The most characters of a user's value a message repeats (a message never echoes a whole 1 MB input).
 pub const ECHO_LIMIT: usize = 80;
 
+/// The longest run of non-blank characters [`echo_words`] leaves whole in a message.
+pub const WORD_LIMIT: usize = 200;
+
+/// A whole message (vLLM's text included, which repeats the user's values) as the page and the CLI's text show it:
+/// every run of non-blank characters longer than [`WORD_LIMIT`] keeps its first [`ECHO_LIMIT`] and last 3 characters
+/// around `… (N characters) …`. Shorter words and all blanks stay as written; the JSON keeps the full text.
+pub fn echo_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * WORD_LIMIT));
+    let mut rest = text;
+    while !rest.is_empty() {
+        let blank = rest.find(|c: char| !c.is_whitespace()).unwrap_or(rest.len());
+        out.push_str(&rest[..blank]);
+        rest = &rest[blank..];
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let word = &rest[..end];
+        let n = word.chars().count();
+        if n > WORD_LIMIT {
+            let head: String = word.chars().take(ECHO_LIMIT).collect();
+            let tail: String = word.chars().skip(n - 3).collect();
+            out.push_str(&format!("{head}… ({n} characters) …{tail}"));
+        } else {
+            out.push_str(word);
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
 /// A user's value as a message repeats it: whole up to [`ECHO_LIMIT`] characters, else its first [`ECHO_LIMIT`]
 /// characters and `… (N characters)`.
 pub fn echo(value: &str) -> String {
@@ -265,6 +293,23 @@ mod tests {
         }
         assert_eq!(OptionKey::parse("trtllm_cubins"), Some(OptionKey::Cubins));
         assert_eq!(OptionKey::parse("theme"), None);
+    }
+
+    #[test]
+    fn messages_shorten_only_long_words() {
+        let text = "vllm: error: unrecognized arguments: --x";
+        assert_eq!(echo_words(text), text);
+        let word = format!("`{}`:", "y".repeat(1_000_000));
+        let shown = echo_words(&format!("found  {word}\nqpath reads"));
+        assert_eq!(
+            shown,
+            format!(
+                "found  `{}… (1000003 characters) …y`:\nqpath reads",
+                "y".repeat(ECHO_LIMIT - 1)
+            ),
+        );
+        let edge = "z".repeat(WORD_LIMIT);
+        assert_eq!(echo_words(&edge), edge);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::options::echo_words;
 use crate::report::{attention_name, Backend, GroupError, GroupReport, Kernel, Report};
 use crate::resolve::short_list;
 
@@ -133,7 +134,7 @@ pub fn text(r: &Report) -> String {
         }
     }
     if let Some(e) = &r.error {
-        let _ = writeln!(out, "\n{}: {}", e.kind.heading(), e.kind.body(&e.message));
+        let _ = writeln!(out, "\n{}: {}", e.kind.heading(), echo_words(&e.kind.body(&e.message)));
         if let Some(s) = &e.source {
             let _ = writeln!(out, "  at {s}");
         }
@@ -255,7 +256,7 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
             out,
             "{}: {}{}",
             e.kind.heading(),
-            code_span(&e.kind.body(&e.message)),
+            code_span(&echo_words(&e.kind.body(&e.message))),
             e.source.as_ref().map_or(String::new(), |s| format!(" ({s})"))
         );
     } else {
