@@ -4,7 +4,7 @@
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-use crate::components::copy_button::CopyButton;
+use crate::components::copy_button::copy_button;
 
 /// The command line `command` (the page's text), with the parse `error` at this release (naming the input), the
 /// flags it accepted but does not use (`unused`) and the environment variables whose values links, Markdown and an
@@ -22,7 +22,7 @@ pub fn command_line(
         <section class="command" aria-labelledby="command-heading">
             <div class="command-head">
                 <h2 id="command-heading"><label for="command-line">{ "vllm serve command line" }</label></h2>
-                <CopyButton id="copy-command" label="Copy" text={command.to_string()} />
+                { copy_button("copy-command", "Copy", command.to_string()) }
             </div>
             <textarea id="command-line" rows="3" spellcheck="false" autocomplete="off" value={command.to_string()} {oninput}
                 aria-describedby="command-help" aria-invalid={error.is_some().to_string()} />

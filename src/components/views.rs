@@ -10,7 +10,7 @@ use yew::prelude::*;
 
 use crate::components::choice::{Choice, ChoiceOption};
 use crate::components::compare::Compare;
-use crate::components::copy_button::CopyButton;
+use crate::components::copy_button::copy_button;
 use crate::state::{Action, View};
 
 /// The tabs that choose the view: `view` is selected; a click dispatches [`Action::SetView`] with its view.
@@ -64,8 +64,8 @@ pub fn share(report: &Report, command: &str, hash: &str, config_too_large: bool)
     let markdown = qpath_core::render::markdown(report, command, Some(&link));
     html! {
         <section class="share" aria-label="Share">
-            <CopyButton id="copy-link" label="Copy link" text={link} />
-            <CopyButton id="copy-markdown" label="Copy as Markdown" text={markdown.clone()} />
+            { copy_button("copy-link", "Copy link", link) }
+            { copy_button("copy-markdown", "Copy as Markdown", markdown.clone()) }
             if config_too_large {
                 <p id="link-note" class="hint">{ crate::hash::CONFIG_TOO_LARGE }</p>
             }
