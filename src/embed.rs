@@ -49,9 +49,19 @@ pub const RESIZE: &str = "qpath:resize";
 /// The `type` of the state message.
 pub const STATE: &str = "qpath:state";
 
+// The element's JS side (kept small: it ships with every page load, comments are here rather than in the snippet).
+// `boxes` maps each element object to {id, box}: by identity, so a copy of an element (cloneNode, innerHTML, pre-rendered
+// markup) has no entry and gets its own app. `live` holds the connected elements, repainted when the host's theme
+// changes. `mount` gives the element a fresh open shadow root (whatever an earlier render or declarative shadow DOM
+// left is cleared) that adopts the stylesheet (a constructable stylesheet, shared by all elements; a <style> element
+// where adoptedStyleSheets is missing), and one box for the app. `hostScheme` reads the host site's scheme: a
+// color-scheme that names only one of light/dark on the element's parent, then Material (body data-md-color-scheme:
+// slate is dark), Furo (body data-theme) and pydata-sphinx-theme (html data-theme), mdBook's html classes (light, rust /
+// coal, navy, ayu), sphinx_rtd_theme (body.wy-body-for-nav: light only), and last the OS preference. `watch` observes
+// html's and body's attributes and the OS preference once, for all elements.
 #[wasm_bindgen(inline_js = r#"
-const boxes = new WeakMap(); // element → {id, box}: by identity, so a copy of an element (clone, innerHTML) has none
-const live = new Set(); // the connected elements, repainted when the host's theme changes
+const boxes = new WeakMap();
+const live = new Set();
 let sheet = null;
 let watching = false;
 
@@ -73,8 +83,6 @@ export function define(tag, observed, onConnect, onChange, onDisconnect) {
 
 export function instance(el) { return boxes.get(el)?.id ?? 0; }
 
-// A fresh shadow root (whatever a previous render or declarative shadow DOM left) with the stylesheet and one box
-// for the app; returns the box.
 export function mount(el, id, css) {
   const root = el.shadowRoot ?? el.attachShadow({ mode: "open" });
   root.replaceChildren();
@@ -99,21 +107,20 @@ export function unmount(el) {
   el.shadowRoot?.replaceChildren();
 }
 
-// The host site's scheme: an explicit color-scheme, then the generators' theme switches, then the OS preference.
 export function hostScheme(el) {
   const html = document.documentElement;
   const body = document.body;
   const cs = getComputedStyle(el.parentElement ?? html).colorScheme.split(" ");
   if (cs.includes("dark") !== cs.includes("light")) return cs.includes("dark") ? "dark" : "light";
-  const md = body?.getAttribute("data-md-color-scheme"); // Material: slate is its dark scheme
+  const md = body?.getAttribute("data-md-color-scheme");
   if (md) return md === "slate" ? "dark" : "light";
-  for (const v of [body?.dataset.theme, html.dataset.theme]) { // Furo (body), pydata-sphinx-theme (html)
+  for (const v of [body?.dataset.theme, html.dataset.theme]) {
     if (v === "dark" || v === "light") return v;
   }
-  const cl = html.classList; // mdBook: light, rust / coal, navy, ayu
+  const cl = html.classList;
   if (["coal", "navy", "ayu", "dark"].some((c) => cl.contains(c))) return "dark";
   if (["light", "rust"].some((c) => cl.contains(c))) return "light";
-  if (body?.classList.contains("wy-body-for-nav")) return "light"; // sphinx_rtd_theme has no dark scheme
+  if (body?.classList.contains("wy-body-for-nav")) return "light";
   return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 
