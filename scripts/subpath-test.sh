@@ -21,8 +21,7 @@ for budget in 15000 30000 60000 90000; do
   chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
     --disable-component-update --disable-sync --user-data-dir="$PROFILE" --enable-logging=stderr --v=0 \
     --virtual-time-budget="$budget" --dump-dom "$URL" >"$WORK/dom.html" 2>"$WORK/console.log" || true
-  if grep -q 'id="frame-state">#embed=1' "$WORK/dom.html" && grep -qE 'id="qpath-frame"[^>]*style="height' "$WORK/dom.html" \
-    && [ "$(grep -oE 'class="pasted"[^>]*height: [0-9]+px' "$WORK/dom.html" | wc -l)" -eq 2 ]; then
+  if grep -q 'id="frame-state">#embed=1' "$WORK/dom.html" && grep -qE 'id="qpath-frame"[^>]*style="height' "$WORK/dom.html"; then
     break
   fi
   echo "subpath: the iframe had not reported within a virtual-time budget of $budget ms; loading again"
@@ -38,11 +37,9 @@ check "every request under the sub-path was found (no 404)" bash -c "! grep -E '
 check "the iframe page was requested under the sub-path" grep -q 'GET /tools/qpath/index.html' "$WORK/server.log"
 check "the iframe posted its state to the parent (qpath:state)" grep -q 'id="frame-state">#embed=1&amp;gpu=h100-sxm' "$WORK/dom.html"
 check "the iframe posted its height and the parent resized it (qpath:resize)" grep -qE 'id="qpath-frame"[^>]*style="height: [0-9]+px' "$WORK/dom.html"
-check "both pasted iframe snippets resized their own frame (no shared global or id)" \
-  bash -c "[ \$(grep -oE 'class=\"pasted\"[^>]*height: [0-9]+px' '$WORK/dom.html' | wc -l) -eq 2 ]"
 if [ "$failed" -gt 0 ]; then
   echo "--- console ---"; grep -E 'CONSOLE|Uncaught' "$WORK/console.log" | head -20 || true
   echo "--- server ---"; tail -20 "$WORK/server.log"
 fi
-echo "subpath: $((8 - failed)) passed, $failed failed"
+echo "subpath: $((7 - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

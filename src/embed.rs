@@ -38,6 +38,7 @@ use yew::prelude::*;
 use crate::components::results::Results;
 use crate::hash::Link;
 use crate::state::Page;
+use crate::theme::Theme;
 
 /// The custom element's tag.
 pub const TAG: &str = "qpath-explainer";
@@ -439,15 +440,20 @@ impl Outbox {
     }
 }
 
+// Until `hash::Link` reads `origin=` and `theme=` itself (issue 13, src/hash.rs), these small readers stand in for it.
+
+/// A key's form-decoded value in a hash (`#embed=1&origin=…`), if the key is there.
+fn hash_value(hash: &str, key: &str) -> Option<String> {
+    hash.trim_start_matches('#')
+        .split('&')
+        .find_map(|part| part.strip_prefix(key)?.strip_prefix('='))
+        .map(crate::hash::form_decode)
+}
+
 /// The origin the embedder names with `origin=` in the frame's hash (`#embed=1&origin=https%3A%2F%2Fdocs.example.com`),
 /// if it is one: `http(s)://host[:port]`, no path, user or query (a trailing `/` is dropped).
-// Until `hash::Link` reads `origin=` itself (issue 13, src/hash.rs), this small reader stands in for it.
 pub fn state_origin(hash: &str) -> Option<String> {
-    let value = hash
-        .trim_start_matches('#')
-        .split('&')
-        .find_map(|part| part.strip_prefix("origin="))
-        .map(crate::hash::form_decode)?;
+    let value = hash_value(hash, "origin")?;
     let value = value.trim().trim_end_matches('/');
     let host = value.strip_prefix("https://").or_else(|| value.strip_prefix("http://"))?;
     let valid = !host.is_empty()
@@ -455,6 +461,24 @@ pub fn state_origin(hash: &str) -> Option<String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
     valid.then(|| value.to_ascii_lowercase())
+}
+
+/// The scheme the embedder asks of the frame with `theme=light` / `theme=dark` in its hash.
+pub fn frame_theme(hash: &str) -> Option<Theme> {
+    match hash_value(hash, "theme")?.trim() {
+        "light" => Some(Theme::Light),
+        "dark" => Some(Theme::Dark),
+        _ => None,
+    }
+}
+
+/// Shows a theme on the document (the class on `<html>` the stylesheets honour) without remembering it.
+pub fn show_theme(theme: Theme) {
+    if let Some(root) = gloo::utils::document().document_element() {
+        let list = root.class_list();
+        let _ = list.remove_2("light", "dark");
+        let _ = list.add_1(theme.name());
+    }
 }
 
 /// The objects the page posts for a state hash and then a height, starting from nothing sent (the protocol as data).
@@ -620,5 +644,14 @@ mod tests {
         for (hash, want) in cases {
             assert_eq!(state_origin(hash).as_deref(), want, "{hash}");
         }
+    }
+
+    #[test]
+    fn the_frames_theme_is_read_from_the_hash() {
+        assert_eq!(frame_theme("#embed=1&theme=dark&gpu=l4"), Some(Theme::Dark));
+        assert_eq!(frame_theme("#embed=1&gpu=l4&theme=light"), Some(Theme::Light));
+        assert_eq!(frame_theme("#embed=1&theme=sepia"), None);
+        assert_eq!(frame_theme("#embed=1&themes=dark"), None);
+        assert_eq!(frame_theme("#embed=1"), None);
     }
 }

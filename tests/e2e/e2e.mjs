@@ -485,6 +485,14 @@ check('embed-iframe-resize', async (t) => {
       if (frame && e.source === frame.contentWindow && typeof e.data?.type === 'string') window.__qpath.push(e.data);
     });
   });
+  await context.addInitScript(() => {
+    if (window.top !== window) return;
+    window.__pasted = [];
+    addEventListener('message', (e) => {
+      const i = [...document.querySelectorAll('iframe.pasted')].findIndex((f) => e.source === f.contentWindow);
+      if (i >= 0) window.__pasted.push(`${i}:${e.data?.type}`);
+    });
+  });
   const page = await t.newPage(context);
   await page.goto(`${server.url}/example.html`);
   const messages = () => page.evaluate(() => window.__qpath);
@@ -527,20 +535,65 @@ check('embed-iframe-resize', async (t) => {
   await eventually(async () => assert.ok(Math.abs((await measured()) - last(await messages(), 'qpath:resize').height) <= 1));
   assert.equal(await text(page, '#frame-state'), last(ms, 'qpath:state').hash);
   assert.equal(await hash(frame), last(ms, 'qpath:state').hash);
+
+  // The guide's snippet pasted twice (no origin= in their URLs): each frame got its own height, and no state message.
+  await eventually(async () => {
+    const pasted = await page.evaluate(() => window.__pasted);
+    assert.ok(pasted.includes('0:qpath:resize') && pasted.includes('1:qpath:resize'), JSON.stringify(pasted));
+    assert.deepEqual(pasted.filter((m) => !m.endsWith(':qpath:resize')), [], 'height only, never the state');
+  });
+  const heights = await page.evaluate(() => [...document.querySelectorAll('iframe.pasted')].map((f) => f.style.height));
+  assert.ok(heights.every((h) => /^\d+px$/.test(h)), `both pasted frames resized: ${heights}`);
 });
 
-// 7b. The rest of example.html: the <qpath-explainer> elements and the JS API answer the seed story.
+// 7b. The rest of example.html: the <qpath-explainer> elements (each in its own shadow root, with its own styles) and
+//     the JS API answer the seed story; the page loads no qpath stylesheet.
 check('embed-element-and-api', async (t) => {
   const page = await t.open('/example.html', { wait: false });
-  await page.waitForSelector('#seed-fixed article.group');
+  await page.waitForSelector('#seed-fixed article.group'); // playwright's selectors pierce open shadow roots
   await eventually(async () => includes(await text(page, '#api-output'), `error AssertionError: ${FA2_ASSERT}`, 'the JS API'));
-  includes(await text(page, '#seed-prefix .group-error'), FA2_ASSERT, 'the 0.25.0-prefix element');
-  assert.equal(await text(page, '#seed-prefix .q-prefill'), 'float8_e4m3fn');
-  assert.equal(await count(page, '#seed-fixed .group-error'), 0);
-  assert.equal(await text(page, '#seed-fixed .q-prefill'), 'bfloat16');
+  const inside = (host, sel) => page.evaluate(([h, s]) => {
+    const root = document.getElementById(h).shadowRoot;
+    return root ? [...root.querySelectorAll(s)].map((e) => e.textContent.trim()) : null;
+  }, [host, sel]);
+  includes((await inside('seed-prefix', '.group-error'))[0], FA2_ASSERT, 'the 0.25.0-prefix element');
+  assert.deepEqual((await inside('seed-prefix', '.q-prefill')).slice(0, 1), ['float8_e4m3fn']);
+  assert.deepEqual(await inside('seed-fixed', '.group-error'), []);
+  assert.deepEqual((await inside('seed-fixed', '.q-prefill')).slice(0, 1), ['bfloat16']);
+  assert.equal(await count(page, 'link[rel=stylesheet]'), 0, 'no qpath stylesheet on the page');
+  assert.equal(await count(page, 'qpath-explainer *'), 0, "nothing in the elements' light DOM");
+  // Styled from inside: the box's border and 15 px text, whatever the page's root font size.
+  const look = () => page.evaluate(() => {
+    const box = document.getElementById('seed-prefix').shadowRoot.querySelector('.qpath-explainer');
+    const s = getComputedStyle(box);
+    return [s.borderTopStyle, s.fontSize, getComputedStyle(box.querySelector('h3')).fontSize];
+  });
+  assert.deepEqual(await look(), ['solid', '15px', '16px']);
+  await page.evaluate(() => { document.documentElement.style.fontSize = '10px'; });
+  assert.deepEqual(await look(), ['solid', '15px', '16px'], "mdBook's 10 px root font changes nothing");
+  // theme="auto" (absent) follows the site's switch at run time; theme="dark" stays dark.
+  const schemes = () => page.evaluate(() => ['seed-prefix', 'seed-fixed'].map((id) => {
+    const box = document.getElementById(id).shadowRoot.querySelector('.qp-root');
+    return getComputedStyle(box).colorScheme;
+  }));
+  assert.deepEqual(await schemes(), ['light', 'dark']);
+  await page.evaluate(() => document.body.setAttribute('data-md-color-scheme', 'slate'));
+  await eventually(async () => assert.deepEqual(await schemes(), ['dark', 'dark']));
+  await page.evaluate(() => document.body.setAttribute('data-md-color-scheme', 'default'));
+  await eventually(async () => assert.deepEqual(await schemes(), ['light', 'dark']));
   // An attribute change re-renders that element only.
   await page.evaluate(() => document.getElementById('seed-fixed').setAttribute('vllm', '0.25.0-prefix'));
-  await eventually(async () => includes(await text(page, '#seed-fixed .group-error'), FA2_ASSERT, 'after vllm="0.25.0-prefix"'));
+  await eventually(async () => includes((await inside('seed-fixed', '.group-error'))[0] ?? '', FA2_ASSERT, 'after vllm="0.25.0-prefix"'));
+  // A copy (cloneNode) is its own element: removing it leaves the original rendered.
+  await page.evaluate(() => {
+    const copy = document.getElementById('seed-prefix').cloneNode(true);
+    copy.id = 'seed-copy';
+    document.querySelector('main').append(copy);
+  });
+  await page.waitForSelector('#seed-copy article.group');
+  await page.evaluate(() => document.getElementById('seed-copy').remove());
+  await page.waitForTimeout(100);
+  includes((await inside('seed-prefix', '.group-error'))[0] ?? '', FA2_ASSERT, 'the original after its copy was removed');
 });
 
 // ---------------------------------------------------------------------------------------------------------------------
