@@ -485,14 +485,6 @@ check('embed-iframe-resize', async (t) => {
       if (frame && e.source === frame.contentWindow && typeof e.data?.type === 'string') window.__qpath.push(e.data);
     });
   });
-  await context.addInitScript(() => {
-    if (window.top !== window) return;
-    window.__pasted = [];
-    addEventListener('message', (e) => {
-      const i = [...document.querySelectorAll('iframe.pasted')].findIndex((f) => e.source === f.contentWindow);
-      if (i >= 0) window.__pasted.push(`${i}:${e.data?.type}`);
-    });
-  });
   const page = await t.newPage(context);
   await page.goto(`${server.url}/example.html`);
   const messages = () => page.evaluate(() => window.__qpath);
@@ -535,15 +527,6 @@ check('embed-iframe-resize', async (t) => {
   await eventually(async () => assert.ok(Math.abs((await measured()) - last(await messages(), 'qpath:resize').height) <= 1));
   assert.equal(await text(page, '#frame-state'), last(ms, 'qpath:state').hash);
   assert.equal(await hash(frame), last(ms, 'qpath:state').hash);
-
-  // The guide's snippet pasted twice (no origin= in their URLs): each frame got its own height, and no state message.
-  await eventually(async () => {
-    const pasted = await page.evaluate(() => window.__pasted);
-    assert.ok(pasted.includes('0:qpath:resize') && pasted.includes('1:qpath:resize'), JSON.stringify(pasted));
-    assert.deepEqual(pasted.filter((m) => !m.endsWith(':qpath:resize')), [], 'height only, never the state');
-  });
-  const heights = await page.evaluate(() => [...document.querySelectorAll('iframe.pasted')].map((f) => f.style.height));
-  assert.ok(heights.every((h) => /^\d+px$/.test(h)), `both pasted frames resized: ${heights}`);
 });
 
 // 7b. The rest of example.html: the <qpath-explainer> elements (each in its own shadow root, with its own styles) and
@@ -594,6 +577,58 @@ check('embed-element-and-api', async (t) => {
   await page.evaluate(() => document.getElementById('seed-copy').remove());
   await page.waitForTimeout(100);
   includes((await inside('seed-prefix', '.group-error'))[0] ?? '', FA2_ASSERT, 'the original after its copy was removed');
+});
+
+// 7c. docs/embedding.md's iframe snippet, pasted twice into one host page exactly as written (QPATH = the server):
+//     each copy resizes its own frame; without origin= no frame posts its state.
+check('embed-snippet-pasted-twice', async (t) => {
+  const guide = fs.readFileSync(path.join(repo, 'docs', 'embedding.md'), 'utf8');
+  const section = guide.slice(guide.indexOf('## 2. The iframe'));
+  const snippet = /```html\n([\s\S]*?)```/.exec(section)[1].replaceAll('QPATH', server.url);
+  const context = await t.context();
+  await context.addInitScript(() => {
+    if (window.top !== window) return;
+    window.__got = [];
+    addEventListener('message', (e) => {
+      const i = [...document.querySelectorAll('iframe')].findIndex((f) => e.source === f.contentWindow);
+      window.__got.push(`${i}:${e.data?.type}`);
+    });
+  });
+  const page = await t.newPage(context);
+  const host = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,"></head>
+    <body><main><h1>Two frames</h1>${snippet}<p>between</p>${snippet}</main></body></html>`;
+  await page.route(`${server.url}/host-twice.html`, (r) => r.fulfill({ contentType: 'text/html', body: host }));
+  await page.goto(`${server.url}/host-twice.html`);
+  assert.equal(await count(page, 'iframe'), 2);
+  await eventually(async () => {
+    const heights = await page.evaluate(() => [...document.querySelectorAll('iframe')].map((f) => f.style.height));
+    assert.ok(heights.every((h) => /^\d+px$/.test(h)), `both frames resized: ${heights}`);
+  });
+  const got = await page.evaluate(() => window.__got);
+  assert.ok(got.includes('0:qpath:resize') && got.includes('1:qpath:resize'), JSON.stringify(got));
+  assert.deepEqual(got.filter((m) => !m.endsWith(':qpath:resize')), [], 'height only: no origin= named, no state');
+});
+
+// 7d. A host with a strict CSP (no 'unsafe-inline' anywhere, style-src 'none'): the include line and the element work
+//     with only what docs/embedding.md lists (script-src and connect-src for qpath, 'wasm-unsafe-eval').
+check('embed-element-under-a-strict-csp', async (t) => {
+  const page = await t.newPage(await t.context());
+  const csp = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; style-src 'none'; img-src data:";
+  const host = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+    <meta http-equiv="Content-Security-Policy" content="${csp}"><title>strict host</title><link rel="icon" href="data:,">
+    <script type="module" src="./qpath-embed.js"></script></head>
+    <body><main><qpath-explainer gpu="l4" vllm="0.25.0-prefix" cmd="${SEED_CMD}"></qpath-explainer></main></body></html>`;
+  const violations = [];
+  page.on('console', (m) => { if (/Content.Security.Policy|Refused/i.test(m.text())) violations.push(m.text()); });
+  await page.route(`${server.url}/host-csp.html`, (r) => r.fulfill({ contentType: 'text/html', body: host }));
+  await page.goto(`${server.url}/host-csp.html`);
+  await page.waitForSelector('qpath-explainer .group-error');
+  const look = await page.evaluate(() => {
+    const box = document.querySelector('qpath-explainer').shadowRoot.querySelector('.qpath-explainer');
+    return [getComputedStyle(box).borderTopStyle, getComputedStyle(box).fontSize];
+  });
+  assert.deepEqual(look, ['solid', '15px'], 'styled under style-src none');
+  assert.deepEqual(violations, [], 'no CSP violation');
 });
 
 // ---------------------------------------------------------------------------------------------------------------------
