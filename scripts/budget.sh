@@ -8,7 +8,10 @@
 #
 # The quality-gates target is a total of at most 150 KB (153,600 B). The page does not meet that: the limits below are
 # the measured sizes plus about 2% so that growth is caught; BENCHMARKS.md ("Bundle size") has the breakdown, the gap,
-# and what each raise bought (the last: issue 12's phases, stages, re-derived rules, vLLM's texts, other backends).
+# and what each raise bought (the last: issue 12's phases, stages, re-derived rules, vLLM's texts, other backends;
+# issue 13: the JS snippet grew from ~390 to 1,197 B gzip with <qpath-explainer>'s shadow root, identity tracking and
+# host-theme detection, the wasm by ~2.3 KB gzip with the element's stylesheet compiled in (static/explainer.css +
+# results.css), and qpath-embed.js is new at 848 B gzip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
@@ -20,7 +23,8 @@ TOTAL_GZIP_LIMIT=328000
 BUDGETS='
 qpath-web_bg.wasm                 312000   787000
 qpath-web.js                        8700        -
-snippets/*/inline0.js                400        -
+snippets/*/inline0.js               1230        -
+qpath-embed.js                       870        -
 index.html                          1300        -
 style.css                           2000        -
 results.css                         1750        -
@@ -40,6 +44,10 @@ for m in re.finditer(r"""\b(?:href|src)=(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", ht
 print("\n".join(sorted(found)))
 PY
 )
+# The embedding loader (an embedding page's one include line) has a budget too; it is not part of the page's transfer.
+EMBED_ONLY="qpath-embed.js"
+referenced="$referenced
+$EMBED_ONLY"
 if [ "$(wc -l <<<"$referenced")" -lt 3 ]; then
   echo "budget: FAILED: found only '$referenced' referenced by $DIST/index.html; expected the JS module, the wasm and styles"
   exit 1
@@ -55,7 +63,7 @@ for file in $referenced; do
   fi
   raw=$(stat -c %s "$path")
   gz=$(gzip -9c "$path" | wc -c)
-  total=$((total + gz))
+  [ "$file" = "$EMBED_ONLY" ] || total=$((total + gz))
   limit=""
   while read -r pattern gz_limit raw_limit; do
     [ -n "$pattern" ] || continue

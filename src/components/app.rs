@@ -17,18 +17,25 @@ use crate::components::inputs::inputs;
 use crate::components::matrix_view::MatrixView;
 use crate::components::results::Results;
 use crate::components::views::{compare_view, share, view_tabs};
-use crate::embed::Outbox;
+use crate::embed::{self, Outbox};
 use crate::state::{Action, Page, View};
 
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| Page::from_hash(&current_hash()));
     // In an iframe (`embed=1`): what the parent has been told (see crate::embed).
-    let outbox = use_mut_ref(Outbox::default);
+    let outbox = use_mut_ref(|| Outbox::new(embed::state_origin(&current_hash())));
     let root = use_node_ref();
     use_hash_sync(&state, outbox.clone());
     use_size_messages(state.embed, root.clone(), outbox);
     let (theme, ontheme) = use_theme();
+    // In an iframe, `theme=light|dark` in its first hash sets the scheme (after use_theme's effect; not remembered).
+    let frame_theme = *use_memo((), |_| embed::frame_theme(&current_hash()));
+    use_effect_with(state.embed, move |embedded| {
+        if let Some(t) = embedded.then_some(frame_theme).flatten() {
+            embed::show_theme(t);
+        }
+    });
 
     let ondispatch = {
         let state = state.clone();
