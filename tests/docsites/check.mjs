@@ -46,6 +46,7 @@ const SITES = {
     toggle: async (page, want) => {
       await page.click('#mdbook-theme-toggle');
       await page.click(`#mdbook-theme-${want}`);
+      if (await page.isVisible('#mdbook-theme-list')) await page.click('#mdbook-theme-toggle'); // close the menu
     },
   },
 };
@@ -59,12 +60,15 @@ const HOST_PROPERTIES = [
 ];
 
 const checks = [];
-const check = (name, fn) => checks.push({ name, fn });
+const check = (name, fn, options = {}) => checks.push({ name, fn, options });
 
 /** Collects console errors, uncaught exceptions and failed requests of a page. */
 function watch(page) {
   const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('console', (m) => {
+    // A host without a favicon makes Chromium fetch /favicon.ico: the host's 404, not qpath's.
+    if (m.type() === 'error' && !m.location().url?.endsWith('/favicon.ico')) problems.push(`console error: ${m.text()} (${m.location().url})`);
+  });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
@@ -93,12 +97,13 @@ async function computedStyles(page) {
   })), [HOST_ELEMENTS, HOST_PROPERTIES]);
 }
 
-/** The page's HTML without qpath: no include line (a script whose src names qpath-embed.js) and no element. */
+/** The page's HTML without qpath: no script or stylesheet from qpath's folder (the include line) and no element. */
 function withoutQpath(html) {
   const twin = html
-    .replace(/<script\b[^>]*qpath-embed\.js[^>]*>\s*<\/script>/g, '')
+    .replace(/<script\b[^>]*\bsrc="[^"]*qpath[/-][^"]*"[^>]*>\s*<\/script>/g, '')
+    .replace(/<link\b[^>]*\bhref="[^"]*qpath\/[^"]*"[^>]*>/g, '')
     .replace(/<qpath-explainer\b[\s\S]*?<\/qpath-explainer>/g, '');
-  assert.ok(!/qpath-embed|<qpath-explainer/.test(twin), 'the twin page still mentions qpath');
+  assert.ok(!/qpath-embed|qpath\/|<qpath-explainer/.test(twin), 'the twin page still loads something of qpath');
   assert.notEqual(twin, html, 'the page has no include line or element to remove');
   return twin;
 }
@@ -106,9 +111,11 @@ function withoutQpath(html) {
 /** Puts the host in THEME with its own switch while the OS preference says the opposite. */
 async function hostTheme(page, site, theme) {
   await page.emulateMedia({ colorScheme: theme === 'dark' ? 'light' : 'dark' });
+  await page.waitForTimeout(200); // a host in "auto" (mdBook without a saved theme) follows the OS change first
   const want = site.themes[theme];
   if (want === null) return;
   for (let i = 0; i < 4 && (await page.evaluate(site.current)) !== want; i++) await site.toggle(page, want);
+  await page.waitForTimeout(300);
   assert.equal(await page.evaluate(site.current), want, `the site's switch did not reach ${want}`);
 }
 
@@ -130,11 +137,18 @@ async function explainerTextLuminance(page) {
   });
 }
 
+/** axe-core's colour-contrast rule on the whole page; fails on a violation inside an explainer (axe reads shadow roots:
+ *  such a node's target is [host, inner]). The host theme's own violations are not qpath's: returns their count. */
 async function contrast(page) {
   await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(() => window.axe.run(document, { runOnly: ['color-contrast'], resultTypes: ['violations'] }));
-  const bad = result.violations.flatMap((v) => v.nodes.map((n) => `${JSON.stringify(n.target)}: ${n.failureSummary.replace(/\s*\n\s*/g, ' ')}`));
-  assert.equal(bad.length, 0, `axe colour-contrast violations:\n      ${bad.join('\n      ')}`);
+  const result = await page.evaluate(() => window.axe.run(document, { runOnly: ['color-contrast'], resultTypes: ['violations', 'passes'] }));
+  const inside = (n) => Array.isArray(n.target[0]) && n.target[0][0].includes('qpath-explainer');
+  const nodes = (list) => list.flatMap((v) => v.nodes);
+  const bad = nodes(result.violations).filter(inside).map((n) => `${JSON.stringify(n.target)}: ${n.failureSummary.replace(/\s*\n\s*/g, ' ')}`);
+  assert.equal(bad.length, 0, `axe colour-contrast violations in the explainer:\n      ${bad.join('\n      ')}`);
+  const checked = nodes(result.passes).filter(inside).length;
+  assert.ok(checked >= 5, `axe checked only ${checked} text nodes inside the explainer`);
+  return { checked, host: nodes(result.violations).length };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -176,13 +190,13 @@ function siteChecks(name, site) {
       await page.goto(url + site.page);
       await rendered(page);
       await hostTheme(page, site, theme);
-      await page.waitForTimeout(300);
       const luminance = await explainerTextLuminance(page);
       assert.ok(luminance !== null, 'no visible text in the explainer');
       if (theme === 'dark') assert.ok(luminance > 0.4, `the explainer's text is dark (luminance ${luminance.toFixed(2)}) on a dark host`);
       else assert.ok(luminance < 0.2, `the explainer's text is light (luminance ${luminance.toFixed(2)}) on a light host`);
-      await contrast(page);
+      const { checked, host } = await contrast(page);
       assert.deepEqual(problems, []);
+      return `${checked} texts in the explainer pass${host ? `; the host theme's own: ${host} violation(s)` : ''}`;
     });
   }
 
@@ -206,22 +220,23 @@ check('mkdocs: instant navigation swaps in pages whose explainers render, withou
   await page.goto(url + '/');
   await rendered(page);
   await page.evaluate(() => { window.qpathNoReload = true; });
-  const follow = async (text, count) => {
-    await page.locator('.md-nav--primary a.md-nav__link', { hasText: text }).first().click();
-    await page.waitForFunction((t) => document.querySelector('h1')?.textContent.includes(t), text);
-    assert.equal(await page.evaluate(() => window.qpathNoReload), true, `navigating to "${text}" reloaded the page`);
-    if (count) assert.equal(await rendered(page), count, `explainers on "${text}"`);
+  // Each fixture page links to the next one in its text; Material's instant navigation takes over such links.
+  const follow = async (link, title, count) => {
+    await page.locator('.md-content a', { hasText: link }).first().click();
+    await page.waitForFunction((t) => document.querySelector('.md-content h1')?.textContent.includes(t), title);
+    assert.equal(await page.evaluate(() => window.qpathNoReload), true, `following "${link}" reloaded the page`);
+    if (count) assert.equal(await rendered(page), count, `explainers on "${title}"`);
     else assert.equal(await page.evaluate(() => document.querySelectorAll('qpath-explainer').length), 0);
   };
-  await follow('Another page', 0);
-  await follow('Two explainers', 2);
-  await follow('Attention kernels on an L4', 1);
+  await follow('a link to another page', 'Another page', 0);
+  await follow('the page with two explainers', 'Two explainers', 2);
+  await follow('the first page', 'Attention kernels on an L4', 1);
   await page.goBack();
-  await page.waitForFunction(() => document.querySelector('h1')?.textContent.includes('Two explainers'));
+  await page.waitForFunction(() => document.querySelector('.md-content h1')?.textContent.includes('Two explainers'));
   assert.equal(await rendered(page), 2, 'explainers after going back');
   assert.equal(await page.evaluate(() => window.qpathNoReload), true, 'going back reloaded the page');
   assert.deepEqual(problems, []);
-});
+}, { origin: 'https://docs.example.com' }); // the guide's site_url
 
 check('sphinx-rtd: the directive passes a quoted, multi-line command and its options to the element unchanged', async ({ page, url }) => {
   await page.goto(url + '/index.html');
@@ -236,13 +251,25 @@ check('sphinx-rtd: the directive passes a quoted, multi-line command and its opt
 
 // ---------------------------------------------------------------------------------------------------------------------
 
-async function withSite(browser, dir, fn, viewport = { width: 1000, height: 700 }) {
+/** Serves DIR and runs fn({ page, url, problems, server }) in a new browser context. With `origin`, the browser loads the
+ *  site from that origin (requests to it are answered by the local server): MkDocs Material's instant navigation only
+ *  takes over links to the pages its sitemap.xml lists, which are under site_url's host and port. */
+async function withSite(browser, dir, fn, { viewport = { width: 1000, height: 700 }, origin } = {}) {
   const server = await startServer(dir);
   const context = await browser.newContext({ viewport });
+  // The hosts' own requests to other origins (Material's Google Fonts stylesheet) get an empty answer: the checks run
+  // offline, and what they check is the site as served, qpath's files included.
+  await context.route((u) => !u.href.startsWith(server.url), (route) => route.fulfill({ status: 200, body: '' }));
+  if (origin) {
+    await context.route((u) => u.origin === origin, async (route) => {
+      const u = new URL(route.request().url());
+      await route.fulfill({ response: await route.fetch({ url: server.url + u.pathname + u.search }) });
+    });
+  }
   const page = await context.newPage();
   const problems = watch(page);
   try {
-    return await fn({ page, url: server.url, problems, server });
+    return await fn({ page, url: origin ?? server.url, problems, server });
   } finally {
     await context.close();
     await server.stop();
@@ -281,15 +308,15 @@ async function main() {
     let failed = Number(process.env.DOCSITES_FAILED ?? 0);
     console.log(`docsites browser checks (Chromium ${browser.version()})`);
     const only = (process.env.QPATH_DOCSITES_ONLY ?? '').split(',').filter(Boolean);
-    for (const { name, fn } of checks.filter((c) => !only.length || only.some((w) => c.name.includes(w)))) {
+    for (const { name, fn, options } of checks.filter((c) => !only.length || only.some((w) => c.name.includes(w)))) {
       const siteName = name.split(':')[0];
       const dir = path.join(sitesDir, siteName, SITES[siteName].out);
       const started = Date.now();
       try {
         assert.ok(fs.existsSync(path.join(dir, SITES[siteName].page.replace(/\/$/, '/index.html'))), `${dir} was not built`);
-        await withSite(browser, dir, fn);
+        const note = await withSite(browser, dir, fn, options);
         passed += 1;
-        console.log(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+        console.log(`ok   ${name} (${note ? `${note}; ` : ''}${((Date.now() - started) / 1000).toFixed(1)} s)`);
       } catch (e) {
         failed += 1;
         console.log(`FAIL ${name}: ${e.message}`);
