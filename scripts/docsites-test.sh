@@ -47,7 +47,7 @@ install_missing
 [ -d tests/e2e/node_modules/playwright-core ] || { echo "docsites: tests/e2e/node_modules missing; run scripts/setup.sh test" >&2; exit 1; }
 
 SITES_DIR="$OUT/sites"
-LOGS="$OUT/logs"
+LOGS="$ROOT/$OUT/logs"
 mkdir -p "$SITES_DIR" "$LOGS"
 read -r -a SITES <<<"$(node tests/docsites/extract.mjs docs/embedding.md "$SITES_DIR")"
 echo "docsites: mkdocs-material $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mkdocs-material"))'), sphinx $("$VENV/bin/sphinx-build" --version | awk '{print $2}'), $(mdbook --version); sites: ${SITES[*]}"
@@ -72,6 +72,33 @@ for site in "${SITES[@]}"; do
     tail -n 20 "$log" | sed 's/^/     /'
   fi
 done
+
+# The Sphinx extension's two other paths, on the sphinx-rtd project: a non-HTML builder prints the directive's command
+# line as a literal block (no element), and qpath_url includes qpath-embed.js from that URL and copies nothing.
+extension_check() { # extension_check DESCRIPTION SPHINX-ARGS... -- TEST...
+  local name="$1" args=() ; shift
+  while [ "$1" != "--" ]; do args+=("$1"); shift; done; shift
+  if (cd "$SITES_DIR/sphinx-rtd" && "$ROOT/$VENV/bin/sphinx-build" "${args[@]}" -q >>"$LOGS/extension.log" 2>&1) && "$@"; then
+    passed=$((passed + 1)); echo "ok   sphinx-rtd: qpath_sphinx: $name"
+  else
+    failed=$((failed + 1)); echo "FAIL sphinx-rtd: qpath_sphinx: $name ($LOGS/extension.log)"
+  fi
+}
+text_has_commands() { # the text build shows both directives' command lines and no element
+  local f="$SITES_DIR/sphinx-rtd/_build/text/index.txt"
+  grep -qF -e 'vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8' "$f" &&
+    grep -qF -e "--override-generation-config '{\"temperature\": 0.5}' --max-model-len 4096" "$f" && ! grep -q qpath-explainer "$f"
+}
+url_include_only() { # the qpath_url build includes the module from that URL and has no copy of the build
+  grep -qF -e '<script type="module" src="https://qpath.example/qpath-embed.js"></script>' "$SITES_DIR/sphinx-rtd/_build/url/index.html" &&
+    [ ! -e "$SITES_DIR/sphinx-rtd/_build/url/_static/qpath" ]
+}
+if [ -f "$SITES_DIR/sphinx-rtd/qpath_sphinx.py" ]; then
+  : >"$LOGS/extension.log"
+  extension_check "a text build prints the directives' command lines, no element" -M text . _build -- text_has_commands
+  extension_check "qpath_url includes qpath-embed.js from that URL and copies no build" \
+    -b html -D qpath_url=https://qpath.example/ . _build/url -- url_include_only
+fi
 
 if [ "$MODE" = "--screenshots" ]; then
   exec node tests/docsites/check.mjs "$SITES_DIR" --screenshots
