@@ -38,7 +38,6 @@ use yew::prelude::*;
 use crate::components::results::Results;
 use crate::hash::Link;
 use crate::state::Page;
-use crate::theme::Theme;
 
 /// The custom element's tag.
 pub const TAG: &str = "qpath-explainer";
@@ -440,7 +439,8 @@ impl Outbox {
     }
 }
 
-// Until `hash::Link` reads `origin=` and `theme=` itself (issue 13, src/hash.rs), these small readers stand in for it.
+// Until `hash::Link` reads `origin=` itself (issue 13, src/hash.rs: `Link::origin`, `Page::origin`), this small reader
+// stands in for it; `theme=` is the hash's too.
 
 /// A key's form-decoded value in a hash (`#embed=1&origin=…`), if the key is there.
 fn hash_value(hash: &str, key: &str) -> Option<String> {
@@ -461,24 +461,6 @@ pub fn state_origin(hash: &str) -> Option<String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
     valid.then(|| value.to_ascii_lowercase())
-}
-
-/// The scheme the embedder asks of the frame with `theme=light` / `theme=dark` in its hash.
-pub fn frame_theme(hash: &str) -> Option<Theme> {
-    match hash_value(hash, "theme")?.trim() {
-        "light" => Some(Theme::Light),
-        "dark" => Some(Theme::Dark),
-        _ => None,
-    }
-}
-
-/// Shows a theme on the document (the class on `<html>` the stylesheets honour) without remembering it.
-pub fn show_theme(theme: Theme) {
-    if let Some(root) = gloo::utils::document().document_element() {
-        let list = root.class_list();
-        let _ = list.remove_2("light", "dark");
-        let _ = list.add_1(theme.name());
-    }
 }
 
 /// The objects the page posts for a state hash and then a height, starting from nothing sent (the protocol as data).
@@ -644,14 +626,5 @@ mod tests {
         for (hash, want) in cases {
             assert_eq!(state_origin(hash).as_deref(), want, "{hash}");
         }
-    }
-
-    #[test]
-    fn the_frames_theme_is_read_from_the_hash() {
-        assert_eq!(frame_theme("#embed=1&theme=dark&gpu=l4"), Some(Theme::Dark));
-        assert_eq!(frame_theme("#embed=1&gpu=l4&theme=light"), Some(Theme::Light));
-        assert_eq!(frame_theme("#embed=1&theme=sepia"), None);
-        assert_eq!(frame_theme("#embed=1&themes=dark"), None);
-        assert_eq!(frame_theme("#embed=1"), None);
     }
 }

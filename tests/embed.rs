@@ -431,28 +431,6 @@ async fn embed_mode_drops_the_chrome_and_keeps_embed_in_the_hash() {
     assert!(text_of(&root, "#selected-gpu").unwrap().contains("L4"));
 }
 
-/// `theme=dark` in an embedded page's hash sets the frame's scheme (the class on `<html>`); outside embed mode it is
-/// not read.
-#[wasm_bindgen_test]
-async fn the_frames_theme_comes_from_its_hash() {
-    let html = document().document_element().unwrap();
-    mount_with_hash("#embed=1&theme=dark&gpu=l4").await;
-    assert!(
-        eventually(|| html.class_list().contains("dark")).await,
-        "{:?}",
-        html.class_name()
-    );
-    mount_with_hash("#embed=1&theme=light&gpu=l4").await;
-    assert!(eventually(|| html.class_list().contains("light") && !html.class_list().contains("dark")).await);
-    mount_with_hash("#theme=dark&gpu=l4").await;
-    flush().await;
-    assert!(
-        !html.class_list().contains("dark"),
-        "the full page keeps the reader's own theme"
-    );
-    html.class_list().remove_2("light", "dark").unwrap();
-}
-
 #[wasm_bindgen_test]
 async fn the_messages_have_the_protocols_shape() {
     let hash = "#embed=1&gpu=l4&vllm=0.25.0";

@@ -29,13 +29,6 @@ pub fn app() -> Html {
     use_hash_sync(&state, outbox.clone());
     use_size_messages(state.embed, root.clone(), outbox);
     let (theme, ontheme) = use_theme();
-    // In an iframe, `theme=light|dark` in its first hash sets the scheme (after use_theme's effect; not remembered).
-    let frame_theme = *use_memo((), |_| embed::frame_theme(&current_hash()));
-    use_effect_with(state.embed, move |embedded| {
-        if let Some(t) = embedded.then_some(frame_theme).flatten() {
-            embed::show_theme(t);
-        }
-    });
 
     let ondispatch = {
         let state = state.clone();

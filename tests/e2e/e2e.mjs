@@ -631,6 +631,26 @@ check('embed-element-under-a-strict-csp', async (t) => {
   assert.deepEqual(violations, [], 'no CSP violation');
 });
 
+// 7e. Without WebAssembly the element says why in a sentence (and the console has a warning, not an error).
+check('embed-element-without-webassembly', async (t) => {
+  const context = await t.context();
+  await context.addInitScript(() => { delete globalThis.WebAssembly; });
+  const page = await t.newPage(context);
+  const warnings = [];
+  page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  const host = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,">
+    <script type="module" src="./qpath-embed.js"></script></head>
+    <body><main><qpath-explainer id="e" gpu="l4"></qpath-explainer></main></body></html>`;
+  await page.route(`${server.url}/host-nowasm.html`, (r) => r.fulfill({ contentType: 'text/html', body: host }));
+  await page.goto(`${server.url}/host-nowasm.html`);
+  await eventually(async () => {
+    const said = await page.evaluate(() => document.getElementById('e').shadowRoot?.textContent ?? '');
+    includes(said, 'qpath could not start here: it needs WebAssembly', 'the element');
+    includes(said, "qpath's command-line tool", 'the element');
+  });
+  assert.ok(warnings.some((w) => w.includes('it needs WebAssembly')), JSON.stringify(warnings));
+});
+
 // ---------------------------------------------------------------------------------------------------------------------
 // 8. Accessibility: axe-core on each view, in light and dark, with every kind of result on screen. Zero violations of
 //    any impact; no rule is disabled. (The why trace is an always-visible list, so there is nothing to expand; the
