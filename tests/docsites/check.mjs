@@ -19,28 +19,29 @@ const AXE = path.join(repo, 'tests', 'e2e', 'node_modules', 'axe-core', 'axe.min
 const RESULT_TEXT = 'FLASHINFER'; // the backend column of every explainer on the test pages
 const SHOT_LIMIT = 200 * 1024;
 
-// Each site's output folder, the page with the guide's explainer and the host's theme switch.
+// Each site's output folder, the page with the guide's explainer, a page in a sub-folder (the include line's relative
+// URL must hold there too) and the host's theme switch.
 const SITES = {
   mkdocs: {
-    out: 'site', page: '/', shot: 'mkdocs',
+    out: 'site', page: '/', shot: 'mkdocs', nested: '/two/',
     themes: { light: 'default', dark: 'slate' },
     // Material's palette toggle: a label per scheme, the visible one switches to the other scheme.
     current: () => document.body.getAttribute('data-md-color-scheme'),
     toggle: (page) => page.locator('form[data-md-component="palette"] label:visible').first().click(),
   },
   'sphinx-furo': {
-    out: '_build/html', page: '/index.html', shot: 'furo',
+    out: '_build/html', page: '/index.html', shot: 'furo', nested: '/sub/page.html',
     themes: { light: 'light', dark: 'dark' },
     // Furo's toggle cycles auto → light/dark; the theme is body[data-theme].
     current: () => document.body.dataset.theme,
     toggle: (page) => page.locator('button.theme-toggle:visible').first().click(),
   },
   'sphinx-rtd': {
-    out: '_build/html', page: '/index.html', shot: 'rtd',
+    out: '_build/html', page: '/index.html', shot: 'rtd', nested: '/sub/page.html',
     themes: { light: null }, // sphinx_rtd_theme has one theme
   },
   mdbook: {
-    out: 'book', page: '/kernels.html', shot: 'mdbook',
+    out: 'book', page: '/kernels.html', shot: 'mdbook', nested: '/more/nested.html',
     themes: { light: 'light', dark: 'coal' },
     current: () => ['light', 'rust', 'coal', 'navy', 'ayu'].find((t) => document.documentElement.classList.contains(t)),
     toggle: async (page, want) => {
@@ -154,11 +155,13 @@ async function contrast(page) {
 // ---------------------------------------------------------------------------------------------------------------------
 
 function siteChecks(name, site) {
-  check(`${name}: the explainer renders its results in its shadow root, no console error, no 404`, async ({ page, url, problems, server }) => {
-    await page.goto(url + site.page);
-    await rendered(page);
-    assert.equal(await page.evaluate(() => document.querySelector('qpath-explainer').children.length), 0,
-      'the element added children to the host page (it should render into its shadow root only)');
+  check(`${name}: the explainers render their results in their shadow roots (a page, a page in a sub-folder), no console error, no 404`, async ({ page, url, problems, server }) => {
+    for (const address of [site.page, site.nested]) {
+      await page.goto(url + address);
+      await rendered(page);
+      assert.equal(await page.evaluate(() => [...document.querySelectorAll('qpath-explainer')].some((el) => el.children.length)), false,
+        `an element on ${address} added children to the host page (it should render into its shadow root only)`);
+    }
     await page.waitForTimeout(300);
     const notFound = server.log.filter((l) => / 404 /.test(l) && !l.startsWith('GET /favicon.ico '));
     assert.deepEqual([...problems, ...notFound], []);
