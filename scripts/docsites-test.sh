@@ -5,13 +5,14 @@
 #   scripts/docsites-test.sh --screenshots   build, then write docs/embed-*.png (1000 x 700) from the sites
 # Installs, only when missing: a project-local virtual environment target/docsites/venv with the pinned
 # tests/docsites/requirements.txt (mkdocs-material, sphinx, furo, sphinx-rtd-theme; about 15 s from PyPI) and mdbook
-# 0.5.x from crates.io into ~/.cargo/bin (builds from source: about 2-3 minutes, once).
+# 0.5.x from crates.io into ~/.cargo/bin (builds from source: about 5 minutes, once).
 # Then tests/docsites/extract.mjs writes one project per site (MkDocs Material, Sphinx + Furo, Sphinx +
 # sphinx_rtd_theme, mdBook) into target/docsites/sites/ from the guide's annotated code blocks (plus a test page's
 # extras from tests/docsites/SITE/), runs the guide's build steps in each with QPATH_DIST=dist (the release build; run
 # after trunk build --release) and QPATH_REPO=this checkout, and tests/docsites/check.mjs checks the built sites in
 # Debian's headless Chromium (what it asserts: its header). A build counts as one check: it must succeed and print no
-# warning. Ends with "docsites: N passed, M failed"; exit 1 on any failure. Logs: target/docsites/logs/.
+# warning. Two more build the sphinx-rtd project with the Sphinx extension's other paths (a text builder; qpath_url).
+# Ends with "docsites: N passed, M failed"; exit 1 on any failure. Logs: target/docsites/logs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -35,7 +36,7 @@ install_missing() {
   fi
   # mdBook 0.5 (any 0.5.x on PATH will do).
   if ! mdbook --version 2>/dev/null | grep -q '^mdbook v0\.5\.'; then
-    say "installing mdbook $MDBOOK_VERSION from crates.io (builds from source: about 2-3 minutes, once)"
+    say "installing mdbook $MDBOOK_VERSION from crates.io (builds from source: about 5 minutes, once)"
     cargo install mdbook --version "$MDBOOK_VERSION" --locked
   fi
 }

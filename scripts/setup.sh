@@ -107,5 +107,5 @@ fi
 
 # 7. The doc-site checks' generators (scripts/docsites-test.sh installs them itself when missing; done here so that the
 #    test run's time is the tests'): a virtual environment in target/docsites/venv from tests/docsites/requirements.txt
-#    (about 15 s) and mdbook 0.5 from crates.io (builds from source: about 3-5 minutes, once).
+#    (about 15 s) and mdbook 0.5 from crates.io (builds from source: about 5 minutes, once).
 scripts/docsites-test.sh --install-only
