@@ -8,20 +8,26 @@
 #
 # The quality-gates target is a total of at most 150 KB (153,600 B). The page does not meet that: the limits below are
 # the measured sizes plus about 2% so that growth is caught; BENCHMARKS.md ("Bundle size") has the breakdown, the gap,
-# and what each raise bought (the last: issue 12's phases, stages, re-derived rules, vLLM's texts, other backends).
+# and what each raise bought (the last: issue 12's phases, stages, re-derived rules, vLLM's texts, other backends;
+# issue 13: the JS snippet grew from ~390 to 1,197 B gzip with <qpath-explainer>'s shadow root, identity tracking and
+# host-theme detection, the wasm by ~2.3 KB gzip with the element's stylesheet compiled in (static/explainer.css +
+# results.css), and qpath-embed.js is new at 937 B gzip; issue 13's never-blank work added ~4.3 KB gzip of wasm (theme=
+# and origin= in links, storage that throws, the echo limits, unread env values dropped from links, the copy status),
+# a 446 B clipboard snippet and no-wasm.js (739 B): wasm 312,906 B and total 330,154 B gzip measured, limits +2%).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 [ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
 
 TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced yet
-TOTAL_GZIP_LIMIT=328000
+TOTAL_GZIP_LIMIT=336700
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 312000   787000
+qpath-web_bg.wasm                 319000   805000
 qpath-web.js                        8700        -
-snippets/*/inline0.js                460        -
-snippets/*/inline1.js                460        -
+snippets/*/inline0.js               1230        -
+snippets/*/inline1.js               1230        -
+qpath-embed.js                       960        -
 index.html                          1400        -
 no-wasm.js                           760        -
 style.css                           2000        -
@@ -42,6 +48,10 @@ for m in re.finditer(r"""\b(?:href|src)=(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", ht
 print("\n".join(sorted(found)))
 PY
 )
+# The embedding loader (an embedding page's one include line) has a budget too; it is not part of the page's transfer.
+EMBED_ONLY="qpath-embed.js"
+referenced="$referenced
+$EMBED_ONLY"
 if [ "$(wc -l <<<"$referenced")" -lt 3 ]; then
   echo "budget: FAILED: found only '$referenced' referenced by $DIST/index.html; expected the JS module, the wasm and styles"
   exit 1
@@ -57,7 +67,7 @@ for file in $referenced; do
   fi
   raw=$(stat -c %s "$path")
   gz=$(gzip -9c "$path" | wc -c)
-  total=$((total + gz))
+  [ "$file" = "$EMBED_ONLY" ] || total=$((total + gz))
   limit=""
   while read -r pattern gz_limit raw_limit; do
     [ -n "$pattern" ] || continue

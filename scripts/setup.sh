@@ -2,7 +2,9 @@
 # Installs what qpath's build and tests need, and only what is missing; a second run takes seconds.
 #   scripts/setup.sh serve   the wasm target, trunk, wasm-bindgen-cli and npm's wasm-opt (enough to build and serve the page)
 #   scripts/setup.sh test    all of that, plus Chromium + chromedriver and Firefox ESR + geckodriver for the browser tests,
-#                            and tests/e2e's node packages (playwright-core, axe-core, lighthouse, typescript) for the end-to-end checks
+#                            tests/e2e's node packages (playwright-core, axe-core, lighthouse, typescript) for the end-to-end checks,
+#                            and the doc generators of the doc-site checks (scripts/docsites-test.sh --install-only: mkdocs-material,
+#                            sphinx, furo, sphinx-rtd-theme from PyPI into target/docsites/venv; mdbook 0.5 from crates.io)
 # Everything comes from crates.io, npm and Debian's packages; nothing downloads its own binaries (playwright-core drives
 # Debian's Chromium; it never fetches a browser).
 # Callers must put tools/node_modules/.bin first on PATH (the Makefile does) so trunk finds npm's wasm-opt.
@@ -102,3 +104,8 @@ if [ ! -f tests/e2e/node_modules/.package-lock.json ] || [ tests/e2e/package-loc
   say "installing tests/e2e's node packages (playwright-core, axe-core, lighthouse, typescript) from tests/e2e/package-lock.json"
   (cd tests/e2e && npm ci --no-audit --no-fund)
 fi
+
+# 7. The doc-site checks' generators (scripts/docsites-test.sh installs them itself when missing; done here so that the
+#    test run's time is the tests'): a virtual environment in target/docsites/venv from tests/docsites/requirements.txt
+#    (about 15 s) and mdbook 0.5 from crates.io (builds from source: about 5 minutes, once).
+scripts/docsites-test.sh --install-only

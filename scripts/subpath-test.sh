@@ -31,11 +31,11 @@ check() { # check DESCRIPTION COMMAND...
   if "${@:2}"; then echo "subpath: ok: $1"; else echo "subpath: FAILED: $1"; failed=$((failed + 1)); fi
 }
 check "the JS API answered (FA2 assertion on 0.25.0-prefix)" grep -q "error AssertionError: fp8 tensor core is not supported in fa2 backend" "$WORK/dom.html"
-check "the custom element rendered its results" grep -q 'class="results' "$WORK/dom.html"
+check "the custom element rendered its results (its stamp, read from its shadow root)" grep -qE 'id="element-state">as of vLLM 0\.25\.0-prefix' "$WORK/dom.html"
 check "no uncaught exception or console error" bash -c "! grep -E 'Uncaught|CONSOLE.*(Error|error)' '$WORK/console.log'"
 check "every request under the sub-path was found (no 404)" bash -c "! grep -E '\" 404 ' '$WORK/server.log'"
 check "the iframe page was requested under the sub-path" grep -q 'GET /tools/qpath/index.html' "$WORK/server.log"
-check "the iframe posted its state to the parent (qpath:state)" grep -q 'id="frame-state">#embed=1&amp;gpu=h100-sxm' "$WORK/dom.html"
+check "the iframe posted its state to the parent (qpath:state)" grep -qE 'id="frame-state">#embed=1&amp;origin=[^&]+&amp;gpu=h100-sxm' "$WORK/dom.html"
 check "the iframe posted its height and the parent resized it (qpath:resize)" grep -qE 'id="qpath-frame"[^>]*style="height: [0-9]+px' "$WORK/dom.html"
 if [ "$failed" -gt 0 ]; then
   echo "--- console ---"; grep -E 'CONSOLE|Uncaught' "$WORK/console.log" | head -20 || true

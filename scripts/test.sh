@@ -5,10 +5,12 @@
 #   3. clippy, wasm32, -D warnings               9. the built site under a sub-path: the embedding example in Chromium
 #   4. native tests (core + page logic)          10. size budgets of the built page (scripts/budget.sh)
 #   5. static/qpath.d.ts type-checked (tsc)      11. end-to-end: user stories and axe-core audits of dist/ in Chromium
-#      against the CLI's real JSON
-#   6. wasm-bindgen-test in headless Chromium (chromedriver)
+#      against the CLI's real JSON               12. docs/embedding.md's doc-site recipes (MkDocs Material, Sphinx with
+#   6. wasm-bindgen-test in headless Chromium        Furo and sphinx_rtd_theme, mdBook) built as written and checked
+#      (chromedriver)                                in Chromium (scripts/docsites-test.sh)
 # It ends with one summary line: "summary: N passed, N failed" over every cargo test run, the sub-path checks, the
-# budgets, the d.ts check and the end-to-end checks (their "test result:", "subpath:", "budget:", "dts:" and "e2e:" lines).
+# budgets, the d.ts check, the end-to-end checks and the doc sites (their "test result:", "subpath:", "budget:", "dts:",
+# "e2e:" and "docsites:" lines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -22,7 +24,7 @@ failed=0
 
 count() { # add up the "test result: ... N passed; M failed" (cargo), "subpath: N passed, M failed" and "e2e: …" lines of a log
   local sums
-  sums=$(awk '/^(test result|subpath|budget|e2e|dts): / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+  sums=$(awk '/^(test result|subpath|budget|e2e|dts|docsites): / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
               END { print p + 0, f + 0 }' "$1")
   passed=$((passed + ${sums% *})); failed=$((failed + ${sums#* }))
 }
@@ -63,6 +65,7 @@ step trunk-release trunk build --release --skip-version-check
 step subpath scripts/subpath-test.sh
 step budget scripts/budget.sh
 step e2e scripts/e2e-test.sh
+step docsites scripts/docsites-test.sh
 
 echo "summary: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

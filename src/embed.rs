@@ -1,21 +1,26 @@
 //! Embedding qpath in another page, two ways.
 //!
-//! **The `<qpath-explainer>` element.** [`define_explainer`] (JS: `defineExplainer()`; `src/main.rs` calls it) defines
-//! the custom element. Its attributes mirror the page's state: `gpu` (an id of qpath's GPU table, e.g. `l4`), `vllm`
-//! (a release, e.g. `0.25.0-prefix`, or a nightly it runs as), `cuda` (e.g. `12.9`), `cubins` (`yes`, `no` or `default`),
-//! `flashinfer` (an installed FlashInfer other than the pin, e.g. `0.7.2.post1`), `cmd` (the whole
-//! `vllm serve` command line), plus `compact` (present: the results only, without the command line) and `theme`
-//! (`light` / `dark`; absent: the host's `color-scheme`). Each element gets its own Yew app ([`Explainer`]) rendered
-//! into the element itself (light DOM, so the page's stylesheets and its `--qp-*` custom properties apply: a host
-//! themes an element by setting them on it). Changing an attribute re-renders that element; removing the element
-//! destroys its app. An attribute qpath cannot use is named in a message and its default is shown instead.
+//! **The `<qpath-explainer>` element.** `static/qpath-embed.js` (the host's one include line) starts the wasm and calls
+//! [`define_explainer`] (JS: `defineExplainer()`; `src/main.rs` calls it too). Its attributes mirror the page's state:
+//! `gpu` (an id of qpath's GPU table, e.g. `l4`), `vllm` (a release, e.g. `0.25.0-prefix`, or a nightly it runs as),
+//! `cuda` (e.g. `12.9`), `cubins` (`yes`, `no` or `default`), `flashinfer` (an installed FlashInfer other than the pin,
+//! e.g. `0.7.2.post1`), `cmd` (the whole `vllm serve` command line), plus `compact` (present: the results only, without
+//! the command line) and `theme` (`light` / `dark` force one; `auto` or absent: the host site's scheme, followed as it
+//! changes: see `hostScheme` below). Each element gets its own Yew app ([`Explainer`]) rendered into its own open
+//! shadow root, which adopts [`STYLESHEET`]: the element needs no page-level CSS and its styles reach nothing outside
+//! it; the host themes it through the `--qp-*` custom properties set on the element. Apps are tracked by the element
+//! object (a JS `WeakMap`), so a copy of an element (`cloneNode`, an `innerHTML` round trip, pre-rendered markup) is a
+//! new element with its own app. Changing an attribute re-renders that element; removing the element destroys its app;
+//! moving it keeps it. An attribute qpath cannot use is named in a message and its default is shown instead.
 //!
 //! **The page in an `<iframe>`.** With `embed=1` in its hash (`#embed=1&gpu=l4&vllm=0.25.0&cmd=…`) the page drops its
-//! header, footer and share section, keeps `embed=1` in the hash it writes, and, when it has a parent window, posts
-//! to it (target origin `*`: the messages carry nothing the parent did not put in the iframe's URL):
+//! header, footer and share section, keeps `embed=1` in the hash it writes, and, when it has a parent window, posts:
 //!
-//! - `{type: "qpath:resize", height}`: the app's height in CSS pixels (rounded up), on every change of it;
-//! - `{type: "qpath:state", hash}`: the page's hash (`#embed=1&gpu=…`), whenever the state changes it.
+//! - `{type: "qpath:resize", height}`: the app's height in CSS pixels (rounded up), on every change of it, with target
+//!   origin `*` (a height carries nothing of what the user typed);
+//! - `{type: "qpath:state", hash}`: the page's hash (`#embed=1&gpu=…`), whenever the state changes it, and only to the
+//!   origin the embedder names with `origin=` in the frame's hash (`#embed=1&origin=https://docs.example.com&…`);
+//!   without one no state message is posted at all, never to `*`.
 //!
 //! The protocol is one-way: the page listens to no `message` event, so whatever a parent (or anyone) posts to it has
 //! no effect. A parent should check `event.source === iframe.contentWindow` before using a message.
@@ -38,25 +43,104 @@ use crate::state::Page;
 pub const TAG: &str = "qpath-explainer";
 /// The attributes the element observes.
 pub const ATTRIBUTES: [&str; 8] = ["gpu", "vllm", "cuda", "cubins", "flashinfer", "cmd", "compact", "theme"];
-/// The data attribute holding an element's instance number (its key in the table of mounted apps).
-pub const INSTANCE_ATTRIBUTE: &str = "data-qpath-instance";
 
 /// The `type` of the height message.
 pub const RESIZE: &str = "qpath:resize";
 /// The `type` of the state message.
 pub const STATE: &str = "qpath:state";
 
+// The element's JS side (kept small: it ships with every page load, comments are here rather than in the snippet).
+// `boxes` maps each element object to {id, box}: by identity, so a copy of an element (cloneNode, innerHTML, pre-rendered
+// markup) has no entry and gets its own app. `live` holds the connected elements, repainted when the host's theme
+// changes. `mount` gives the element a fresh open shadow root (whatever an earlier render or declarative shadow DOM
+// left is cleared) that adopts the stylesheet (a constructable stylesheet, shared by all elements; a <style> element
+// where adoptedStyleSheets is missing), and one box for the app. `hostScheme` reads the host site's scheme: a
+// color-scheme that names only one of light/dark on the element's parent, then Material (body data-md-color-scheme:
+// slate is dark), Furo (body data-theme) and pydata-sphinx-theme (html data-theme), mdBook's html classes (light, rust /
+// coal, navy, ayu), sphinx_rtd_theme (body.wy-body-for-nav: light only), and last the OS preference. `watch` observes
+// html's and body's attributes and the OS preference once, for all elements.
 #[wasm_bindgen(inline_js = r#"
+const boxes = new WeakMap();
+const live = new Set();
+let sheet = null;
+let watching = false;
+
 export function define(tag, observed, onConnect, onChange, onDisconnect) {
   if (typeof customElements === "undefined" || customElements.get(tag)) return false;
   const attributes = observed.split(" ");
   customElements.define(tag, class extends HTMLElement {
     static get observedAttributes() { return attributes; }
-    connectedCallback() { onConnect(this); }
-    attributeChangedCallback(name, before, after) { if (before !== after) onChange(this); }
-    disconnectedCallback() { onDisconnect(this); }
+    connectedCallback() { live.add(this); watch(); onConnect(this); }
+    attributeChangedCallback(name, before, after) {
+      if (before === after) return;
+      if (name === "theme") paint(this);
+      onChange(this);
+    }
+    disconnectedCallback() { live.delete(this); onDisconnect(this); }
   });
   return true;
+}
+
+export function instance(el) { return boxes.get(el)?.id ?? 0; }
+
+export function mount(el, id, css) {
+  const root = el.shadowRoot ?? el.attachShadow({ mode: "open" });
+  root.replaceChildren();
+  if ("adoptedStyleSheets" in root && typeof CSSStyleSheet === "function" && "replaceSync" in CSSStyleSheet.prototype) {
+    if (!sheet) { sheet = new CSSStyleSheet(); sheet.replaceSync(css); }
+    root.adoptedStyleSheets = [sheet];
+  } else {
+    const style = document.createElement("style");
+    style.textContent = css;
+    root.append(style);
+  }
+  const box = document.createElement("div");
+  box.className = "qp-root";
+  root.append(box);
+  boxes.set(el, { id, box });
+  paint(el);
+  return box;
+}
+
+export function unmount(el) {
+  boxes.delete(el);
+  el.shadowRoot?.replaceChildren();
+}
+
+export function hostScheme(el) {
+  const html = document.documentElement;
+  const body = document.body;
+  const cs = getComputedStyle(el.parentElement ?? html).colorScheme.split(" ");
+  if (cs.includes("dark") !== cs.includes("light")) return cs.includes("dark") ? "dark" : "light";
+  const md = body?.getAttribute("data-md-color-scheme");
+  if (md) return md === "slate" ? "dark" : "light";
+  for (const v of [body?.dataset.theme, html.dataset.theme]) {
+    if (v === "dark" || v === "light") return v;
+  }
+  const cl = html.classList;
+  if (["coal", "navy", "ayu", "dark"].some((c) => cl.contains(c))) return "dark";
+  if (["light", "rust"].some((c) => cl.contains(c))) return "light";
+  if (body?.classList.contains("wy-body-for-nav")) return "light";
+  return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+}
+
+function paint(el) {
+  const b = boxes.get(el);
+  if (!b) return;
+  const forced = (el.getAttribute("theme") ?? "").trim();
+  const scheme = forced === "light" || forced === "dark" ? forced : hostScheme(el);
+  b.box.classList.toggle("dark", scheme === "dark");
+  b.box.classList.toggle("light", scheme === "light");
+}
+
+function watch() {
+  if (watching) return;
+  watching = true;
+  const repaint = () => live.forEach(paint);
+  const observer = new MutationObserver(repaint);
+  observer.observe(document.documentElement, { attributes: true });
+  if (document.body) observer.observe(document.body, { attributes: true });
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", repaint);
 }
 "#)]
 extern "C" {
@@ -69,6 +153,18 @@ extern "C" {
         on_change: &Closure<dyn FnMut(Element)>,
         on_disconnect: &Closure<dyn FnMut(Element)>,
     ) -> bool;
+    /// The element's instance number, 0 when it has no app (looked up by the element object itself).
+    #[wasm_bindgen(js_name = instance)]
+    fn instance_number(e: &Element) -> u32;
+    /// Gives the element a fresh open shadow root with [`STYLESHEET`] and returns the box the app renders into.
+    #[wasm_bindgen(js_name = mount)]
+    fn mount_box(e: &Element, id: u32, css: &str) -> Element;
+    /// Forgets the element's instance and empties its shadow root.
+    #[wasm_bindgen(js_name = unmount)]
+    fn unmount_box(e: &Element);
+    /// `"light"` or `"dark"`: the host page's scheme as `theme="auto"` follows it.
+    #[wasm_bindgen(js_name = hostScheme)]
+    pub fn host_scheme(e: &Element) -> String;
 }
 
 /// The element's attributes as the [`Explainer`]'s properties (`None` = the attribute is absent).
@@ -91,22 +187,6 @@ pub struct ExplainerProps {
     pub theme: Option<AttrValue>,
 }
 
-/// The scheme an element forces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scheme {
-    Light,
-    Dark,
-}
-
-impl Scheme {
-    pub fn name(self) -> &'static str {
-        match self {
-            Scheme::Light => "light",
-            Scheme::Dark => "dark",
-        }
-    }
-}
-
 impl ExplainerProps {
     /// Reads an element's attributes.
     pub fn from_element(e: &Element) -> ExplainerProps {
@@ -123,9 +203,10 @@ impl ExplainerProps {
         }
     }
 
-    /// The page state the attributes describe, its forced scheme, and a message naming each attribute that could not
-    /// be used (in [`Page::notices`]; its default is used instead).
-    pub fn read(&self) -> (Page, Option<Scheme>) {
+    /// The page state the attributes describe, with a message naming each attribute that could not be used (in
+    /// [`Page::notices`]; its default is used instead). The scheme is applied in JS (`theme` forces light or dark;
+    /// absent, `auto` or anything else: the host site's scheme).
+    pub fn read(&self) -> Page {
         let mut options = ScenarioOptions::default();
         let mut problems = vec![];
         let attributes = [
@@ -164,18 +245,16 @@ impl ExplainerProps {
             ..Link::default()
         };
         link.cmd = self.cmd.as_ref().map(|c| c.trim().to_string());
-        let scheme = match self.theme.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some("light") => Some(Scheme::Light),
-            Some("dark") => Some(Scheme::Dark),
-            Some(v) => {
-                problems.push(format!("theme=\"{v}\" is not light or dark; following the page's scheme."));
-                None
+        if let Some(v) = self.theme.as_deref().map(str::trim) {
+            if !matches!(v, "" | "auto" | "light" | "dark") {
+                problems.push(format!(
+                    "theme=\"{v}\" is not light, dark or auto; following the site's scheme."
+                ));
             }
-        };
+        }
         let mut page = Page::from_link(link);
         page.notices = problems;
-        (page, scheme)
+        page
     }
 }
 
@@ -183,14 +262,13 @@ impl ExplainerProps {
 #[function_component(Explainer)]
 pub fn explainer(props: &ExplainerProps) -> Html {
     let derived = use_memo(props.clone(), |p| {
-        let (page, scheme) = p.read();
+        let page = p.read();
         let report = Rc::new(resolve(&page.scenario()));
-        (page, scheme, report)
+        (page, report)
     });
-    let (page, scheme, report) = &*derived;
-    let style = scheme.map(|s| format!("color-scheme: {}", s.name()));
+    let (page, report) = &*derived;
     html! {
-        <div class={classes!("qpath-explainer", scheme.map(Scheme::name), props.compact.then_some("compact"))} {style}>
+        <div class={classes!("qpath-explainer", props.compact.then_some("compact"))}>
             if !page.notices.is_empty() {
                 <ul class="explainer-notices" role="status">
                     { for page.notices.iter().map(|n| html! { <li>{ n }</li> }) }
@@ -207,15 +285,21 @@ pub fn explainer(props: &ExplainerProps) -> Html {
     }
 }
 
+/// The shadow root's stylesheet (built by build.rs from static/style.css's `--qp-*` defaults, static/explainer.css and
+/// static/results.css), adopted by every element's shadow root.
+pub const STYLESHEET: &str = include_str!(concat!(env!("OUT_DIR"), "/explainer.css"));
+
 thread_local! {
-    /// The mounted elements' apps, by instance number ([`INSTANCE_ATTRIBUTE`]).
+    /// The mounted elements' apps, by instance number (which the JS side keeps per element object).
     static INSTANCES: RefCell<HashMap<u32, yew::AppHandle<Explainer>>> = RefCell::new(HashMap::new());
     static NEXT_INSTANCE: Cell<u32> = const { Cell::new(1) };
 }
 
-fn instance_of(e: &Element) -> Option<u32> {
-    let id = e.get_attribute(INSTANCE_ATTRIBUTE)?.parse().ok()?;
-    INSTANCES.with(|m| m.borrow().contains_key(&id)).then_some(id)
+/// The element's instance number while it has a mounted app. Keyed by the element object, never by anything a copy of
+/// the element carries: a clone, an innerHTML round trip or pre-rendered markup is a new element with its own app.
+pub fn instance_of(e: &Element) -> Option<u32> {
+    let id = instance_number(e);
+    (id != 0 && INSTANCES.with(|m| m.borrow().contains_key(&id))).then_some(id)
 }
 
 /// How many elements have a mounted app.
@@ -231,8 +315,8 @@ fn connect(e: Element) {
         return;
     }
     let id = NEXT_INSTANCE.with(|n| n.replace(n.get() + 1));
-    let _ = e.set_attribute(INSTANCE_ATTRIBUTE, &id.to_string());
-    let app = yew::Renderer::<Explainer>::with_root_and_props(e, props).render();
+    let root = mount_box(&e, id, STYLESHEET);
+    let app = yew::Renderer::<Explainer>::with_root_and_props(root, props).render();
     INSTANCES.with(|m| m.borrow_mut().insert(id, app));
 }
 
@@ -255,7 +339,7 @@ fn disconnect(e: Element) {
             if let Some(app) = INSTANCES.with(|m| m.borrow_mut().remove(&id)) {
                 app.destroy();
             }
-            let _ = e.remove_attribute(INSTANCE_ATTRIBUTE);
+            unmount_box(&e);
         }
     });
 }
@@ -283,10 +367,10 @@ pub fn define_explainer() {
 /// One message of the iframe protocol.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
-    /// `{type: "qpath:resize", height}`
+    /// `{type: "qpath:resize", height}`, posted with target origin `*` (a height says nothing of the user's input).
     Resize { height: u32 },
-    /// `{type: "qpath:state", hash}`
-    State { hash: String },
+    /// `{type: "qpath:state", hash}`, posted only to `origin`: the one the embedder named in the frame's URL.
+    State { hash: String, origin: String },
 }
 
 impl Message {
@@ -301,46 +385,88 @@ impl Message {
                 set("type", RESIZE.into());
                 set("height", (*height).into());
             }
-            Message::State { hash } => {
+            Message::State { hash, .. } => {
                 set("type", STATE.into());
                 set("hash", hash.as_str().into());
             }
         }
         o.into()
     }
+
+    /// The target origin it is posted with.
+    pub fn target_origin(&self) -> &str {
+        match self {
+            Message::Resize { .. } => "*",
+            Message::State { origin, .. } => origin,
+        }
+    }
 }
 
-/// What the page has told its parent: a message goes out only when its value differs from the last one sent.
+/// What the page has told its parent: a message goes out only when its value differs from the last one sent. State
+/// messages go only to the origin the embedder named (`origin=` in the frame's hash); without one, none is sent.
 #[derive(Clone, Debug, Default)]
 pub struct Outbox {
     height: Option<u32>,
     hash: Option<String>,
+    origin: Option<String>,
 }
 
 impl Outbox {
+    /// An outbox whose state messages go to `origin` (`None`: no state messages).
+    pub fn new(origin: Option<String>) -> Outbox {
+        Outbox {
+            origin,
+            ..Outbox::default()
+        }
+    }
+
     /// The resize message for a measured height (CSS pixels, rounded up), unless the parent already has it.
     pub fn resize(&mut self, height: f64) -> Option<Message> {
         let height = height.max(0.0).ceil() as u32;
         (self.height.replace(height) != Some(height)).then_some(Message::Resize { height })
     }
 
-    /// The state message for the page's hash, unless the parent already has it.
+    /// The state message for the page's hash, unless the parent already has it or no origin was named.
     pub fn state(&mut self, hash: &str) -> Option<Message> {
+        let origin = self.origin.clone()?;
         (self.hash.as_deref() != Some(hash)).then(|| {
             self.hash = Some(hash.to_string());
-            Message::State { hash: hash.to_string() }
+            Message::State {
+                hash: hash.to_string(),
+                origin,
+            }
         })
     }
 }
 
+// Until `hash::Link` reads `origin=` itself (issue 13, src/hash.rs: `Link::origin`, `Page::origin`), this small reader
+// stands in for it; `theme=` is the hash's too.
+
+/// A key's form-decoded value in a hash (`#embed=1&origin=…`), if the key is there.
+fn hash_value(hash: &str, key: &str) -> Option<String> {
+    hash.trim_start_matches('#')
+        .split('&')
+        .find_map(|part| part.strip_prefix(key)?.strip_prefix('='))
+        .map(crate::hash::form_decode)
+}
+
+/// The origin the embedder names with `origin=` in the frame's hash (`#embed=1&origin=https%3A%2F%2Fdocs.example.com`),
+/// if it is one: `http(s)://host[:port]`, no path, user or query (a trailing `/` is dropped).
+pub fn state_origin(hash: &str) -> Option<String> {
+    let value = hash_value(hash, "origin")?;
+    let value = value.trim().trim_end_matches('/');
+    let host = value.strip_prefix("https://").or_else(|| value.strip_prefix("http://"))?;
+    let valid = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
+    valid.then(|| value.to_ascii_lowercase())
+}
+
 /// The objects the page posts for a state hash and then a height, starting from nothing sent (the protocol as data).
-pub fn messages_for(hash: &str, height: f64) -> Vec<JsValue> {
-    let mut outbox = Outbox::default();
-    [outbox.state(hash), outbox.resize(height)]
-        .into_iter()
-        .flatten()
-        .map(|m| m.to_js())
-        .collect()
+pub fn messages_for(origin: Option<String>, hash: &str, height: f64) -> Vec<Message> {
+    let mut outbox = Outbox::new(origin);
+    [outbox.state(hash), outbox.resize(height)].into_iter().flatten().collect()
 }
 
 /// The parent window, if the page is inside a frame (`window.parent != window`).
@@ -352,10 +478,12 @@ pub fn parent_window() -> Option<web_sys::Window> {
 
 /// Posts a message to the parent window; false (nothing posted) when there is none.
 pub fn post(message: &Message) -> bool {
-    match parent_window() {
-        Some(parent) => parent.post_message(&message.to_js(), "*").is_ok(),
-        None => false,
-    }
+    parent_window().is_some_and(|parent| post_to(&parent, message))
+}
+
+/// Posts a message to a window with the message's target origin (the browser drops it if the window's origin differs).
+pub fn post_to(window: &web_sys::Window, message: &Message) -> bool {
+    window.post_message(&message.to_js(), message.target_origin()).is_ok()
 }
 
 /// Watches the app root's size and posts each new height to the parent. Dropping it stops the watching.
@@ -407,28 +535,35 @@ mod tests {
             gpu: Some("h900".into()),
             vllm: Some("0.25.0".into()),
             cubins: Some("maybe".into()),
-            theme: Some("dark".into()),
+            theme: Some("sepia".into()),
             cmd: Some("vllm serve Qwen/Qwen3-8B".into()),
             ..Default::default()
         };
-        let (page, scheme) = p.read();
+        let page = p.read();
         // The bad gpu falls back to the core's default GPU, as the JS API's and the CLI's do.
         assert_eq!((page.gpu.id, page.release, page.cubins), ("h100-sxm", Release::V0_25_0, None));
         assert_eq!(page.command, "vllm serve Qwen/Qwen3-8B");
-        assert_eq!(scheme, Some(Scheme::Dark));
         let all = page.notices.join("\n");
         assert!(
             all.contains("gpu=\"h900\" is not in qpath's GPU table; showing NVIDIA H100 SXM"),
             "{all}"
         );
         assert!(all.contains("cubins=\"maybe\""), "{all}");
-        assert_eq!(page.notices.len(), 2);
+        assert!(all.contains("theme=\"sepia\" is not light, dark or auto"), "{all}");
+        assert_eq!(page.notices.len(), 3);
         assert!(!page.embed);
+        for theme in ["light", "dark", "auto", " dark "] {
+            let p = ExplainerProps {
+                theme: Some(theme.into()),
+                ..Default::default()
+            };
+            assert!(p.read().notices.is_empty(), "{theme}");
+        }
     }
 
     #[test]
     fn no_attributes_take_the_core_defaults() {
-        let (page, scheme) = ExplainerProps::default().read();
+        let page = ExplainerProps::default().read();
         let core = ScenarioOptions::default();
         assert_eq!(
             (page.gpu.id, page.release, page.cuda, page.cubins),
@@ -441,22 +576,55 @@ mod tests {
         );
         assert_eq!(page.command, Page::default().command);
         assert!(page.notices.is_empty());
-        assert_eq!(scheme, None);
     }
 
     #[test]
     fn the_outbox_sends_only_changes() {
-        let mut o = Outbox::default();
+        let mut o = Outbox::new(Some("https://docs.example.com".into()));
         assert_eq!(o.resize(100.2), Some(Message::Resize { height: 101 }));
         assert_eq!(o.resize(100.9), None);
         assert_eq!(o.resize(90.0), Some(Message::Resize { height: 90 }));
+        let state = o.state("#embed=1&gpu=l4").expect("a state message");
         assert_eq!(
-            o.state("#embed=1&gpu=l4"),
-            Some(Message::State {
-                hash: "#embed=1&gpu=l4".into()
-            })
+            state,
+            Message::State {
+                hash: "#embed=1&gpu=l4".into(),
+                origin: "https://docs.example.com".into()
+            }
         );
+        assert_eq!(state.target_origin(), "https://docs.example.com");
+        assert_eq!(Message::Resize { height: 1 }.target_origin(), "*");
         assert_eq!(o.state("#embed=1&gpu=l4"), None);
         assert!(o.state("#embed=1&gpu=t4").is_some());
+    }
+
+    #[test]
+    fn without_a_named_origin_no_state_message_is_sent() {
+        let mut o = Outbox::new(None);
+        assert_eq!(o.state("#embed=1&gpu=l4"), None);
+        assert_eq!(o.resize(10.0), Some(Message::Resize { height: 10 }));
+        assert_eq!(messages_for(None, "#embed=1", 5.0), vec![Message::Resize { height: 5 }]);
+    }
+
+    #[test]
+    fn the_state_origin_is_read_from_the_hash_and_must_be_an_origin() {
+        let cases = [
+            (
+                "#embed=1&origin=https%3A%2F%2Fdocs.example.com&gpu=l4",
+                Some("https://docs.example.com"),
+            ),
+            ("#embed=1&origin=https://Docs.Example.com/", Some("https://docs.example.com")),
+            ("#origin=http%3A%2F%2F127.0.0.1%3A8080", Some("http://127.0.0.1:8080")),
+            ("#embed=1&gpu=l4", None),
+            ("#embed=1&origin=*", None),
+            ("#embed=1&origin=", None),
+            ("#embed=1&origin=https%3A%2F%2Fa.example%2Fpath", None),
+            ("#embed=1&origin=https%3A%2F%2Fuser%40a.example", None),
+            ("#embed=1&origin=javascript%3Aalert(1)", None),
+            ("#embed=1&origin=https%3A%2F%2F", None),
+        ];
+        for (hash, want) in cases {
+            assert_eq!(state_origin(hash).as_deref(), want, "{hash}");
+        }
     }
 }

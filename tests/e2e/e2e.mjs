@@ -357,7 +357,7 @@ check('paste-command-line', async (t) => {
   // Typing an unknown flag: named under the command line and by vLLM's argparse; the inputs keep the last valid values.
   await page.keyboard.press('ControlOrMeta+End');
   await page.keyboard.type(' --no-such-flag 3');
-  await eventually(async () => includes(await text(page, '#command-error'), '--no-such-flag', 'the parse error'));
+  await eventually(async () => includes(await text(page, '#command-error'), '--no-such-flag 3', 'the parse error'));
   assert.equal(await attr(page, '#command-line', 'aria-invalid'), 'true');
   includes(await text(page, '.scenario-error'), 'unrecognized arguments: --no-such-flag 3', 'the scenario error');
   assert.equal(await text(page, '.scenario-error .error-type'), 'ArgumentError');
@@ -496,7 +496,8 @@ check('embed-iframe-resize', async (t) => {
   });
   let ms = await messages();
   const state0 = last(ms, 'qpath:state').hash;
-  assert.match(state0, /^#embed=1&gpu=h100-sxm&vllm=0\.33\.0&/);
+  // The frame keeps the embedder's origin= in its hash (hash::Link reads it), so a reload posts to the same origin.
+  assert.match(state0, /^#embed=1&origin=http:%2F%2F127\.0\.0\.1:\d+&gpu=h100-sxm&vllm=0\.33\.0&/);
   includes(state0, 'gpt-oss-20b', 'state');
   const height0 = last(ms, 'qpath:resize').height;
   assert.ok(Number.isInteger(height0) && height0 > 100, `height ${height0}`);
@@ -529,18 +530,126 @@ check('embed-iframe-resize', async (t) => {
   assert.equal(await hash(frame), last(ms, 'qpath:state').hash);
 });
 
-// 7b. The rest of example.html: the <qpath-explainer> elements and the JS API answer the seed story.
+// 7b. The rest of example.html: the <qpath-explainer> elements (each in its own shadow root, with its own styles) and
+//     the JS API answer the seed story; the page loads no qpath stylesheet.
 check('embed-element-and-api', async (t) => {
   const page = await t.open('/example.html', { wait: false });
-  await page.waitForSelector('#seed-fixed article.group');
+  await page.waitForSelector('#seed-fixed article.group'); // playwright's selectors pierce open shadow roots
   await eventually(async () => includes(await text(page, '#api-output'), `error AssertionError: ${FA2_ASSERT}`, 'the JS API'));
-  includes(await text(page, '#seed-prefix .group-error'), FA2_ASSERT, 'the 0.25.0-prefix element');
-  assert.equal(await text(page, '#seed-prefix .q-prefill'), 'float8_e4m3fn');
-  assert.equal(await count(page, '#seed-fixed .group-error'), 0);
-  assert.equal(await text(page, '#seed-fixed .q-prefill'), 'bfloat16');
+  const inside = (host, sel) => page.evaluate(([h, s]) => {
+    const root = document.getElementById(h).shadowRoot;
+    return root ? [...root.querySelectorAll(s)].map((e) => e.textContent.trim()) : null;
+  }, [host, sel]);
+  includes((await inside('seed-prefix', '.group-error'))[0], FA2_ASSERT, 'the 0.25.0-prefix element');
+  assert.deepEqual((await inside('seed-prefix', '.q-prefill')).slice(0, 1), ['float8_e4m3fn']);
+  assert.deepEqual(await inside('seed-fixed', '.group-error'), []);
+  assert.deepEqual((await inside('seed-fixed', '.q-prefill')).slice(0, 1), ['bfloat16']);
+  assert.equal(await count(page, 'link[rel=stylesheet]'), 0, 'no qpath stylesheet on the page');
+  assert.equal(await count(page, 'qpath-explainer *'), 0, "nothing in the elements' light DOM");
+  // Styled from inside: the box's border and 15 px text, whatever the page's root font size.
+  const look = () => page.evaluate(() => {
+    const box = document.getElementById('seed-prefix').shadowRoot.querySelector('.qpath-explainer');
+    const s = getComputedStyle(box);
+    return [s.borderTopStyle, s.fontSize, getComputedStyle(box.querySelector('h3')).fontSize];
+  });
+  assert.deepEqual(await look(), ['solid', '15px', '16px']);
+  await page.evaluate(() => { document.documentElement.style.fontSize = '10px'; });
+  assert.deepEqual(await look(), ['solid', '15px', '16px'], "mdBook's 10 px root font changes nothing");
+  // theme="auto" (absent) follows the site's switch at run time; theme="dark" stays dark.
+  const schemes = () => page.evaluate(() => ['seed-prefix', 'seed-fixed'].map((id) => {
+    const box = document.getElementById(id).shadowRoot.querySelector('.qp-root');
+    return getComputedStyle(box).colorScheme;
+  }));
+  assert.deepEqual(await schemes(), ['light', 'dark']);
+  await page.evaluate(() => document.body.setAttribute('data-md-color-scheme', 'slate'));
+  await eventually(async () => assert.deepEqual(await schemes(), ['dark', 'dark']));
+  await page.evaluate(() => document.body.setAttribute('data-md-color-scheme', 'default'));
+  await eventually(async () => assert.deepEqual(await schemes(), ['light', 'dark']));
   // An attribute change re-renders that element only.
   await page.evaluate(() => document.getElementById('seed-fixed').setAttribute('vllm', '0.25.0-prefix'));
-  await eventually(async () => includes(await text(page, '#seed-fixed .group-error'), FA2_ASSERT, 'after vllm="0.25.0-prefix"'));
+  await eventually(async () => includes((await inside('seed-fixed', '.group-error'))[0] ?? '', FA2_ASSERT, 'after vllm="0.25.0-prefix"'));
+  // A copy (cloneNode) is its own element: removing it leaves the original rendered.
+  await page.evaluate(() => {
+    const copy = document.getElementById('seed-prefix').cloneNode(true);
+    copy.id = 'seed-copy';
+    document.querySelector('main').append(copy);
+  });
+  await page.waitForSelector('#seed-copy article.group');
+  await page.evaluate(() => document.getElementById('seed-copy').remove());
+  await page.waitForTimeout(100);
+  includes((await inside('seed-prefix', '.group-error'))[0] ?? '', FA2_ASSERT, 'the original after its copy was removed');
+});
+
+// 7c. docs/embedding.md's iframe snippet, pasted twice into one host page exactly as written (QPATH = the server):
+//     each copy resizes its own frame; without origin= no frame posts its state.
+check('embed-snippet-pasted-twice', async (t) => {
+  const guide = fs.readFileSync(path.join(repo, 'docs', 'embedding.md'), 'utf8');
+  const section = guide.slice(guide.indexOf('## 2. The iframe'));
+  const snippet = /```html\n([\s\S]*?)```/.exec(section)[1].replaceAll('QPATH', server.url);
+  const context = await t.context();
+  await context.addInitScript(() => {
+    if (window.top !== window) return;
+    window.__got = [];
+    addEventListener('message', (e) => {
+      const i = [...document.querySelectorAll('iframe')].findIndex((f) => e.source === f.contentWindow);
+      window.__got.push(`${i}:${e.data?.type}`);
+    });
+  });
+  const page = await t.newPage(context);
+  const host = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,"></head>
+    <body><main><h1>Two frames</h1>${snippet}<p>between</p>${snippet}</main></body></html>`;
+  await page.route(`${server.url}/host-twice.html`, (r) => r.fulfill({ contentType: 'text/html', body: host }));
+  await page.goto(`${server.url}/host-twice.html`);
+  assert.equal(await count(page, 'iframe'), 2);
+  await eventually(async () => {
+    const heights = await page.evaluate(() => [...document.querySelectorAll('iframe')].map((f) => f.style.height));
+    assert.ok(heights.every((h) => /^\d+px$/.test(h)), `both frames resized: ${heights}`);
+  });
+  const got = await page.evaluate(() => window.__got);
+  assert.ok(got.includes('0:qpath:resize') && got.includes('1:qpath:resize'), JSON.stringify(got));
+  assert.deepEqual(got.filter((m) => !m.endsWith(':qpath:resize')), [], 'height only: no origin= named, no state');
+});
+
+// 7d. A host with a strict CSP (no 'unsafe-inline' anywhere, style-src 'none'): the include line and the element work
+//     with only what docs/embedding.md lists (script-src and connect-src for qpath, 'wasm-unsafe-eval').
+check('embed-element-under-a-strict-csp', async (t) => {
+  const page = await t.newPage(await t.context());
+  const csp = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; style-src 'none'; img-src data:";
+  const host = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+    <meta http-equiv="Content-Security-Policy" content="${csp}"><title>strict host</title><link rel="icon" href="data:,">
+    <script type="module" src="./qpath-embed.js"></script></head>
+    <body><main><qpath-explainer gpu="l4" vllm="0.25.0-prefix" cmd="${SEED_CMD}"></qpath-explainer></main></body></html>`;
+  const violations = [];
+  page.on('console', (m) => { if (/Content.Security.Policy|Refused/i.test(m.text())) violations.push(m.text()); });
+  await page.route(`${server.url}/host-csp.html`, (r) => r.fulfill({ contentType: 'text/html', body: host }));
+  await page.goto(`${server.url}/host-csp.html`);
+  await page.waitForSelector('qpath-explainer .group-error');
+  const look = await page.evaluate(() => {
+    const box = document.querySelector('qpath-explainer').shadowRoot.querySelector('.qpath-explainer');
+    return [getComputedStyle(box).borderTopStyle, getComputedStyle(box).fontSize];
+  });
+  assert.deepEqual(look, ['solid', '15px'], 'styled under style-src none');
+  assert.deepEqual(violations, [], 'no CSP violation');
+});
+
+// 7e. Without WebAssembly the element says why in a sentence (and the console has a warning, not an error).
+check('embed-element-without-webassembly', async (t) => {
+  const context = await t.context();
+  await context.addInitScript(() => { delete globalThis.WebAssembly; });
+  const page = await t.newPage(context);
+  const warnings = [];
+  page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  const host = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,">
+    <script type="module" src="./qpath-embed.js"></script></head>
+    <body><main><qpath-explainer id="e" gpu="l4"></qpath-explainer></main></body></html>`;
+  await page.route(`${server.url}/host-nowasm.html`, (r) => r.fulfill({ contentType: 'text/html', body: host }));
+  await page.goto(`${server.url}/host-nowasm.html`);
+  await eventually(async () => {
+    const said = await page.evaluate(() => document.getElementById('e').shadowRoot?.textContent ?? '');
+    includes(said, 'qpath could not start here: it needs WebAssembly', 'the element');
+    includes(said, "qpath's command-line tool", 'the element');
+  });
+  assert.ok(warnings.some((w) => w.includes('it needs WebAssembly')), JSON.stringify(warnings));
 });
 
 // ---------------------------------------------------------------------------------------------------------------------

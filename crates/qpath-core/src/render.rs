@@ -171,6 +171,25 @@ pub fn text(r: &Report) -> String {
             "\ngroup {n} (layers {layers}), each phase:\n  prefill: {prefill}\n  decode:  {decode}"
         );
     }
+    why(&mut out, r);
+    let logs = log_lines(r);
+    if !logs.is_empty() {
+        let _ = writeln!(out, "\nlog lines vLLM would print:");
+        for l in &logs {
+            let _ = writeln!(out, "  {l}");
+        }
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "\nnote: {n}");
+    }
+    if !r.unused_flags.is_empty() {
+        let _ = writeln!(out, "\nflags that do not affect this decision: {}", r.unused_flags.join(" "));
+    }
+    out
+}
+
+/// Each group's why trace (its steps with their source lines) and warnings.
+fn why(out: &mut String, r: &Report) {
     for (i, g) in r.groups.iter().enumerate() {
         let _ = writeln!(out, "\ngroup {} (layers {}): why", i + 1, short_list(&g.layers));
         for (n, s) in g.trace.iter().enumerate() {
@@ -187,20 +206,6 @@ pub fn text(r: &Report) -> String {
             let _ = writeln!(out, "  warning: {w}");
         }
     }
-    let logs = log_lines(r);
-    if !logs.is_empty() {
-        let _ = writeln!(out, "\nlog lines vLLM would print:");
-        for l in &logs {
-            let _ = writeln!(out, "  {l}");
-        }
-    }
-    for n in &r.notes {
-        let _ = writeln!(out, "\nnote: {n}");
-    }
-    if !r.unused_flags.is_empty() {
-        let _ = writeln!(out, "\nflags that do not affect this decision: {}", r.unused_flags.join(" "));
-    }
-    out
 }
 
 /// `text` as one Markdown code span: fenced with one more backtick than its longest run of backticks (CommonMark),

@@ -157,34 +157,8 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
     let selection = selection_logs(r, &rows);
     report.logs.extend(selection.iter().map(|l| l.text.clone()));
     report.log_records.extend(selection);
-    // A hybrid model: the block size aligned to the recurrent state page (crate::hybrid), whose kernel block is the
-    // page the attention groups' FlashInfer sees.
     let mut p = p;
-    let mut align_steps = Vec::new();
-    if let (Some(h), Some(first)) = (&spec.hybrid, rows.first()) {
-        report.unused_flags.retain(|f| !HybridFlags::consumes(f));
-        let side = AttentionSide {
-            backend: first.selection.backend,
-            q_heads: first.layer.num_q_heads,
-            kv_heads: first.layer.num_kv_heads,
-            head_dim: first.layer.head_dim,
-        };
-        let a = hybrid::align(&p, &cmd, h, &side);
-        let mut logs: Vec<String> = a.config_logs.iter().map(|l| l.text.clone()).collect();
-        logs.append(&mut report.logs);
-        logs.extend(a.trace.logs);
-        report.logs = logs;
-        let mut records = a.config_logs;
-        records.append(&mut report.log_records);
-        records.extend(a.trace.records);
-        report.log_records = records;
-        if let Some(why) = a.unmodelled {
-            report.notes.push(why);
-        } else {
-            p.page_size = a.kernel_block_size;
-        }
-        align_steps = a.trace.steps;
-    }
+    let align_steps = hybrid_alignment(&mut p, &cmd, &spec, &rows, report);
     let mut groups = Vec::new();
     let engine = crate::backends::Engine {
         attention_config: &cmd.attention_config,
@@ -219,6 +193,43 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
     }
     report.groups = groups;
     Ok(())
+}
+
+/// A hybrid model: the block size aligned to the recurrent state page (crate::hybrid), whose kernel block is the page
+/// the attention groups' FlashInfer sees; its config and alignment log lines go around the selection's. Returns the
+/// alignment's trace steps (empty for a model without recurrent layers).
+fn hybrid_alignment(
+    p: &mut Platform,
+    cmd: &ServeCommand,
+    spec: &ModelSpec,
+    rows: &[LayerRow],
+    report: &mut Report,
+) -> Vec<crate::report::TraceStep> {
+    let (Some(h), Some(first)) = (&spec.hybrid, rows.first()) else {
+        return Vec::new();
+    };
+    report.unused_flags.retain(|f| !HybridFlags::consumes(f));
+    let side = AttentionSide {
+        backend: first.selection.backend,
+        q_heads: first.layer.num_q_heads,
+        kv_heads: first.layer.num_kv_heads,
+        head_dim: first.layer.head_dim,
+    };
+    let a = hybrid::align(p, cmd, h, &side);
+    let mut logs: Vec<String> = a.config_logs.iter().map(|l| l.text.clone()).collect();
+    logs.append(&mut report.logs);
+    logs.extend(a.trace.logs);
+    report.logs = logs;
+    let mut records = a.config_logs;
+    records.append(&mut report.log_records);
+    records.extend(a.trace.records);
+    report.log_records = records;
+    if let Some(why) = a.unmodelled {
+        report.notes.push(why);
+    } else {
+        p.page_size = a.kernel_block_size;
+    }
+    a.trace.steps
 }
 
 /// A hybrid model's recurrent layers as one group: their kind, the `MambaAttentionBackendEnum` backend their
