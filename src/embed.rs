@@ -439,30 +439,6 @@ impl Outbox {
     }
 }
 
-// Until `hash::Link` reads `origin=` itself (issue 13, src/hash.rs: `Link::origin`, `Page::origin`), this small reader
-// stands in for it; `theme=` is the hash's too.
-
-/// A key's form-decoded value in a hash (`#embed=1&origin=…`), if the key is there.
-fn hash_value(hash: &str, key: &str) -> Option<String> {
-    hash.trim_start_matches('#')
-        .split('&')
-        .find_map(|part| part.strip_prefix(key)?.strip_prefix('='))
-        .map(crate::hash::form_decode)
-}
-
-/// The origin the embedder names with `origin=` in the frame's hash (`#embed=1&origin=https%3A%2F%2Fdocs.example.com`),
-/// if it is one: `http(s)://host[:port]`, no path, user or query (a trailing `/` is dropped).
-pub fn state_origin(hash: &str) -> Option<String> {
-    let value = hash_value(hash, "origin")?;
-    let value = value.trim().trim_end_matches('/');
-    let host = value.strip_prefix("https://").or_else(|| value.strip_prefix("http://"))?;
-    let valid = !host.is_empty()
-        && host
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
-    valid.then(|| value.to_ascii_lowercase())
-}
-
 /// The objects the page posts for a state hash and then a height, starting from nothing sent (the protocol as data).
 pub fn messages_for(origin: Option<String>, hash: &str, height: f64) -> Vec<Message> {
     let mut outbox = Outbox::new(origin);
@@ -604,27 +580,5 @@ mod tests {
         assert_eq!(o.state("#embed=1&gpu=l4"), None);
         assert_eq!(o.resize(10.0), Some(Message::Resize { height: 10 }));
         assert_eq!(messages_for(None, "#embed=1", 5.0), vec![Message::Resize { height: 5 }]);
-    }
-
-    #[test]
-    fn the_state_origin_is_read_from_the_hash_and_must_be_an_origin() {
-        let cases = [
-            (
-                "#embed=1&origin=https%3A%2F%2Fdocs.example.com&gpu=l4",
-                Some("https://docs.example.com"),
-            ),
-            ("#embed=1&origin=https://Docs.Example.com/", Some("https://docs.example.com")),
-            ("#origin=http%3A%2F%2F127.0.0.1%3A8080", Some("http://127.0.0.1:8080")),
-            ("#embed=1&gpu=l4", None),
-            ("#embed=1&origin=*", None),
-            ("#embed=1&origin=", None),
-            ("#embed=1&origin=https%3A%2F%2Fa.example%2Fpath", None),
-            ("#embed=1&origin=https%3A%2F%2Fuser%40a.example", None),
-            ("#embed=1&origin=javascript%3Aalert(1)", None),
-            ("#embed=1&origin=https%3A%2F%2F", None),
-        ];
-        for (hash, want) in cases {
-            assert_eq!(state_origin(hash).as_deref(), want, "{hash}");
-        }
     }
 }

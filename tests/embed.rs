@@ -472,7 +472,7 @@ async fn the_state_message_goes_only_to_the_named_origin() {
     };
 
     let hash = format!("#embed=1&origin={}&gpu=l4", qpath_web::hash::form_encode(&own));
-    let named = embed::state_origin(&hash);
+    let named = qpath_web::state::Page::from_hash(&hash).origin;
     assert_eq!(named.as_deref(), Some(own.as_str()));
     for m in embed::messages_for(named, "#embed=1&gpu=l4", 300.0) {
         assert!(embed::post_to(&embedder, &m));
@@ -485,7 +485,7 @@ async fn the_state_message_goes_only_to_the_named_origin() {
     );
 
     got.borrow_mut().clear();
-    let other = embed::state_origin("#embed=1&origin=https%3A%2F%2Fdocs.example.com");
+    let other = qpath_web::state::Page::from_hash("#embed=1&origin=https%3A%2F%2Fdocs.example.com").origin;
     for m in embed::messages_for(other, "#embed=1&gpu=l4", 300.0) {
         assert!(embed::post_to(&embedder, &m));
     }
@@ -497,7 +497,11 @@ async fn the_state_message_goes_only_to_the_named_origin() {
     );
 
     got.borrow_mut().clear();
-    let none = embed::messages_for(embed::state_origin("#embed=1&gpu=l4"), "#embed=1&gpu=l4", 300.0);
+    let none = embed::messages_for(
+        qpath_web::state::Page::from_hash("#embed=1&gpu=l4").origin,
+        "#embed=1&gpu=l4",
+        300.0,
+    );
     assert_eq!(
         none,
         vec![Message::Resize { height: 300 }],

@@ -17,7 +17,7 @@ use crate::components::inputs::inputs;
 use crate::components::matrix_view::MatrixView;
 use crate::components::results::Results;
 use crate::components::views::{compare_view, share, view_tabs};
-use crate::embed::{self, Outbox};
+use crate::embed::Outbox;
 use crate::state::{Action, Page, View};
 use crate::theme::Theme;
 
@@ -25,7 +25,7 @@ use crate::theme::Theme;
 pub fn app() -> Html {
     let state = use_reducer(|| Page::from_hash(&current_hash()));
     // In an iframe (`embed=1`): what the parent has been told (see crate::embed).
-    let outbox = use_mut_ref(|| Outbox::new(embed::state_origin(&current_hash())));
+    let outbox = use_mut_ref(|| Outbox::new(state.origin.clone()));
     let root = use_node_ref();
     use_hash_sync(&state, outbox.clone());
     use_size_messages(state.embed, root.clone(), outbox);
