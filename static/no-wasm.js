@@ -7,7 +7,7 @@
     start.setAttribute('role', 'alert');
     start.textContent = reason + ' The same answers come from qpath\u2019s command-line tool: see ';
     var a = start.appendChild(document.createElement('a'));
-    a.href = 'README.md';
+    a.href = 'README.txt';
     a.id = 'qpath-cli-link';
     a.textContent = 'the README (The CLI)';
     start.append('.');
