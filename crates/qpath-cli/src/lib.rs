@@ -148,6 +148,43 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
 }
 
 /// Runs `qpath ARGS…` and returns what it prints on success; an error is the message for standard error.
+/// The arguments as text: each must be valid UTF-8 (a file name or a word in another encoding is named by its position,
+/// counted from 1 after the program name, its bytes shown with `\xNN` escapes), else the message to print.
+pub fn utf8_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Result<Vec<String>, String> {
+    args.into_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            a.into_string().map_err(|bad| {
+                format!(
+                    "argument {} is not valid UTF-8: {}",
+                    i + 1,
+                    bad.as_encoded_bytes().escape_ascii()
+                )
+            })
+        })
+        .collect()
+}
+
+/// What writing the answer came to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Written {
+    /// All of it.
+    Done,
+    /// The reader went away (`qpath … | head -c1`): nothing more to say.
+    ReaderGone,
+    /// Another failure (a full disk, `> /dev/full`): the message to print.
+    Failed(String),
+}
+
+/// Writes `text` to `out` and flushes it, without a panic on any failure.
+pub fn write_answer(out: &mut dyn std::io::Write, text: &str) -> Written {
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Written::Done,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Written::ReaderGone,
+        Err(e) => Written::Failed(format!("cannot write the answer to standard output: {e}")),
+    }
+}
+
 pub fn run(argv: &[String]) -> Result<String, String> {
     run_with_env(argv, &|name| std::env::var(name).ok())
 }
@@ -311,6 +348,48 @@ pub fn hf_cache_config(model: &str, env: &dyn Fn(&str) -> Option<String>) -> Res
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn arguments_must_be_utf8_and_a_bad_one_is_named() {
+        use std::ffi::OsString;
+        assert_eq!(
+            utf8_args(["a", "b"].map(OsString::from)),
+            Ok(vec!["a".to_string(), "b".to_string()])
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let args = vec![OsString::from("--"), OsString::from_vec(vec![0xff, b'x'])];
+            assert_eq!(utf8_args(args), Err("argument 2 is not valid UTF-8: \\xffx".to_string()));
+        }
+    }
+
+    /// A writer that fails with `kind`.
+    struct Failing(std::io::ErrorKind);
+
+    impl std::io::Write for Failing {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::from(self.0))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn writing_the_answer_never_panics() {
+        let mut ok = Vec::new();
+        assert_eq!(write_answer(&mut ok, "x\n"), Written::Done);
+        assert_eq!(ok, b"x\n");
+        assert_eq!(
+            write_answer(&mut Failing(std::io::ErrorKind::BrokenPipe), "x"),
+            Written::ReaderGone
+        );
+        let Written::Failed(e) = write_answer(&mut Failing(std::io::ErrorKind::StorageFull), "x") else {
+            panic!("a full disk is a failure")
+        };
+        assert!(e.starts_with("cannot write the answer to standard output: "), "{e}");
+    }
+
     use super::*;
 
     fn args(s: &str) -> Vec<String> {
