@@ -1,5 +1,7 @@
 //! The `qpath` binary as a process: what it does with arguments that are not UTF-8 and with an output it cannot write
-//! (issue 15's first rows). No case may end in a panic (exit 101 or 134, "panicked" on standard error).
+//! (issue 15's first rows). No case may end in a panic (exit 101 or 134, "panicked" on standard error). Native only:
+//! a wasm32 build has no processes.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::io::Read;
 use std::process::{Command, Stdio};
