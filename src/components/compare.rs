@@ -7,7 +7,7 @@
 use std::rc::Rc;
 
 use qpath_core::dtype::TorchDtype;
-use qpath_core::report::{Backend, GroupReport, Kernel, Report, ScenarioError};
+use qpath_core::report::{Backend, GroupError, GroupReport, Kernel, Report, ScenarioError};
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
 
@@ -57,25 +57,21 @@ fn kernel(k: Option<Kernel>) -> String {
     k.map_or("—".to_string(), |k| k.name().to_string())
 }
 
-/// The phase raises: the group's `__init__` / `build()` error, or the phase's own.
-fn phase_raises(g: &GroupReport, is_prefill: bool) -> bool {
-    let own = if is_prefill {
-        &g.phase_errors.prefill
-    } else {
-        &g.phase_errors.decode
-    };
-    own.is_some() || g.error.as_ref().is_some_and(|e| e.stage.is_prefill().is_none())
-}
-
-/// A phase's outcome: the group's `__init__` / `build()` error (which stops both), else the phase's own first error.
-fn outcome(g: &GroupReport, is_prefill: bool) -> String {
+/// The error a phase meets: the group's `__init__` / `build()` / profile-run error (which stops both), else the
+/// phase's own first error.
+fn phase_error(g: &GroupReport, is_prefill: bool) -> Option<&GroupError> {
     let own = if is_prefill {
         &g.phase_errors.prefill
     } else {
         &g.phase_errors.decode
     };
     let shared = g.error.as_ref().filter(|e| e.stage.is_prefill().is_none());
-    match shared.or(own.as_ref()) {
+    shared.or(own.as_ref())
+}
+
+/// A phase's outcome: [`phase_error`], else what runs.
+fn outcome(g: &GroupReport, is_prefill: bool) -> String {
+    match phase_error(g, is_prefill) {
         Some(e) => {
             let message = if e.message.is_empty() { "(no message)" } else { &e.message };
             format!("{} {}: {}", e.kind, e.stage.when(), message)
@@ -98,7 +94,7 @@ fn group_side(g: &GroupReport) -> GroupSide {
     ];
     GroupSide {
         values,
-        failing: (phase_raises(g, true), phase_raises(g, false)),
+        failing: (phase_error(g, true).is_some(), phase_error(g, false).is_some()),
     }
 }
 

@@ -425,7 +425,7 @@ fn group_error(e: &GroupError, trace: &[TraceStep], label: &'static str, also: O
             </p>
             <p class="error-call">{ "in " }<code>{ e.raised_in.clone() }</code></p>
             if e.message.is_empty() {
-                <p class="error-message bare">{ "(a bare assert, no message)" }</p>
+                <p class="error-message bare">{ qpath_core::report::BARE_ASSERT }</p>
             } else {
                 <pre class="error-message"><code>{ echo_words(&e.message) }</code></pre>
             }

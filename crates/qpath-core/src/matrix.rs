@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::gpu::GPUS;
 use crate::release::Release;
-use crate::report::{Backend, Kernel, Report, ScenarioErrorKind, QPATH_LIMIT};
+use crate::report::{Backend, Kernel, Report, ScenarioErrorKind, BARE_ASSERT, QPATH_LIMIT};
 use crate::resolve::{resolve, Hardware, Scenario};
 use crate::serve;
 
@@ -96,15 +96,7 @@ pub fn summarize(r: &Report) -> (CellStatus, String) {
     if let Some(e) = r.groups.iter().find_map(|g| g.error.as_ref()) {
         return (
             CellStatus::Error,
-            format!(
-                "{}: {}",
-                e.kind,
-                if e.message.is_empty() {
-                    "(a bare assert, no message)"
-                } else {
-                    &e.message
-                }
-            ),
+            format!("{}: {}", e.kind, if e.message.is_empty() { BARE_ASSERT } else { &e.message }),
         );
     }
     let mut parts: Vec<String> = Vec::new();

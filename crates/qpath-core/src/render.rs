@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::options::echo_words;
-use crate::report::{attention_name, Backend, GroupError, GroupReport, Kernel, Report};
+use crate::report::{attention_name, Backend, GroupError, GroupReport, Kernel, Report, BARE_ASSERT};
 use crate::resolve::short_list;
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -16,11 +16,7 @@ fn kernel(k: Option<Kernel>) -> String {
 
 /// "AssertionError at first prefill (JIT module): text".
 fn error_text(e: &GroupError) -> String {
-    let message = if e.message.is_empty() {
-        "(a bare assert, no message)"
-    } else {
-        &e.message
-    };
+    let message = if e.message.is_empty() { BARE_ASSERT } else { &e.message };
     format!("{} at {}: {message}", e.kind, stage_name(e.stage))
 }
 

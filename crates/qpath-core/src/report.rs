@@ -176,6 +176,9 @@ impl ScenarioErrorKind {
     }
 }
 
+/// What qpath shows for the text of an `assert` that has no message (Python prints the type alone).
+pub const BARE_ASSERT: &str = "(a bare assert, no message)";
+
 /// The words of every limit that is qpath's, not vLLM's.
 pub const QPATH_LIMIT: &str = "qpath cannot model this";
 

@@ -192,8 +192,7 @@ fn flashinfer_accepts_kv(p: &Platform, kv: &str) -> bool {
     if !list.contains(&kv) {
         return false;
     }
-    let nvfp4 = if r < V0_28_0 { kv == "nvfp4" } else { kv.starts_with("nvfp4") };
-    if !nvfp4 || r < V0_25_0Prefix {
+    if !crate::builder::is_nvfp4(r, kv) || r < V0_25_0Prefix {
         return true;
     }
     if r >= V0_32_0 && matches!(p.major(), 8 | 9 | 12) {

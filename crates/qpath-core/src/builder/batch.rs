@@ -2,7 +2,7 @@
 //! prefill TRTLLM decision, the decode route, the checks of a batch that is not all TRTLLM — then the FlashInfer
 //! wrappers' `plan()` for each phase (where `backend="auto"` resolves and the JIT module's checks fire).
 
-use super::{raise, Init, Raise, Run, PREFILL_TOKENS};
+use super::{raise, shown, Init, Raise, Run, PREFILL_TOKENS};
 use crate::dtype::TorchDtype;
 use crate::flashinfer;
 use crate::release::Release::*;
@@ -38,15 +38,10 @@ impl Run<'_> {
     /// and is kept for [`Run::first_phase_error`].
     pub(super) fn record(&mut self, is_prefill: bool, outcome: Result<(), Raise>) {
         let Err(r) = outcome else { return };
-        let shown = if r.message.is_empty() {
-            "(a bare assert, no message)".to_string()
-        } else {
-            r.message.clone()
-        };
         self.t.step(
             Some(&r.cite),
             format!("{} raises {} ({})", trtllm::phase(is_prefill), r.kind, r.stage.name()),
-            shown,
+            shown(&r.message),
         );
         if is_prefill {
             self.phase_err.prefill = Some(r);

@@ -2,7 +2,7 @@
 //! quantization in the memory profile's forward (before any builder exists), `FlashInferImpl.forward()`'s own checks,
 //! and the kernels' checks of what `forward()` hands them. Then which phase's error the engine meets first.
 
-use super::{raise, Init, Raise, Run};
+use super::{is_nvfp4, raise, Init, Raise, Run};
 use crate::dtype::TorchDtype;
 use crate::release::Release::*;
 use crate::report::GroupErrorKind::{AssertionError, ValueError};
@@ -30,11 +30,7 @@ impl Run<'_> {
     /// `*per_token_head` dtypes. Its forward then quantizes the query to FP8 (e4m3).
     fn layer_quantizes_query(&self) -> bool {
         let kv = &self.p.global_kv;
-        let nvfp4 = if self.r() < V0_28_0 {
-            kv == "nvfp4"
-        } else {
-            kv.starts_with("nvfp4")
-        };
+        let nvfp4 = is_nvfp4(self.r(), kv);
         let per_token_head = self.r() >= V0_33_0 && kv.ends_with("per_token_head");
         self.g.quantized && (kv.starts_with("fp8") || nvfp4) && !per_token_head && self.supports_quant_query_input()
     }
@@ -56,12 +52,7 @@ impl Run<'_> {
                 TorchDtype::Float8E4m3fn
             ),
         );
-        let nvfp4 = if self.r() < V0_28_0 {
-            kv == "nvfp4"
-        } else {
-            kv.starts_with("nvfp4")
-        };
-        if kv == "fp8" || kv == "fp8_e4m3" || nvfp4 {
+        if kv == "fp8" || kv == "fp8_e4m3" || is_nvfp4(self.r(), &kv) {
             return Ok(());
         }
         Err(

@@ -2,7 +2,7 @@
 //! in the source's order: the group's cache dtype, the query dtypes, the decode capability, the page-size assert, the
 //! decode kernel and its fallbacks, the SM90 sliding-window raise, the sinks raise, and the resolved-dtypes log line.
 
-use super::{fp8_of, raise, Init, Raise, Run};
+use super::{fp8_of, is_nvfp4, raise, Init, Raise, Run};
 use crate::dtype::TorchDtype;
 use crate::release::Release::*;
 use crate::report::GroupErrorKind::{AssertionError, NotImplementedError, ValueError};
@@ -60,11 +60,7 @@ impl Run<'_> {
     fn quantized_cache(&mut self) -> Result<Cache, Raise> {
         let (p, r) = (self.p, self.r());
         self.cache_dtype = p.global_kv.clone();
-        let nvfp4 = if r < V0_28_0 {
-            self.cache_dtype == "nvfp4"
-        } else {
-            self.cache_dtype.starts_with("nvfp4")
-        };
+        let nvfp4 = is_nvfp4(r, &self.cache_dtype);
         self.t.step(
             Some(&source::FI_QUANTIZED_GROUP),
             "per-group cache dtype",
@@ -275,8 +271,7 @@ impl Run<'_> {
         if c.starts_with("fp8") {
             return self.fp8_query(rule, ph, reads, &c);
         }
-        let is_nvfp4 = if r < V0_28_0 { c == "nvfp4" } else { c.starts_with("nvfp4") };
-        if is_nvfp4 {
+        if is_nvfp4(r, &c) {
             let q = if r >= V0_32_0 && nvfp4_fa2 {
                 model
             } else {

@@ -119,12 +119,7 @@ pub fn resolve_group(p: &Platform, g: &GroupSpec) -> GroupOutcome {
         None => run.first_phase_error(),
     };
     let error = first.map(|r| {
-        let shown = if r.message.is_empty() {
-            "(a bare assert, no message)".to_string()
-        } else {
-            r.message.clone()
-        };
-        run.t.step(Some(&r.cite), format!("raises {}", r.kind), shown);
+        run.t.step(Some(&r.cite), format!("raises {}", r.kind), shown(&r.message));
         r.report(p)
     });
     GroupOutcome {
@@ -134,6 +129,25 @@ pub fn resolve_group(p: &Platform, g: &GroupSpec) -> GroupOutcome {
         error,
         phase_errors,
         trace: run.t,
+    }
+}
+
+/// `is_kvcache_nvfp4` and its twins (the builder, `get_q_data_type`, the attention layer, `supports_kv_cache_dtype`):
+/// `== "nvfp4"` before 0.28.0, `.startswith("nvfp4")` from it (when `nvfp4_4over6` arrived).
+pub(crate) fn is_nvfp4(r: Release, cache_dtype: &str) -> bool {
+    if r < Release::V0_28_0 {
+        cache_dtype == "nvfp4"
+    } else {
+        cache_dtype.starts_with("nvfp4")
+    }
+}
+
+/// What the report shows for an error's text: the message, or that the assert had none.
+fn shown(message: &str) -> &str {
+    if message.is_empty() {
+        crate::report::BARE_ASSERT
+    } else {
+        message
     }
 }
 
