@@ -411,6 +411,29 @@ pub struct GroupReport {
     pub trace: Vec<TraceStep>,
     /// `logs` as vLLM's logger prints them (see [`Report::log_records`]).
     pub log_records: Vec<LogRecord>,
+    /// Whose layers these are: the served model's (`target`) or the speculative-decoding drafter's (`drafter`).
+    pub role: GroupRole,
+}
+
+/// Whose layers a group holds, serialised `target` / `drafter`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupRole {
+    /// The served model's layers.
+    #[default]
+    Target,
+    /// The speculative-decoding drafter's layers (an MTP layer, an EAGLE head, a draft model), which vLLM builds with
+    /// the drafter's own `VllmConfig` (`docs/source-notes/spec-decode.md`).
+    Drafter,
+}
+
+impl GroupRole {
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupRole::Target => "target",
+            GroupRole::Drafter => "drafter",
+        }
+    }
 }
 
 #[cfg(test)]
@@ -444,6 +467,9 @@ mod tests {
         }
         for s in Stage::ALL {
             assert_eq!(json(&s), format!("\"{}\"", s.name()));
+        }
+        for k in [GroupRole::Target, GroupRole::Drafter] {
+            assert_eq!(json(&k), format!("\"{}\"", k.name()));
         }
         for k in [Kernel::TrtllmGen, Kernel::Xqa, Kernel::Fa3, Kernel::Fa2] {
             assert_eq!(json(&k), format!("\"{}\"", k.name()));

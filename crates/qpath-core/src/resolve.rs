@@ -14,7 +14,7 @@ use crate::hybrid::{self, AttentionSide, HybridFlags};
 use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
 use crate::platform::Platform;
 use crate::release::{FlashInfer, Release};
-use crate::report::{GpuRef, GroupReport, LogLevel, LogRecord, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind};
+use crate::report::{GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind};
 use crate::selection::{self, Backend, LayerQuery, Selection, SelectionError};
 use crate::serve::{self, ServeCommand};
 use crate::source;
@@ -270,6 +270,7 @@ fn recurrent_group(r: Release, h: &model::HybridSpec, layers: Vec<u32>, align_st
         logs: vec![],
         log_records: vec![],
         trace,
+        role: GroupRole::Target,
     }
 }
 
@@ -886,6 +887,7 @@ fn group_report(
         logs: vec![],
         log_records: vec![],
         trace: head.steps,
+        role: GroupRole::Target,
     };
     if key.backend == Backend::FlashInfer {
         let spec = GroupSpec {
