@@ -109,8 +109,8 @@ pub fn speculative_tokens() -> std::ops::RangeInclusive<u32> {
     1..=5
 }
 
-/// The speculative method the page sets with a number of tokens: n-gram lookup, which needs no draft model and is a
-/// `--spec-method` choice in every release qpath covers.
+/// The speculative method the page sets with a number of tokens and no method chosen: n-gram lookup, which needs no
+/// draft model and is a `--spec-method` choice in every release qpath covers.
 pub fn speculative_method(_release: Release) -> &'static str {
     "ngram"
 }
@@ -119,8 +119,65 @@ pub fn speculative_method(_release: Release) -> &'static str {
 pub fn speculative_config(release: Release, tokens: Option<u32>) -> Option<SpeculativeConfig> {
     tokens.map(|n| SpeculativeConfig {
         method: Some(speculative_method(release).into()),
-        model: None,
         num_speculative_tokens: Some(n),
+        ..SpeculativeConfig::default()
+    })
+}
+
+/// A speculative method the page's drafter section offers: the `method` it writes, its label, and whether it needs
+/// a drafter model (`model`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpeculativeMethod {
+    pub method: &'static str,
+    pub label: &'static str,
+    pub needs_model: bool,
+}
+
+/// The methods the page offers in `release`: each is in that release's `SpeculativeMethod` literal
+/// (`config/speculative.py`); MTP drafts from the target's own checkpoint (Qwen3-Next among qpath's presets).
+pub fn speculative_methods(_release: Release) -> Vec<SpeculativeMethod> {
+    vec![
+        SpeculativeMethod { method: "ngram", label: "n-gram (no drafter layers)", needs_model: false },
+        SpeculativeMethod { method: "mtp", label: "MTP (the model's own MTP layers)", needs_model: false },
+        SpeculativeMethod { method: "eagle3", label: "EAGLE-3 head", needs_model: true },
+        SpeculativeMethod { method: "eagle", label: "EAGLE head", needs_model: true },
+        SpeculativeMethod { method: "draft_model", label: "draft model", needs_model: true },
+    ]
+}
+
+/// The drafter models the page lists for `method`: presets whose id names an EAGLE-3 / EAGLE head for those
+/// methods, every other preset for a draft model.
+pub fn drafter_models(method: &str) -> Vec<&'static str> {
+    let eagle3 = |id: &str| id.to_ascii_lowercase().contains("eagle3");
+    let eagle = |id: &str| id.to_ascii_lowercase().contains("eagle-");
+    crate::model::MODEL_PRESETS
+        .iter()
+        .map(|p| p.id)
+        .filter(|id| match method {
+            "eagle3" => eagle3(id),
+            "eagle" => eagle(id),
+            _ => !eagle3(id) && !eagle(id),
+        })
+        .collect()
+}
+
+/// The `--speculative-config` the drafter section writes: `method` with `tokens` and, when the method takes one,
+/// `model`; keeps the speculative config's other fields (`attention_backend`, `kv_cache_dtype`) from `current`.
+pub fn drafter_config(
+    current: Option<&SpeculativeConfig>,
+    method: Option<&str>,
+    tokens: u32,
+    model: Option<&str>,
+) -> Option<SpeculativeConfig> {
+    let method = method?;
+    let needs_model = speculative_methods(Release::LATEST)
+        .iter()
+        .any(|m| m.method == method && m.needs_model);
+    Some(SpeculativeConfig {
+        method: Some(method.to_string()),
+        model: if needs_model { model.map(str::to_string) } else { None },
+        num_speculative_tokens: Some(tokens),
+        ..current.cloned().unwrap_or_default()
     })
 }
 

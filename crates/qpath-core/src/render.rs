@@ -51,20 +51,56 @@ fn phase_outcome(g: &GroupReport, is_prefill: bool) -> String {
     }
 }
 
+/// A group's layers as the renderings name them: a drafter's are marked (`drafter 0`), since its indices are the
+/// names vLLM gives the drafter's layers and can equal the target's.
+pub fn layers_label(g: &GroupReport) -> String {
+    match g.role {
+        crate::report::GroupRole::Target => short_list(&g.layers),
+        crate::report::GroupRole::Drafter => format!("drafter {}", short_list(&g.layers)),
+    }
+}
+
+/// `drafter ` for a drafter's group, nothing for the target's.
+fn role_prefix(g: &GroupReport) -> &'static str {
+    match g.role {
+        crate::report::GroupRole::Target => "",
+        crate::report::GroupRole::Drafter => "drafter ",
+    }
+}
+
+/// One line on speculative decoding: the method, tokens, drafter, model runner, the drafter's backend and cache dtype.
+pub fn speculative_line(r: &Report) -> Option<String> {
+    let s = r.speculative.as_ref()?;
+    let tokens = s.num_speculative_tokens.map_or("unset".to_string(), |n| n.to_string());
+    let drafter = match (&s.model, s.attention_layers) {
+        (_, false) => "no attention layers".to_string(),
+        (Some(m), true) => format!("drafter {m}, backend {}, cache {}", s.backend, s.kv_cache_dtype),
+        (None, true) => format!("backend {}, cache {}", s.backend, s.kv_cache_dtype),
+    };
+    Some(format!(
+        "speculative decoding: method {}, {tokens} tokens, {drafter}, model runner {}",
+        s.method,
+        match s.runner {
+            crate::drafter::ModelRunner::V1 => "V1",
+            crate::drafter::ModelRunner::V2 => "V2",
+        }
+    ))
+}
+
 /// The groups where a phase raises: (group number, layers, prefill outcome, decode outcome).
 fn phase_rows(r: &Report) -> Vec<(usize, String, String, String)> {
     r.groups
         .iter()
         .enumerate()
         .filter(|(_, g)| g.phase_errors.prefill.is_some() || g.phase_errors.decode.is_some())
-        .map(|(i, g)| (i + 1, short_list(&g.layers), phase_outcome(g, true), phase_outcome(g, false)))
+        .map(|(i, g)| (i + 1, format!("{}layers {}", role_prefix(g), short_list(&g.layers)), phase_outcome(g, true), phase_outcome(g, false)))
         .collect()
 }
 
 /// One group's row: layers, attention, backend, cache dtype, Q prefill, Q decode, kernels, outcome.
 fn cells(g: &GroupReport) -> [String; 9] {
     [
-        short_list(&g.layers),
+        layers_label(g),
         attention_name(g.attention).to_string(),
         g.backend.name().to_string(),
         g.cache_dtype.clone(),
@@ -128,6 +164,9 @@ pub fn text(r: &Report) -> String {
         if let Some(kv) = &m.checkpoint_kv_cache_dtype {
             let _ = writeln!(out, "cache dtype {kv}");
         }
+        if let Some(line) = speculative_line(r) {
+            let _ = writeln!(out, "{line}");
+        }
     }
     if let Some(e) = &r.error {
         let _ = writeln!(out, "\n{}: {}", e.kind.heading(), echo_words(&e.kind.body(&e.message)));
@@ -164,7 +203,7 @@ pub fn text(r: &Report) -> String {
     for (n, layers, prefill, decode) in phase_rows(r) {
         let _ = writeln!(
             out,
-            "\ngroup {n} (layers {layers}), each phase:\n  prefill: {prefill}\n  decode:  {decode}"
+            "\ngroup {n} ({layers}), each phase:\n  prefill: {prefill}\n  decode:  {decode}"
         );
     }
     why(&mut out, r);
@@ -187,7 +226,7 @@ pub fn text(r: &Report) -> String {
 /// Each group's why trace (its steps with their source lines) and warnings.
 fn why(out: &mut String, r: &Report) {
     for (i, g) in r.groups.iter().enumerate() {
-        let _ = writeln!(out, "\ngroup {} (layers {}): why", i + 1, short_list(&g.layers));
+        let _ = writeln!(out, "\ngroup {} ({}layers {}): why", i + 1, role_prefix(g), short_list(&g.layers));
         for (n, s) in g.trace.iter().enumerate() {
             let _ = writeln!(
                 out,
@@ -252,6 +291,9 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "**qpath**: {}\n", header(r));
     let _ = writeln!(out, "{}\n", code_block("sh", command_line));
+    if let Some(line) = speculative_line(r) {
+        let _ = writeln!(out, "{line}\n");
+    }
     if let Some(e) = &r.error {
         let _ = writeln!(
             out,
@@ -275,7 +317,7 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
         for (n, layers, prefill, decode) in phase_rows(r) {
             let _ = writeln!(
                 out,
-                "\n**group {n} (layers {layers})**, each phase:\n- prefill: {}\n- decode: {}",
+                "\n**group {n} ({layers})**, each phase:\n- prefill: {}\n- decode: {}",
                 code_span(&prefill),
                 code_span(&decode)
             );

@@ -33,6 +33,9 @@ pub struct Report {
     pub unused_flags: Vec<String>,
     /// `logs` as vLLM's logger prints them: each with its level and the `file:line` of its `logger.` call.
     pub log_records: Vec<LogRecord>,
+    /// Speculative decoding (`--speculative-config`): the method vLLM settles on, the model runner, the drafter's
+    /// backend and cache dtype, and why; `null` without it. The drafter's layers are the groups with `role: drafter`.
+    pub speculative: Option<crate::drafter::SpeculativeReport>,
 }
 
 /// A Python logging level, serialised as logging names it.

@@ -128,6 +128,7 @@ pub fn resolve(s: &Scenario) -> Report {
         notes: vec![],
         unused_flags: vec![],
         log_records: vec![],
+        speculative: None,
     };
     environment_notes(s, &mut report);
     if let Err(e) = resolve_into(s, cc, &mut report) {
@@ -160,9 +161,10 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
     let mut p = p;
     let align_steps = hybrid_alignment(&mut p, &cmd, &spec, &rows, report);
     let mut groups = Vec::new();
+    let device = report.gpu.name.clone();
     let engine = crate::backends::Engine {
         attention_config: &cmd.attention_config,
-        device: &report.gpu.name,
+        device: &device,
         hybrid: spec.hybrid.is_some(),
     };
     for (key, layers) in group_layers(&rows) {
@@ -191,8 +193,111 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
             groups.insert(at, g);
         }
     }
+    let n_spec = cmd.speculative_config.as_ref().and_then(|s| s.num_speculative_tokens).unwrap_or(0);
+    for g in groups.iter_mut().filter(|g| g.backend == Backend::FlashInfer) {
+        spec_as_decode(&p, g, n_spec);
+    }
+    if let Some(d) = crate::drafter::drafter(r, &cmd, &spec, forced)? {
+        drafter_groups(&p, &cmd, &engine, d, &mut groups, report)?;
+    }
     report.groups = groups;
     Ok(())
+}
+
+/// The drafter's layers (crate::drafter) selected and grouped like the target's, under the drafter's own backend and
+/// cache dtype, after the target's groups (`role: drafter`). Its config-time warnings (the `SpeculativeConfig` and
+/// the model runner choice) come before every selection log line; its selection lines are `info_once`, so only new
+/// texts are added.
+fn drafter_groups(
+    p: &Platform,
+    cmd: &ServeCommand,
+    engine: &crate::backends::Engine,
+    d: crate::drafter::Drafter,
+    groups: &mut Vec<GroupReport>,
+    report: &mut Report,
+) -> Result<(), ScenarioError> {
+    let r = p.release;
+    report.notes.extend(d.notes.iter().cloned());
+    let mut records = d.report.log_records.clone();
+    records.append(&mut report.log_records);
+    report.log_records = records;
+    let mut logs: Vec<String> = d.report.log_records.iter().map(|l| l.text.clone()).collect();
+    logs.append(&mut report.logs);
+    report.logs = logs;
+    if let Some(dspec) = &d.model {
+        let mut dcmd = cmd.clone();
+        dcmd.kv_cache_dtype = d.report.kv_cache_dtype.clone();
+        let rows = select_layers(p, d.forced, &dcmd, dspec, false)?;
+        for rec in selection_logs(r, &rows) {
+            if !report.log_records.iter().any(|l| l.text == rec.text) {
+                report.logs.push(rec.text.clone());
+                report.log_records.push(rec);
+            }
+        }
+        for (key, layers) in group_layers(&rows) {
+            let Some(row) = rows.iter().find(|row| row.layer.index == layers[0]) else {
+                continue;
+            };
+            let mut g = group_report(p, &dcmd, key, layers, row, &[]);
+            if g.backend != Backend::FlashInfer {
+                crate::backends::init_checks(p, engine, &row.query, &mut g);
+            }
+            g.role = GroupRole::Drafter;
+            g.trace.splice(0..0, d.report.trace.iter().cloned());
+            groups.push(g);
+        }
+    }
+    report.speculative = Some(d.report);
+    Ok(())
+}
+
+/// `_init_reorder_batch_threshold(1, supports_spec_as_decode=…)` in `FlashInferMetadataBuilder.__init__`
+/// ([`source::FI_REORDER_THRESHOLD`]): with speculative decoding, requests of up to 1 + num_speculative_tokens query
+/// tokens count as decodes when the decode kernel takes several query tokens — 0.24.0 `can_use_trtllm` (trtllm-gen);
+/// 0.25.0-0.27.0 TRTLLM_GEN; 0.28.0-0.29.0 TRTLLM_GEN or the SM12x dedicated XQA; 0.30.0-0.32.0 any TRTLLM-API kernel;
+/// 0.33.0 also the FA2 native decode (CC < 9.0); never under DCP. Otherwise a verification request is a prefill.
+fn spec_as_decode(p: &Platform, g: &mut GroupReport, n: u32) {
+    if n == 0 {
+        return;
+    }
+    let r = p.release;
+    let decode = g.kernel.decode;
+    let trtllm_api = matches!(decode, Some(crate::report::Kernel::TrtllmGen | crate::report::Kernel::Xqa));
+    let supports = if r < Release::V0_28_0 {
+        decode == Some(crate::report::Kernel::TrtllmGen)
+    } else if r < Release::V0_30_0 {
+        decode == Some(crate::report::Kernel::TrtllmGen)
+            || (p.is_family(120) && decode == Some(crate::report::Kernel::Xqa))
+    } else if r < Release::V0_33_0 {
+        trtllm_api
+    } else {
+        trtllm_api || p.cc.major < 9
+    };
+    let supports = supports && p.dcp <= 1;
+    let outcome = if supports {
+        format!(
+            "reorder_batch_threshold = 1 + {n}: a verification request of up to {} query tokens is a decode ({})",
+            n + 1,
+            decode.map_or("native", |k| k.name())
+        )
+    } else {
+        format!(
+            "reorder_batch_threshold = 1 (the decode kernel {} takes one query token{}): a verification request of {} \
+             query tokens is a prefill, run by the prefill path ({})",
+            decode.map_or("native", |k| k.name()),
+            if p.dcp > 1 { ", and DCP > 1" } else { "" },
+            n + 1,
+            g.kernel.prefill.map_or("native", |k| k.name())
+        )
+    };
+    let at = source::FI_REORDER_THRESHOLD.at(r);
+    g.trace.push(crate::report::TraceStep {
+        rule: "speculative decoding".into(),
+        outcome,
+        source: at.as_ref().map(|s| s.short()),
+        url: at.map(|s| s.url),
+        unverified: false,
+    });
 }
 
 /// A hybrid model: the block size aligned to the recurrent state page (crate::hybrid), whose kernel block is the page
@@ -561,14 +666,6 @@ fn environment_notes(s: &Scenario, report: &mut Report) {
 
 /// qpath's notes on input vLLM accepts silently: what is not modelled yet, and skip tokens that match no layer.
 fn input_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Report) {
-    if let Some(spec) = &cmd.speculative_config {
-        report.notes.push(format!(
-            "--speculative-config ({} speculative tokens): qpath resolves a batch of prefills and single-token decodes; \
-             how verification batches with several query tokens are routed is not modelled yet.",
-            spec.num_speculative_tokens
-                .map_or("unspecified".to_string(), |n| n.to_string())
-        ));
-    }
     if cmd.env.iter().any(|(k, _)| k == "VLLM_KV_CACHE_LAYOUT") {
         report.notes.push(
             "VLLM_KV_CACHE_LAYOUT is read by vLLM but its effect on the layout FlashInfer gets is not modelled yet.".into(),

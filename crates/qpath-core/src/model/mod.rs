@@ -95,6 +95,9 @@ pub struct ModelSpec {
     /// A hybrid model's recurrent layers and their state sizes (None: attention only).
     #[serde(skip)]
     pub hybrid: Option<HybridSpec>,
+    /// `architectures[0]` (a preset's, or config.json's); `None` for a model described by `--hf-overrides` only.
+    #[serde(skip)]
+    pub architecture: Option<&'static str>,
 }
 
 impl ModelSpec {
@@ -201,6 +204,7 @@ pub fn resolve_model_at(release: Release, id: &str, hf_overrides: Option<&Map<St
         config_file: None,
         checkpoint_kv: None,
         hybrid,
+        architecture: preset.map(|p| p.architecture),
     })
 }
 
@@ -261,6 +265,7 @@ pub fn resolve_model_from_config(
         vllm_model: rule,
         config_file: Some(file.to_string()),
         checkpoint_kv: read.checkpoint_kv,
+        architecture: Some(arch.name),
     })
 }
 

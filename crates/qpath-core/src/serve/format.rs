@@ -158,5 +158,11 @@ fn speculative_config_json(sc: &SpeculativeConfig) -> String {
     if let Some(n) = sc.num_speculative_tokens {
         fields.push(format!("\"num_speculative_tokens\": {n}"));
     }
+    if let Some(b) = &sc.attention_backend {
+        fields.push(format!("\"attention_backend\": {}", json_string(b)));
+    }
+    if let Some(kv) = &sc.kv_cache_dtype {
+        fields.push(format!("\"kv_cache_dtype\": {}", json_string(kv)));
+    }
     format!("{{{}}}", fields.join(", "))
 }

@@ -140,6 +140,10 @@ pub struct SpeculativeConfig {
     pub method: Option<String>,
     pub model: Option<String>,
     pub num_speculative_tokens: Option<u32>,
+    /// `attention_backend` as written (`auto` is none); read by the drafter's config where the release reads it.
+    pub attention_backend: Option<String>,
+    /// `kv_cache_dtype` (0.26.0+; a `CacheDType` or null).
+    pub kv_cache_dtype: Option<String>,
 }
 
 /// Why a command line is not one the release accepts. `message` is vLLM's own error where it has one, plus qpath's
