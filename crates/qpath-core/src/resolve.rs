@@ -14,7 +14,9 @@ use crate::hybrid::{self, AttentionSide, HybridFlags};
 use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
 use crate::platform::Platform;
 use crate::release::{FlashInfer, Release};
-use crate::report::{GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind};
+use crate::report::{
+    GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind,
+};
 use crate::selection::{self, Backend, LayerQuery, Selection, SelectionError};
 use crate::serve::{self, ServeCommand};
 use crate::source;
@@ -193,7 +195,11 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
             groups.insert(at, g);
         }
     }
-    let n_spec = cmd.speculative_config.as_ref().and_then(|s| s.num_speculative_tokens).unwrap_or(0);
+    let n_spec = cmd
+        .speculative_config
+        .as_ref()
+        .and_then(|s| s.num_speculative_tokens)
+        .unwrap_or(0);
     for g in groups.iter_mut().filter(|g| g.backend == Backend::FlashInfer) {
         spec_as_decode(&p, g, n_spec);
     }
@@ -243,12 +249,32 @@ fn drafter_groups(
                 crate::backends::init_checks(p, engine, &row.query, &mut g);
             }
             g.role = GroupRole::Drafter;
-            g.trace.splice(0..0, d.report.trace.iter().cloned());
+            let mut head = d.report.trace.clone();
+            if g.backend == Backend::FlashInfer && d.report.kv_cache_dtype != cmd.kv_cache_dtype {
+                head.push(drafter_builder_step(r, d.report.runner, &cmd.kv_cache_dtype));
+            }
+            g.trace.splice(0..0, head);
             groups.push(g);
         }
     }
     report.speculative = Some(d.report);
     Ok(())
+}
+
+/// The drafter's metadata builder reads the global cache dtype from the config it is built with: the V1 proposer
+/// builds it with the target's `VllmConfig` ([`source::V1_DRAFT_METADATA_BUILDERS`]), so a drafter cache dtype set by
+/// the speculative config meets the target's `--kv-cache-dtype` there. V2 is not read line by line: a prediction.
+fn drafter_builder_step(r: Release, runner: crate::drafter::ModelRunner, target_kv: &str) -> crate::report::TraceStep {
+    let mut t = Trace::new(r);
+    let text = format!(
+        "the drafter's FlashInfer metadata builder is created with the target's VllmConfig, so its global cache dtype \
+         is the target's --kv-cache-dtype {target_kv}, not the drafter's"
+    );
+    match runner {
+        crate::drafter::ModelRunner::V1 => t.step(Some(&source::V1_DRAFT_METADATA_BUILDERS), "drafter metadata builder", text),
+        crate::drafter::ModelRunner::V2 => t.unverified(format!("V2 runner: {text} (as the V1 proposer does)")),
+    }
+    t.steps.remove(0)
 }
 
 /// `_init_reorder_batch_threshold(1, supports_spec_as_decode=…)` in `FlashInferMetadataBuilder.__init__`
@@ -266,8 +292,7 @@ fn spec_as_decode(p: &Platform, g: &mut GroupReport, n: u32) {
     let supports = if r < Release::V0_28_0 {
         decode == Some(crate::report::Kernel::TrtllmGen)
     } else if r < Release::V0_30_0 {
-        decode == Some(crate::report::Kernel::TrtllmGen)
-            || (p.is_family(120) && decode == Some(crate::report::Kernel::Xqa))
+        decode == Some(crate::report::Kernel::TrtllmGen) || (p.is_family(120) && decode == Some(crate::report::Kernel::Xqa))
     } else if r < Release::V0_33_0 {
         trtllm_api
     } else {

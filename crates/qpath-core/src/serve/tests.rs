@@ -682,7 +682,8 @@ fn speculative_and_hf_overrides() {
         Some(SpeculativeConfig {
             method: Some("eagle3".into()),
             model: Some("d".into()),
-            num_speculative_tokens: Some(3)
+            num_speculative_tokens: Some(3),
+            ..SpeculativeConfig::default()
         })
     );
     let c = ok(V0_33_0, "vllm serve m -sc.method ngram -sc.num-speculative-tokens 4");
