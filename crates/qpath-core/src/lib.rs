@@ -11,6 +11,7 @@ pub mod bench_mix;
 pub mod builder;
 pub mod capability;
 pub mod choices;
+pub mod cudagraph;
 pub mod dtype;
 pub mod flashinfer;
 pub mod gpu;
