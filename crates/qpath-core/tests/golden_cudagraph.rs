@@ -7,7 +7,7 @@ use qpath_core::cudagraph::{self, CgSupport, CudaGraphReport};
 use qpath_core::dtype::TorchDtype;
 use qpath_core::platform::Platform;
 use qpath_core::release::Release::{self, *};
-use qpath_core::report::{Backend, Report};
+use qpath_core::report::{Backend, GroupRole, Report};
 use qpath_core::resolve::{resolve, Hardware, Scenario, DEFAULT_CUDA};
 use qpath_core::serve;
 
@@ -330,4 +330,81 @@ fn flash_attn_support_follows_the_fa_version() {
         let (_, cg) = graphs(gpu, r, &cmd, 0);
         assert_eq!(cg.group_support, [Some(want)], "{gpu} {r}: {:#?}", cg.trace);
     }
+}
+
+/// DCP > 1: from 0.30.0 FlashInfer graphs single-token decodes only on every arch (0.28.0 and 0.29.0: only SM12x), so
+/// B200's spec-decode graphs go piecewise; on an RTX 5090 (SM120) from 0.28.0.
+#[test]
+fn dcp_keeps_flashinfer_single_token() {
+    let cmd = format!("{LLAMA} --attention-backend FLASHINFER -dcp 2");
+    let (_, cg) = graphs("b200", V0_29_0, &cmd, 3);
+    expect(
+        &cg,
+        "FULL_AND_PIECEWISE",
+        CgSupport::UniformBatch,
+        Some("FlashInferBackend"),
+        &[],
+    );
+    for (r, line) in [(V0_30_0, 1473), (V0_33_0, 1466)] {
+        let (_, cg) = graphs("b200", r, &cmd, 3);
+        expect(
+            &cg,
+            "PIECEWISE",
+            CgSupport::UniformSingleTokenDecode,
+            Some("FlashInferBackend"),
+            &[(&compilation(line), SPEC_SINGLE)],
+        );
+    }
+    let (_, cg) = graphs("rtx-5090", V0_28_0, &cmd, 3);
+    expect(
+        &cg,
+        "PIECEWISE",
+        CgSupport::UniformSingleTokenDecode,
+        Some("FlashInferBackend"),
+        &[(&compilation(1459), SPEC_SINGLE)],
+    );
+    assert_eq!(
+        cg.trace[0].source.as_deref(),
+        Some("vllm/v1/attention/backends/flashinfer.py:994")
+    );
+    // Without DCP the RTX 5090 takes XQA's uniform batches from 0.28.0 (SM12x XQA), and not before (no TRTLLM).
+    let plain = format!("{LLAMA} --attention-backend FLASHINFER");
+    let support = |r| graphs("rtx-5090", r, &plain, 3).1.support;
+    assert_eq!(
+        (support(V0_27_0), support(V0_28_0)),
+        (Some(CgSupport::UniformSingleTokenDecode), Some(CgSupport::UniformBatch))
+    );
+}
+
+/// A non-causal drafter (DFlash-like; drafters are not yet resolved by qpath, so the target's group stands in as
+/// one): trtllm-gen is causal only from 0.26.0, so B200 drops to single-token decode graphs; an XQA arch keeps
+/// UNIFORM_BATCH from 0.30.0 (SM90 exact before returned single-token anyway).
+#[test]
+fn a_non_causal_drafter_group_is_single_token_on_trtllm_gen() {
+    let cmd = format!("{LLAMA} --attention-backend FLASHINFER");
+    let drafter_support = |gpu: &str, r: Release| {
+        let report = resolve(&Scenario::new(Hardware::parse(gpu).unwrap(), r, cmd.as_str()));
+        let mut groups = report.groups.clone();
+        let mut drafter = groups[0].clone();
+        drafter.role = GroupRole::Drafter;
+        groups.push(drafter);
+        let cg = cudagraph::resolve(&platform(r, &report, &cmd), &groups, 32, 3, true);
+        (cg.group_support, cg.mode)
+    };
+    let (batch, single) = (Some(CgSupport::UniformBatch), Some(CgSupport::UniformSingleTokenDecode));
+    assert_eq!(
+        drafter_support("b200", V0_25_0),
+        (vec![batch, batch], "FULL_AND_PIECEWISE".to_string())
+    );
+    for r in [V0_26_0, V0_33_0] {
+        assert_eq!(
+            drafter_support("b200", r),
+            (vec![batch, single], "PIECEWISE".to_string()),
+            "{r}"
+        );
+    }
+    assert_eq!(
+        drafter_support("h100-sxm", V0_30_0),
+        (vec![batch, batch], "FULL_AND_PIECEWISE".to_string())
+    );
 }
