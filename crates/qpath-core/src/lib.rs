@@ -12,6 +12,7 @@ pub mod builder;
 pub mod capability;
 pub mod choices;
 pub mod drafter;
+pub mod cudagraph;
 pub mod dtype;
 pub mod flashinfer;
 pub mod gpu;
