@@ -87,6 +87,20 @@ pub fn speculative_line(r: &Report) -> Option<String> {
     ))
 }
 
+/// One line on CUDA graphs: the requested mode and, when the runner changes it, the resolved one and why.
+pub fn cuda_graphs_line(r: &Report) -> Option<String> {
+    let c = r.cuda_graphs.as_ref()?;
+    let why = match (&c.min_backend, c.support) {
+        (Some(b), Some(s)) => format!(" ({b}: {})", s.name()),
+        _ => String::new(),
+    };
+    Some(if c.mode == c.requested {
+        format!("CUDA graphs: cudagraph_mode {} ({}){why}", c.mode, c.set_by)
+    } else {
+        format!("CUDA graphs: cudagraph_mode {} ({}) → {}{why}", c.requested, c.set_by, c.mode)
+    })
+}
+
 /// The groups where a phase raises: (group number, layers, prefill outcome, decode outcome).
 fn phase_rows(r: &Report) -> Vec<(usize, String, String, String)> {
     r.groups
@@ -172,6 +186,9 @@ pub fn text(r: &Report) -> String {
             let _ = writeln!(out, "cache dtype {kv}");
         }
         if let Some(line) = speculative_line(r) {
+            let _ = writeln!(out, "{line}");
+        }
+        if let Some(line) = cuda_graphs_line(r) {
             let _ = writeln!(out, "{line}");
         }
     }

@@ -36,6 +36,10 @@ pub struct Report {
     /// Speculative decoding (`--speculative-config`): the method vLLM settles on, the model runner, the drafter's
     /// backend and cache dtype, and why; `null` without it. The drafter's layers are the groups with `role: drafter`.
     pub speculative: Option<crate::drafter::SpeculativeReport>,
+    /// CUDA graphs: the `cudagraph_mode` the command line asks for, what the runner resolves it to once the groups'
+    /// backends are known (their minimum support, speculative decoding), and vLLM's downgrade warnings; `null` when
+    /// the scenario stops before.
+    pub cuda_graphs: Option<crate::cudagraph::CudaGraphReport>,
 }
 
 /// A Python logging level, serialised as logging names it.
@@ -416,6 +420,9 @@ pub struct GroupReport {
     pub log_records: Vec<LogRecord>,
     /// Whose layers these are: the served model's (`target`) or the speculative-decoding drafter's (`drafter`).
     pub role: GroupRole,
+    /// The CUDA-graph support this group's builder declares in the release (`AttentionCGSupport`); the runner takes
+    /// the minimum over all groups ([`Report::cuda_graphs`]).
+    pub cudagraph_support: Option<crate::cudagraph::CgSupport>,
 }
 
 /// Whose layers a group holds, serialised `target` / `drafter`.

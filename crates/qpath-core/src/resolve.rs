@@ -131,6 +131,7 @@ pub fn resolve(s: &Scenario) -> Report {
         unused_flags: vec![],
         log_records: vec![],
         speculative: None,
+        cuda_graphs: None,
     };
     environment_notes(s, &mut report);
     if let Err(e) = resolve_into(s, cc, &mut report) {
@@ -206,7 +207,38 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
     if let Some(d) = crate::drafter::drafter(r, &cmd, &spec, forced)? {
         drafter_groups(&p, &cmd, &engine, d, &mut groups, report)?;
     }
+    cuda_graphs(&p, &cmd, &spec, n_spec, &mut groups, report)?;
     report.groups = groups;
+    Ok(())
+}
+
+/// The runner's `cudagraph_mode` once every group's backend is known (crate::cudagraph, drafter groups included):
+/// each group's support, the downgrade warnings (logged at `initialize_kv_cache`, after the selection lines), and
+/// vLLM's ValueError when full graphs meet a backend that never supports them.
+fn cuda_graphs(
+    p: &Platform,
+    cmd: &ServeCommand,
+    spec: &ModelSpec,
+    n_spec: u32,
+    groups: &mut [GroupReport],
+    report: &mut Report,
+) -> Result<(), ScenarioError> {
+    let tp = cmd.tensor_parallel_size.max(1);
+    let model_q_heads = spec
+        .layers
+        .iter()
+        .find(|l| l.kind.is_attention())
+        .map_or(0, |l| l.num_q_heads / tp);
+    let cg = crate::cudagraph::resolve(p, groups, model_q_heads, n_spec, false);
+    for (g, s) in groups.iter_mut().zip(&cg.group_support) {
+        g.cudagraph_support = *s;
+    }
+    report.logs.extend(cg.log_records.iter().map(|l| l.text.clone()));
+    report.log_records.extend(cg.log_records.iter().cloned());
+    if let Some(e) = &cg.error {
+        return Err(e.clone());
+    }
+    report.cuda_graphs = Some(cg);
     Ok(())
 }
 
@@ -401,6 +433,7 @@ fn recurrent_group(r: Release, h: &model::HybridSpec, layers: Vec<u32>, align_st
         log_records: vec![],
         trace,
         role: GroupRole::Target,
+        cudagraph_support: None,
     }
 }
 
@@ -1010,6 +1043,7 @@ fn group_report(
         log_records: vec![],
         trace: head.steps,
         role: GroupRole::Target,
+        cudagraph_support: None,
     };
     if key.backend == Backend::FlashInfer {
         let spec = GroupSpec {
