@@ -34,6 +34,9 @@ pub struct Platform {
     /// `FULL_AND_PIECEWISE`; not under `--enforce-eager`) decode-only batches are captured at engine start, so each
     /// group's decode path runs before its first prefill.
     pub graphs: crate::serve::CudaGraphs,
+    /// The `cudagraph_mode` the runner resolved once the backends were known, when a downgrade changed whether
+    /// decodes are captured in full graphs ([`crate::cudagraph`]); the order of each group's phase errors follows it.
+    pub resolved_graphs: Option<crate::serve::CudaGraphs>,
 }
 
 impl Platform {

@@ -134,16 +134,45 @@ pub fn resolve(s: &Scenario) -> Report {
         cuda_graphs: None,
     };
     environment_notes(s, &mut report);
-    if let Err(e) = resolve_into(s, cc, &mut report) {
+    let first = report.clone();
+    if let Err(e) = resolve_into(s, cc, &mut report, None) {
         report.error = Some(e);
     }
+    // A downgrade that changes whether decodes are captured in full graphs changes which phase's error the engine
+    // meets first: resolve again with the runner's mode (the warnings still come from the requested one).
+    if let Some(resolved) = downgraded(&report) {
+        let mut again = first;
+        if let Err(e) = resolve_into(s, cc, &mut again, Some(resolved)) {
+            again.error = Some(e);
+        }
+        return again;
+    }
     report
+}
+
+/// The runner's mode when it differs from the command line's in whether decodes get full CUDA graphs.
+fn downgraded(report: &Report) -> Option<crate::serve::CudaGraphs> {
+    let cg = report.cuda_graphs.as_ref()?;
+    let requested = crate::serve::CudaGraphs {
+        mode: cg.requested.clone(),
+        set_by: cg.set_by.clone(),
+    };
+    let resolved = crate::serve::CudaGraphs {
+        mode: cg.mode.clone(),
+        set_by: format!("resolved by the runner from {} ({})", cg.requested, cg.set_by),
+    };
+    (requested.full_decode() != resolved.full_decode()).then_some(resolved)
 }
 
 /// The phases of engine start-up in vLLM's order: the command line (argparse), the environment, the model config,
 /// the forced attention backend, the platform, each layer's backend (`get_attn_backend` per `Attention` layer), the
 /// KV-cache groups, and each group's metadata builder. The first phase that raises ends the scenario.
-fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Result<(), ScenarioError> {
+fn resolve_into(
+    s: &Scenario,
+    cc: ComputeCapability,
+    report: &mut Report,
+    resolved_graphs: Option<crate::serve::CudaGraphs>,
+) -> Result<(), ScenarioError> {
     let r = s.release;
     let mut cmd = parse_command(s)?;
     report.unused_flags = cmd.unused.clone();
@@ -152,7 +181,8 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
     let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
     let forced = forced_backend(r, &cmd)?;
     gemma4_backend(r, &spec, forced)?;
-    let p = platform(s, cc, &cmd, &env, model_dtype);
+    let mut p = platform(s, cc, &cmd, &env, model_dtype);
+    p.resolved_graphs = resolved_graphs;
     input_notes(&cmd, &spec, report);
     let checkpoint_set = report.model.as_ref().is_some_and(|m| m.checkpoint_kv_cache_dtype.is_some());
     let rows = select_layers(&p, forced, &cmd, &spec, checkpoint_set)?;
@@ -675,6 +705,7 @@ fn platform(s: &Scenario, cc: ComputeCapability, cmd: &ServeCommand, env: &Env, 
         page_size: page_size(r, cmd),
         global_kv: cmd.kv_cache_dtype.clone(),
         graphs: crate::serve::cuda_graphs(cmd),
+        resolved_graphs: None,
     }
 }
 

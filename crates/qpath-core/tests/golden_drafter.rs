@@ -437,3 +437,34 @@ fn an_unknown_drafter_model_keeps_the_target() {
         .iter()
         .any(|n| n.starts_with("qpath cannot model this: the eagle3 drafter `someone/EAGLE3-unknown`")));
 }
+
+#[test]
+fn a_spec_decode_downgrade_moves_the_first_error_to_the_prefill() {
+    // L4 at 0.25.0-prefix with an fp8 cache: FA2's FP8 assertion in both phases. With full decode graphs (-O2) the
+    // decode's JIT error fires first, at capture; speculative decoding makes FlashInfer (UNIFORM_SINGLE_TOKEN_DECODE on
+    // SM89) drop to PIECEWISE (compilation.py:1409), so no decode is captured and the first prefill raises first.
+    let base = format!("{LLAMA} --kv-cache-dtype fp8 --attention-backend FLASHINFER");
+    let r = run("l4", "0.25.0-prefix", &base);
+    assert_eq!(r.groups[0].error.as_ref().unwrap().stage, Stage::DecodeJit);
+    assert_eq!(r.cuda_graphs.as_ref().unwrap().mode, "FULL_AND_PIECEWISE");
+    let spec = r#"--speculative-config '{"method":"ngram","num_speculative_tokens":2}'"#;
+    let r = run("l4", "0.25.0-prefix", &format!("{base} {spec}"));
+    let cg = r.cuda_graphs.as_ref().unwrap();
+    assert_eq!((cg.requested.as_str(), cg.mode.as_str()), ("FULL_AND_PIECEWISE", "PIECEWISE"));
+    assert_log(
+        &r,
+        LogLevel::Warning,
+        "compilation.py:1409",
+        "CUDAGraphMode.FULL_AND_PIECEWISE is not supported with spec-decode for attention backend FlashInferBackend \
+         (support: AttentionCGSupport.UNIFORM_SINGLE_TOKEN_DECODE); setting cudagraph_mode=PIECEWISE",
+    );
+    let e = r.groups[0].error.as_ref().unwrap();
+    assert_eq!(
+        (e.stage, e.message.as_str()),
+        (Stage::PrefillJit, "fp8 tensor core is not supported in fa2 backend")
+    );
+    let step = r.groups[0].trace.iter().find(|s| s.rule == "first error").unwrap();
+    assert!(step
+        .outcome
+        .starts_with("cudagraph_mode PIECEWISE (resolved by the runner from FULL_AND_PIECEWISE"));
+}

@@ -118,7 +118,7 @@ impl Run<'_> {
     /// them (`--enforce-eager`, [`source::VLLM_ENFORCE_EAGER`]; `-O0`, `-O1`, a piecewise mode) the first batch with a
     /// prefill comes first.
     pub(super) fn first_phase_error(&mut self) -> Option<Raise> {
-        let g = &self.p.graphs;
+        let g = self.p.resolved_graphs.as_ref().unwrap_or(&self.p.graphs);
         let full = g.full_decode();
         let mode = format!("cudagraph_mode {} ({})", g.mode, g.set_by);
         let (first, order) = match (&self.phase_err.prefill, &self.phase_err.decode) {
