@@ -82,7 +82,7 @@ pub fn support(p: &Platform, g: &GroupReport, model_q_heads: u32, non_causal: bo
     let (s, cite, why): (CgSupport, &Cite, String) = match g.backend {
         Backend::FlashInfer => flashinfer_support(p, g, model_q_heads, non_causal),
         Backend::FlashAttn => {
-            let v = flash_attn_version(p);
+            let v = crate::selection::fa_version(p);
             let always = v == 3 || (p.release >= V0_33_0 && v == 4);
             let s = if always { Always } else { UniformBatch };
             let rule = if p.release >= V0_33_0 { "FA3 or FA4" } else { "FA3" };
@@ -116,16 +116,6 @@ pub fn support(p: &Platform, g: &GroupReport, model_q_heads: u32, non_causal: bo
         format!("{why} → {s}"),
     );
     (s, t.steps.remove(0))
-}
-
-/// FlashAttention's version on this GPU (`get_flash_attn_version`'s default: FA3 on SM90, FA4 on SM100, else FA2),
-/// as `selection.rs` reads it.
-fn flash_attn_version(p: &Platform) -> u8 {
-    match p.major() {
-        9 => 3,
-        10 => 4,
-        _ => 2,
-    }
 }
 
 /// `FlashInferMetadataBuilder.get_cudagraph_support`, first match wins: the support, the deciding line, why.

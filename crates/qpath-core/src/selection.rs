@@ -245,7 +245,7 @@ pub fn flashinfer_reasons(p: &Platform, l: &LayerQuery) -> Vec<String> {
 }
 
 /// FlashAttention's version on this GPU (`get_flash_attn_version`): FA3 on SM90, FA4 on SM100, FA2 elsewhere.
-fn fa_version(p: &Platform) -> u8 {
+pub(crate) fn fa_version(p: &Platform) -> u8 {
     match p.major() {
         9 => 3,
         10 => 4,

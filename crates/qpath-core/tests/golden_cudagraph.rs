@@ -32,16 +32,21 @@ fn platform(r: Release, report: &Report, command: &str) -> Platform {
         page_size: 16,
         global_kv: cmd.kv_cache_dtype.clone(),
         graphs: serve::cuda_graphs(&cmd),
+        resolved_graphs: None,
     }
 }
 
-/// Resolves `command` on `gpu` at `r` and the CUDA graphs of its groups with `spec_tokens` speculative tokens.
+/// Resolves `command` on `gpu` at `r` with `spec_tokens` n-gram speculative tokens (a method without drafter layers,
+/// so the groups are the target's) and returns the report and its CUDA-graph resolution (`Report::cuda_graphs`).
 fn graphs(gpu: &str, r: Release, command: &str, spec_tokens: u32) -> (Report, CudaGraphReport) {
-    let report = resolve(&Scenario::new(Hardware::parse(gpu).unwrap(), r, command));
+    let command = if spec_tokens > 0 {
+        format!(r#"{command} --speculative-config '{{"method": "ngram", "num_speculative_tokens": {spec_tokens}}}'"#)
+    } else {
+        command.to_string()
+    };
+    let report = resolve(&Scenario::new(Hardware::parse(gpu).unwrap(), r, command.as_str()));
     assert!(report.error.is_none(), "{:?}", report.error);
-    let p = platform(r, &report, command);
-    let q_heads = report.groups.iter().map(|g| g.num_q_heads).max().unwrap();
-    let cg = cudagraph::resolve(&p, &report.groups, q_heads, spec_tokens, false);
+    let cg = report.cuda_graphs.clone().expect("the report resolves CUDA graphs");
     (report, cg)
 }
 
