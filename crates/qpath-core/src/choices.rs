@@ -137,31 +137,11 @@ pub struct SpeculativeMethod {
 /// (`config/speculative.py`); MTP drafts from the target's own checkpoint (Qwen3-Next among qpath's presets).
 pub fn speculative_methods(_release: Release) -> Vec<SpeculativeMethod> {
     vec![
-        SpeculativeMethod {
-            method: "ngram",
-            label: "n-gram (no drafter layers)",
-            needs_model: false,
-        },
-        SpeculativeMethod {
-            method: "mtp",
-            label: "MTP (the model's own MTP layers)",
-            needs_model: false,
-        },
-        SpeculativeMethod {
-            method: "eagle3",
-            label: "EAGLE-3 head",
-            needs_model: true,
-        },
-        SpeculativeMethod {
-            method: "eagle",
-            label: "EAGLE head",
-            needs_model: true,
-        },
-        SpeculativeMethod {
-            method: "draft_model",
-            label: "draft model",
-            needs_model: true,
-        },
+        SpeculativeMethod { method: "ngram", label: "n-gram (no drafter layers)", needs_model: false },
+        SpeculativeMethod { method: "mtp", label: "MTP (the model's own MTP layers)", needs_model: false },
+        SpeculativeMethod { method: "eagle3", label: "EAGLE-3 head", needs_model: true },
+        SpeculativeMethod { method: "eagle", label: "EAGLE head", needs_model: true },
+        SpeculativeMethod { method: "draft_model", label: "draft model", needs_model: true },
     ]
 }
 

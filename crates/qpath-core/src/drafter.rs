@@ -61,14 +61,7 @@ pub struct Drafter {
 }
 
 /// Methods whose drafter has no attention layer.
-const NO_ATTENTION: [&str; 6] = [
-    "ngram",
-    "ngram_gpu",
-    "suffix",
-    "medusa",
-    "mlp_speculator",
-    "extract_hidden_states",
-];
+const NO_ATTENTION: [&str; 6] = ["ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "extract_hidden_states"];
 
 fn error(kind: ScenarioErrorKind, message: impl Into<String>, cite: &Cite, r: Release) -> ScenarioError {
     ScenarioError {
@@ -177,10 +170,7 @@ fn infer_method(
         t.step(
             None,
             "method",
-            format!(
-                "mtp without a model: the drafter is the target's own checkpoint ({})",
-                target.id
-            ),
+            format!("mtp without a model: the drafter is the target's own checkpoint ({})", target.id),
         );
     }
     Ok((method, model))
@@ -314,12 +304,7 @@ fn mtp_layers(target: &ModelSpec, t: &mut Trace, notes: &mut Vec<String>) -> Opt
             full.num_q_heads, full.num_kv_heads, full.head_dim
         ),
     );
-    let layer = LayerSpec {
-        index: 0,
-        kind: AttentionKind::Full,
-        sliding_window: None,
-        ..full.clone()
-    };
+    let layer = LayerSpec { index: 0, kind: AttentionKind::Full, sliding_window: None, ..full.clone() };
     Some(drafter_spec(target, format!("{} (MTP)", target.id), vec![layer]))
 }
 
@@ -344,10 +329,7 @@ fn eagle_layers(method: &str, draft: &ModelSpec, target: &ModelSpec, t: &mut Tra
     let layers = draft
         .layers
         .iter()
-        .map(|l| LayerSpec {
-            index: l.index + start,
-            ..l.clone()
-        })
+        .map(|l| LayerSpec { index: l.index + start, ..l.clone() })
         .collect();
     drafter_spec(draft, draft.id.clone(), layers)
 }
@@ -380,11 +362,7 @@ fn default_v2_architecture(r: Release, arch: &str) -> bool {
         archs.extend(["Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM"]);
     }
     if r >= Release::V0_26_0 {
-        archs.extend([
-            "InklingForCausalLM",
-            "InklingForConditionalGeneration",
-            "LongcatFlashNgramForCausalLM",
-        ]);
+        archs.extend(["InklingForCausalLM", "InklingForConditionalGeneration", "LongcatFlashNgramForCausalLM"]);
     }
     if r >= Release::V0_27_0 {
         archs.push("KimiK3ForConditionalGeneration");
@@ -442,11 +420,7 @@ fn model_runner(
     let cite = &source::V2_RUNNER_PROPERTY;
     if let Some(v2) = env {
         let runner = if v2 { ModelRunner::V2 } else { ModelRunner::V1 };
-        t.step(
-            Some(cite),
-            "model runner",
-            format!("VLLM_USE_V2_MODEL_RUNNER={}: {runner:?}", u8::from(v2)),
-        );
+        t.step(Some(cite), "model runner", format!("VLLM_USE_V2_MODEL_RUNNER={}: {runner:?}", u8::from(v2)));
         return Ok(runner);
     }
     if r < Release::V0_29_0 {
@@ -461,11 +435,7 @@ fn model_runner(
         }
     }
     if let Some((feature, feature_cite)) = v2_unsupported(r, method) {
-        t.step(
-            Some(feature_cite),
-            "model runner",
-            format!("Model Runner V2 does not support {feature}"),
-        );
+        t.step(Some(feature_cite), "model runner", format!("Model Runner V2 does not support {feature}"));
         t.warn(
             &source::V2_UNSUPPORTED_LOG,
             format!("Model Runner V2 does not yet support {feature}; using the V1 model runner instead."),
@@ -546,19 +516,11 @@ fn drafter_backend(
 fn v1_kv(r: Release, target_kv: &str, spec_kv: Option<String>, t: &mut Trace) -> String {
     match spec_kv {
         Some(kv) if r >= Release::V0_26_0 => {
-            t.step(
-                Some(&source::V1_DRAFT_KV_CACHE_DTYPE),
-                "drafter cache dtype",
-                format!("speculative config kv_cache_dtype: {kv}"),
-            );
+            t.step(Some(&source::V1_DRAFT_KV_CACHE_DTYPE), "drafter cache dtype", format!("speculative config kv_cache_dtype: {kv}"));
             kv
         }
         _ => {
-            t.step(
-                Some(&source::V1_DRAFT_BACKEND),
-                "drafter cache dtype",
-                format!("the target's cache config: {target_kv}"),
-            );
+            t.step(Some(&source::V1_DRAFT_BACKEND), "drafter cache dtype", format!("the target's cache config: {target_kv}"));
             target_kv.to_string()
         }
     }
@@ -582,16 +544,8 @@ fn v2_eagle(
     };
     let backend = match spec_backend {
         Some(b) if r >= Release::V0_30_0 => {
-            let cite = if r >= Release::V0_31_0 {
-                overrides
-            } else {
-                &source::V2_EAGLE_ATTENTION_BACKEND
-            };
-            t.step(
-                Some(cite),
-                "drafter backend",
-                format!("V2: the speculative config's attention_backend: {}", b.name()),
-            );
+            let cite = if r >= Release::V0_31_0 { overrides } else { &source::V2_EAGLE_ATTENTION_BACKEND };
+            t.step(Some(cite), "drafter backend", format!("V2: the speculative config's attention_backend: {}", b.name()));
             Some(b)
         }
         _ => {
@@ -613,24 +567,12 @@ fn v2_eagle(
     };
     let kv = match spec_kv {
         Some(kv) if r >= Release::V0_26_0 => {
-            let cite = if r >= Release::V0_31_0 {
-                overrides
-            } else {
-                &source::V2_EAGLE_KV_CACHE_DTYPE
-            };
-            t.step(
-                Some(cite),
-                "drafter cache dtype",
-                format!("speculative config kv_cache_dtype: {kv}"),
-            );
+            let cite = if r >= Release::V0_31_0 { overrides } else { &source::V2_EAGLE_KV_CACHE_DTYPE };
+            t.step(Some(cite), "drafter cache dtype", format!("speculative config kv_cache_dtype: {kv}"));
             kv
         }
         _ => {
-            t.step(
-                Some(&source::V2_EAGLE_LOAD),
-                "drafter cache dtype",
-                format!("the target's cache config: {target_kv}"),
-            );
+            t.step(Some(&source::V2_EAGLE_LOAD), "drafter cache dtype", format!("the target's cache config: {target_kv}"));
             target_kv.to_string()
         }
     };
@@ -669,19 +611,11 @@ fn v2_draft_model(
     );
     let kv = match spec_kv {
         Some(kv) if r >= Release::V0_32_0 => {
-            t.step(
-                Some(&source::V2_STANDALONE_KV_CACHE_DTYPE),
-                "drafter cache dtype",
-                format!("speculative config kv_cache_dtype: {kv}"),
-            );
+            t.step(Some(&source::V2_STANDALONE_KV_CACHE_DTYPE), "drafter cache dtype", format!("speculative config kv_cache_dtype: {kv}"));
             kv
         }
         _ => {
-            t.step(
-                Some(load),
-                "drafter cache dtype",
-                format!("the target's cache config: {target_kv}"),
-            );
+            t.step(Some(load), "drafter cache dtype", format!("the target's cache config: {target_kv}"));
             target_kv.to_string()
         }
     };

@@ -93,14 +93,7 @@ fn phase_rows(r: &Report) -> Vec<(usize, String, String, String)> {
         .iter()
         .enumerate()
         .filter(|(_, g)| g.phase_errors.prefill.is_some() || g.phase_errors.decode.is_some())
-        .map(|(i, g)| {
-            (
-                i + 1,
-                format!("{}layers {}", role_prefix(g), short_list(&g.layers)),
-                phase_outcome(g, true),
-                phase_outcome(g, false),
-            )
-        })
+        .map(|(i, g)| (i + 1, format!("{}layers {}", role_prefix(g), short_list(&g.layers)), phase_outcome(g, true), phase_outcome(g, false)))
         .collect()
 }
 
@@ -233,13 +226,7 @@ pub fn text(r: &Report) -> String {
 /// Each group's why trace (its steps with their source lines) and warnings.
 fn why(out: &mut String, r: &Report) {
     for (i, g) in r.groups.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "\ngroup {} ({}layers {}): why",
-            i + 1,
-            role_prefix(g),
-            short_list(&g.layers)
-        );
+        let _ = writeln!(out, "\ngroup {} ({}layers {}): why", i + 1, role_prefix(g), short_list(&g.layers));
         for (n, s) in g.trace.iter().enumerate() {
             let _ = writeln!(
                 out,

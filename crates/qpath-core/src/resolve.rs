@@ -14,9 +14,7 @@ use crate::hybrid::{self, AttentionSide, HybridFlags};
 use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
 use crate::platform::Platform;
 use crate::release::{FlashInfer, Release};
-use crate::report::{
-    GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind,
-};
+use crate::report::{GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind};
 use crate::selection::{self, Backend, LayerQuery, Selection, SelectionError};
 use crate::serve::{self, ServeCommand};
 use crate::source;
@@ -195,11 +193,7 @@ fn resolve_into(s: &Scenario, cc: ComputeCapability, report: &mut Report) -> Res
             groups.insert(at, g);
         }
     }
-    let n_spec = cmd
-        .speculative_config
-        .as_ref()
-        .and_then(|s| s.num_speculative_tokens)
-        .unwrap_or(0);
+    let n_spec = cmd.speculative_config.as_ref().and_then(|s| s.num_speculative_tokens).unwrap_or(0);
     for g in groups.iter_mut().filter(|g| g.backend == Backend::FlashInfer) {
         spec_as_decode(&p, g, n_spec);
     }
@@ -272,7 +266,8 @@ fn spec_as_decode(p: &Platform, g: &mut GroupReport, n: u32) {
     let supports = if r < Release::V0_28_0 {
         decode == Some(crate::report::Kernel::TrtllmGen)
     } else if r < Release::V0_30_0 {
-        decode == Some(crate::report::Kernel::TrtllmGen) || (p.is_family(120) && decode == Some(crate::report::Kernel::Xqa))
+        decode == Some(crate::report::Kernel::TrtllmGen)
+            || (p.is_family(120) && decode == Some(crate::report::Kernel::Xqa))
     } else if r < Release::V0_33_0 {
         trtllm_api
     } else {

@@ -310,12 +310,7 @@ pub(super) fn speculative(
     out.attention_backend = speculative_backend(release, enums, m.get("attention_backend"), ns)?;
     match (m.get("kv_cache_dtype"), release >= Release::V0_26_0) {
         (None | Some(Value::Null), _) => {}
-        (Some(v), false) => errs.push(pyd(
-            "kv_cache_dtype",
-            "Extra inputs are not permitted",
-            "extra_forbidden",
-            v.clone(),
-        )),
+        (Some(v), false) => errs.push(pyd("kv_cache_dtype", "Extra inputs are not permitted", "extra_forbidden", v.clone())),
         (Some(Value::String(s)), true) if enums.cache_dtypes(release).contains(&s.as_str()) => {
             out.kv_cache_dtype = Some(s.clone())
         }
@@ -343,7 +338,12 @@ pub(super) fn speculative(
 /// `SpeculativeConfig.attention_backend` (`_parse_attention_backend`, a `mode="before"` validator): `"auto"` is
 /// none, any other string is looked up as `AttentionBackendEnum[value.upper()]`, whose `KeyError` pydantic does not
 /// catch. Kept as written.
-fn speculative_backend(release: Release, enums: &Enums, value: Option<&Value>, ns: &Ns) -> Result<Option<String>, ParseError> {
+fn speculative_backend(
+    release: Release,
+    enums: &Enums,
+    value: Option<&Value>,
+    ns: &Ns,
+) -> Result<Option<String>, ParseError> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if py_lower(s) == "auto" => Ok(Some(s.clone())),
