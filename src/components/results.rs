@@ -286,19 +286,22 @@ fn drafter_badge() -> Html {
     html! { <span class="badge drafter-badge" title="a layer of the speculative-decoding drafter">{ "drafter" }</span> }
 }
 
-/// One strip: a cell per layer (at least `min_count`, and up to the last layer of `groups`), each numbered with its
-/// group; `role` names the drafter's strip.
+/// One strip: a cell per layer, each numbered with its group. The target's strip runs from layer 0 to the last of
+/// `min_count` and its groups' layers; the drafter's (`role`) only over its own layers' indices, which vLLM names
+/// after the target's.
 fn strip_row(groups: &[(usize, &GroupReport)], min_count: u32, role: GroupRole) -> Html {
-    let max = groups
-        .iter()
-        .flat_map(|(_, g)| g.layers.iter().copied())
-        .max()
-        .map_or(0, |m| m + 1);
-    let count = min_count.max(max);
+    let layers = || groups.iter().flat_map(|(_, g)| g.layers.iter().copied());
+    let end = layers().max().map_or(0, |m| m + 1).max(min_count);
+    let start = if role == GroupRole::Drafter {
+        layers().min().unwrap_or(0)
+    } else {
+        0
+    };
+    let count = end - start;
     let mut owner: Vec<Option<(usize, &GroupReport)>> = vec![None; count as usize];
     for &(n, g) in groups {
         for &l in &g.layers {
-            owner[l as usize] = Some((n, g));
+            owner[(l - start) as usize] = Some((n, g));
         }
     }
     let drafter = role == GroupRole::Drafter;
@@ -308,25 +311,30 @@ fn strip_row(groups: &[(usize, &GroupReport)], min_count: u32, role: GroupRole) 
         .map(|(n, g)| format!("group {n} ({}): layers {}", group_brief(g), short_list(&g.layers)))
         .collect();
     let label = format!(
-        "{}{count} layers in {} group{}: {}",
+        "{}{count} layer{} in {} group{}: {}",
         if drafter { "drafter: " } else { "" },
+        if count == 1 { "" } else { "s" },
         groups.len(),
         if groups.len() == 1 { "" } else { "s" },
         summary.join("; ")
     );
-    let cells = owner.iter().enumerate().map(|(layer, o)| match o {
-        Some((n, g)) => {
-            let title = format!("{whose}layer {layer}: group {n} ({})", group_brief(g));
-            html! {
-                <span key={layer} class={classes!("layer", colour_class(*n), g.error.is_some().then_some("failing"))}
-                    data-layer={layer.to_string()} data-group={n.to_string()} {title}>{ n.to_string() }</span>
+    let cells = owner
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (i + start as usize, o))
+        .map(|(layer, o)| match o {
+            Some((n, g)) => {
+                let title = format!("{whose}layer {layer}: group {n} ({})", group_brief(g));
+                html! {
+                    <span key={layer} class={classes!("layer", colour_class(*n), g.error.is_some().then_some("failing"))}
+                        data-layer={layer.to_string()} data-group={n.to_string()} {title}>{ n.to_string() }</span>
+                }
             }
-        }
-        None => html! {
-            <span key={layer} class="layer none" data-layer={layer.to_string()} data-group=""
-                title={format!("{whose}layer {layer}: in no attention group")}>{ "·" }</span>
-        },
-    });
+            None => html! {
+                <span key={layer} class="layer none" data-layer={layer.to_string()} data-group=""
+                    title={format!("{whose}layer {layer}: in no attention group")}>{ "·" }</span>
+            },
+        });
     html! {
         <div class={classes!("strip-row", drafter.then_some("drafter-row"))}>
             if drafter { <span class="strip-label" aria-hidden="true">{ "drafter" }</span> }
