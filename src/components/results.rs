@@ -186,7 +186,7 @@ fn speculative(r: &Report) -> Html {
     };
     html! {
         <div class="speculative-block">
-            <p id="result-speculative" class="speculative-line">{ format!("{}{groups}", capitalized(&line)) }</p>
+            <p id="result-speculative" class="speculative-line">{ format!("{}.{groups}", capitalized(&line)) }</p>
             if !s.trace.is_empty() {
                 <details class="speculative-why">
                     <summary>{ "Why this drafter" }</summary>
