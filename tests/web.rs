@@ -794,4 +794,15 @@ async fn the_drafter_section_reads_the_command_lines_method_and_model() {
     );
     let card = q(&root, "article.group[data-role=\"drafter\"]");
     assert_eq!(text(&card, ".group-title"), "Group 2: drafter layers 32");
+    // A model without a method: vLLM infers it (the results say eagle3); the model select lists every preset.
+    paste_command(
+        &root,
+        r#"vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config '{"model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}'"#,
+    )
+    .await;
+    assert_select(&root, "#spec-method", "(inferred)").await;
+    assert_select(&root, "#spec-model", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").await;
+    let option = q(&root, "#spec-model option[value=\"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\"]");
+    assert_eq!(option.text_content().unwrap(), "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B");
+    assert!(text(&root, "#result-speculative").contains("method eagle3, 3 tokens"));
 }

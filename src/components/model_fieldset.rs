@@ -94,6 +94,11 @@ fn drafter_section(release: Release, cmd: &ServeCommand, onedit: &Callback<Edit>
     // A listed method shows the model select when it takes a model; the command line's own method when it names one.
     let show_model = listed.map_or(model.is_some(), |m| m.needs_model);
     let model_text = model.clone().unwrap_or_default();
+    // A method the page lists offers its drafter models; the command line's own (or none) every preset.
+    let models: Vec<&str> = match listed {
+        Some(m) => choices::drafter_models(m.method),
+        None => MODEL_PRESETS.iter().map(|p| p.id).collect(),
+    };
     let on_method = onedit.reform(|v: String| Edit::SpeculativeMethod((!v.is_empty()).then_some(v)));
     let on_tokens = onedit.reform(|v: String| Edit::SpeculativeTokens(v.parse().ok()));
     let on_model = onedit.reform(|v: String| Edit::SpeculativeModel((!v.is_empty()).then_some(v)));
@@ -108,7 +113,7 @@ fn drafter_section(release: Release, cmd: &ServeCommand, onedit: &Callback<Edit>
                 <label class="wide"><span>{ "drafter model" }</span>
                     <Choice id="spec-model" value={AttrValue::from(model_text.clone())} onchange={on_model}
                         options={options(Some("none (type one in the command line)"),
-                            choices::drafter_models(&method).into_iter().map(|m| (m, m.to_string())), &model_text)} /></label>
+                            models.into_iter().map(|m| (m, m.to_string())), &model_text)} /></label>
             }
             <p id="drafter-hint" class="hint">{ "Writes --speculative-config; the drafter's layers are their own groups in the results." }</p>
         </fieldset>
