@@ -11,7 +11,7 @@ use qpath_core::choices;
 use qpath_core::gpu::{self, Gpu, GpuFilter};
 use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::{Hardware, Scenario, DEFAULT_CUDA};
-use qpath_core::serve::{self, ServeCommand};
+use qpath_core::serve::{self, ServeCommand, SpeculativeConfig};
 use yew::Reducible;
 
 use crate::hash;
@@ -84,7 +84,14 @@ pub enum Edit {
     Dcp(u32),
     BlockSize(Option<u32>),
     BatchInvariant(bool),
+    /// The number of speculative tokens (`None`: speculative decoding off). Keeps the speculative config's method and
+    /// model; without a config, the page's default method ([`choices::speculative_config`]).
     SpeculativeTokens(Option<u32>),
+    /// The speculative method (`None`: off), with the tokens already set (else 1) and, for a method that takes a
+    /// drafter model, the model already set when it is one the page lists for the method, else the first listed.
+    SpeculativeMethod(Option<String>),
+    /// The drafter model of the speculative config (`None`: none).
+    SpeculativeModel(Option<String>),
     HfOverride(String, Option<serde_json::Value>),
 }
 
@@ -290,7 +297,13 @@ impl Page {
             Edit::Dcp(n) => c.decode_context_parallel_size = n.max(1),
             Edit::BlockSize(b) => c.block_size = b,
             Edit::BatchInvariant(on) => choices::set_batch_invariant(c, on),
-            Edit::SpeculativeTokens(n) => c.speculative_config = choices::speculative_config(self.release, n),
+            Edit::SpeculativeTokens(n) => c.speculative_config = speculative_tokens(self.release, c.speculative_config.take(), n),
+            Edit::SpeculativeMethod(m) => c.speculative_config = speculative_method(c.speculative_config.take(), m),
+            Edit::SpeculativeModel(m) => {
+                if let Some(sc) = c.speculative_config.as_mut() {
+                    sc.model = m;
+                }
+            }
             Edit::HfOverride(key, value) => {
                 let map = c.hf_overrides.get_or_insert_with(Default::default);
                 match value {
@@ -308,6 +321,32 @@ impl Page {
         }
         self.command = serve::format(&self.last_valid);
     }
+}
+
+/// The speculative config after the tokens select chose `tokens`: `current` with that number (its method and model
+/// kept, even a method the page does not list), or the page's default config when there is none; `None` turns it off.
+fn speculative_tokens(release: Release, current: Option<SpeculativeConfig>, tokens: Option<u32>) -> Option<SpeculativeConfig> {
+    let n = tokens?;
+    match current {
+        Some(sc) => Some(SpeculativeConfig {
+            num_speculative_tokens: Some(n),
+            ..sc
+        }),
+        None => choices::speculative_config(release, Some(n)),
+    }
+}
+
+/// The speculative config after the method select chose `method` (`None`: off), through [`choices::drafter_config`].
+fn speculative_method(current: Option<SpeculativeConfig>, method: Option<String>) -> Option<SpeculativeConfig> {
+    let method = method?;
+    let tokens = current.as_ref().and_then(|s| s.num_speculative_tokens).unwrap_or(1);
+    let listed = choices::drafter_models(&method);
+    let model = current
+        .as_ref()
+        .and_then(|s| s.model.as_deref())
+        .filter(|m| listed.contains(m))
+        .or(listed.first().copied());
+    choices::drafter_config(current.as_ref(), Some(&method), tokens, model)
 }
 
 impl Reducible for Page {
@@ -412,6 +451,42 @@ mod tests {
         let again = serve::parse(p.release, &p.command).unwrap();
         assert_eq!(again, *p.last_valid, "state → command line → state");
         assert_eq!(again.attention_config.use_trtllm_attention, Some(false));
+    }
+
+    #[test]
+    fn the_drafter_section_edits_the_speculative_config() {
+        let qwen = "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct";
+        let p = Rc::new(Page::default()).reduce(Action::SetCommand(qwen.into()));
+        let p = p.reduce(Action::Edit(Edit::SpeculativeMethod(Some("mtp".into()))));
+        let p = p.reduce(Action::Edit(Edit::SpeculativeTokens(Some(2))));
+        assert_eq!(
+            p.command,
+            format!(r#"{qwen} --speculative-config '{{"method": "mtp", "num_speculative_tokens": 2}}'"#)
+        );
+        // A method with a drafter model takes the first one listed; the tokens stay.
+        let e = p.clone().reduce(Action::Edit(Edit::SpeculativeMethod(Some("eagle3".into()))));
+        let sc = e.last_valid.speculative_config.clone().unwrap();
+        assert_eq!(
+            (sc.method.as_deref(), sc.model.as_deref(), sc.num_speculative_tokens),
+            (Some("eagle3"), Some("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"), Some(2))
+        );
+        // Off removes the flag; tokens without a config take the page's default method.
+        let off = e.reduce(Action::Edit(Edit::SpeculativeMethod(None)));
+        assert_eq!(off.command, qwen);
+        let t = off.reduce(Action::Edit(Edit::SpeculativeTokens(Some(3))));
+        assert_eq!(
+            t.last_valid.speculative_config.as_ref().unwrap().method.as_deref(),
+            Some("ngram")
+        );
+        // A method the page does not list stays when the tokens change.
+        let typed = format!(r#"{qwen} --speculative-config '{{"method":"qwen3_next_mtp","num_speculative_tokens":1}}'"#);
+        let u = Rc::new(Page::default()).reduce(Action::SetCommand(typed));
+        let u = u.reduce(Action::Edit(Edit::SpeculativeTokens(Some(4))));
+        let sc = u.last_valid.speculative_config.clone().unwrap();
+        assert_eq!(
+            (sc.method.as_deref(), sc.num_speculative_tokens),
+            (Some("qwen3_next_mtp"), Some(4))
+        );
     }
 
     #[test]

@@ -53,6 +53,14 @@ export type LogLevel = "DEBUG" | "INFO" | "WARNING";
 /** A flashinfer-python release some vLLM release qpath knows pins (the values {@link ResolveOptions.flashinfer} takes). */
 export type FlashInferVersion = "0.6.12" | "0.6.13" | "0.6.14" | "0.6.16.post3" | "0.6.18" | "0.6.18.post1" | "0.7.0.post1" | "0.7.2.post1";
 
+/** Whose layers a group holds: the served model's, or the speculative-decoding drafter's (an MTP layer, an EAGLE head,
+ *  a draft model), which vLLM builds with the drafter's own config and numbers apart (so its layer indices can equal
+ *  the target's). */
+export type GroupRole = "target" | "drafter";
+
+/** The vLLM model runner that serves the scenario (`VllmConfig.use_v2_model_runner`). */
+export type ModelRunner = "v1" | "v2";
+
 /** The two phases of a mixed batch of prefills and single-token decodes. */
 export interface Phases<T> {
   prefill: T;
@@ -152,6 +160,29 @@ export interface GroupReport {
   trace: TraceStep[];
   /** `logs` with the level and source line of each (appended key). */
   log_records: LogRecord[];
+  /** `target` for the served model's layers, `drafter` for the speculative-decoding drafter's; the drafter's groups
+   *  come after the target's. */
+  role: GroupRole;
+}
+
+/** Speculative decoding (`--speculative-config`): what vLLM settles on for the drafter. */
+export interface SpeculativeReport {
+  /** The method after vLLM's inference (`draft_model` for a model without a method, `mtp` for a deprecated MTP name,
+   *  `eagle3` for a model id containing "eagle3", …). */
+  method: string;
+  num_speculative_tokens: number | null;
+  /** The drafter's model id (the target's own for MTP); `null` for methods without a model. */
+  model: string | null;
+  runner: ModelRunner;
+  /** Whether the drafter has attention layers (false for n-gram, suffix, Medusa, MLP speculators, hidden-state
+   *  extraction, which add no group). */
+  attention_layers: boolean;
+  /** The backend the drafter's layers are built under: a backend name, or `auto` (selected by priority). */
+  backend: string;
+  /** The drafter's cache dtype (`--kv-cache-dtype`, or the speculative config's `kv_cache_dtype`). */
+  kv_cache_dtype: string;
+  trace: TraceStep[];
+  log_records: LogRecord[];
 }
 
 /** The answer for one scenario: the JSON of `qpath --format json`. */
@@ -180,6 +211,9 @@ export interface Report {
   unused_flags: string[];
   /** `logs` as vLLM's logger prints them: with the level and the `file:line` of each `logger.` call. */
   log_records: LogRecord[];
+  /** Speculative decoding, `null` without a `--speculative-config`; the drafter's layers are the groups with
+   *  `role: "drafter"`. */
+  speculative: SpeculativeReport | null;
 }
 
 /** One cell of the matrix: the FlashInfer outcome of the scenario on one GPU with one cache dtype. */

@@ -192,6 +192,42 @@ fn gpt_oss_20b_on_b200_equals_the_cli() {
         .any(|g| g["attention"] == "sliding_window"));
 }
 
+/// Speculative decoding: Qwen3-Next's MTP layer is a drafter group (`role: "drafter"`, after the target's), on
+/// FlashInfer on B200 at 0.33.0, with `speculative` filled in, exactly as the CLI answers. The CLI gets the JSON as one
+/// argument (as a shell passes the quoted word); the API's command line quotes it.
+#[wasm_bindgen_test]
+fn a_qwen3_next_mtp_drafter_equals_the_cli() {
+    let model = "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct";
+    let config = r#"{"method":"mtp","num_speculative_tokens":2}"#;
+    let got = api_json(
+        &format!("{model} --speculative-config '{config}'"),
+        r#"{"gpu": "b200", "vllm": "0.33.0"}"#,
+    );
+    let mut argv = cli_scenario("b200", Some("0.33.0"), None, None, model);
+    argv.extend(["--speculative-config".to_string(), config.to_string()]);
+    assert_eq!(got, cli_json(&argv));
+    let groups = got["groups"].as_array().unwrap();
+    let roles: Vec<&str> = groups.iter().map(|g| g["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["target", "target", "drafter"]);
+    assert_eq!(groups[2]["backend"], "FLASHINFER");
+    assert_eq!(groups[2]["layers"], serde_json::json!([0]));
+    let s = &got["speculative"];
+    assert_eq!(
+        (
+            &s["method"],
+            &s["num_speculative_tokens"],
+            &s["runner"],
+            &s["attention_layers"]
+        ),
+        (&"mtp".into(), &2.into(), &"v2".into(), &true.into())
+    );
+    // Without a speculative config the key is there, null.
+    assert_eq!(
+        api_json(model, r#"{"gpu": "b200", "vllm": "0.33.0"}"#)["speculative"],
+        Value::Null
+    );
+}
+
 #[wasm_bindgen_test]
 fn a_rejected_scenario_is_a_report_not_a_throw() {
     // An unknown flag: argparse rejects it; the report carries the error like the CLI's.

@@ -279,3 +279,62 @@ async fn hybrid_groups_show_in_the_strip_and_as_cards() {
     assert_eq!(attr(&cells[1], "data-group"), "", "layer 1 is an MLP block");
     assert_eq!(attr(&cells[14], "data-group"), attr(&attention, "data-group"));
 }
+
+/// An EAGLE-3 drafter under the V1 model runner at 0.25.0: the target is forced onto FlashInfer, the drafter's head
+/// (named layer 32, after the target's 32 layers) does not inherit --attention-backend and runs on FLASH_ATTN. The
+/// drafter's group comes after the target's, labelled, in a strip of its own; the speculative line is above them.
+#[wasm_bindgen_test]
+async fn an_eagle3_drafter_is_its_own_labelled_group() {
+    let flags = r#"--attention-backend FLASHINFER --speculative-config '{"model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}'"#;
+    let root = mount(report("h100-sxm", Release::V0_25_0, flags)).await;
+    let line = text(&root, "#result-speculative");
+    assert!(
+        line.starts_with(
+            "Speculative decoding: method eagle3, 3 tokens, drafter yuhuili/EAGLE3-LLaMA3.1-Instruct-8B, backend auto, \
+             cache auto, model runner V1."
+        ),
+        "{line}"
+    );
+    assert!(line.contains("the group marked \"drafter\""), "{line}");
+    assert!(!all(&root, ".speculative-trace > li").is_empty(), "why this drafter");
+
+    let cards = all(&root, "article.group");
+    assert_eq!(cards.len(), 2);
+    let (target, drafter) = (&cards[0], &cards[1]);
+    assert_eq!(attr(target, "data-role"), "target");
+    assert!(target.query_selector(".drafter-badge").unwrap().is_none());
+    assert_eq!(text(target, ".backend"), "FLASHINFER");
+    assert_eq!(attr(drafter, "data-role"), "drafter");
+    assert_eq!(text(drafter, "h3 .drafter-badge"), "drafter");
+    assert_eq!(text(drafter, ".group-title"), "Group 2: drafter layers 32");
+    assert_eq!(text(drafter, ".backend"), "FLASH_ATTN");
+
+    // The target's strip keeps its 32 layers; the drafter's shows its one layer, named 32.
+    let strips = all(&root, ".layer-strip");
+    assert_eq!(strips.len(), 2);
+    assert_eq!(all(&strips[0], ".layer").len(), 32);
+    assert!(attr(&strips[0], "aria-label").starts_with("32 layers in 1 group"));
+    let cells = all(&strips[1], ".layer");
+    assert_eq!(cells.len(), 1);
+    assert_eq!(
+        (attr(&cells[0], "data-layer"), attr(&cells[0], "data-group")),
+        ("32".into(), "2".into())
+    );
+    assert_eq!(attr(&cells[0], "title"), "drafter layer 32: group 2 (full, FLASH_ATTN, auto)");
+    assert_eq!(
+        attr(&strips[1], "aria-label"),
+        "drafter: 1 layer in 1 group: group 2 (full, FLASH_ATTN, auto): layers 32"
+    );
+    let legend = all(&root, ".legend li");
+    assert_eq!(legend.len(), 2);
+    assert_eq!(attr(&legend[1], "data-role"), "drafter");
+    assert_eq!(text(&legend[1], ".drafter-badge"), "drafter");
+}
+
+#[wasm_bindgen_test]
+async fn without_a_speculative_config_there_is_no_drafter() {
+    let root = mount(report("h100-sxm", Release::V0_33_0, "")).await;
+    assert!(root.query_selector("#result-speculative").unwrap().is_none());
+    assert!(root.query_selector(".drafter-strip").unwrap().is_none());
+    assert!(all(&root, "article.group").iter().all(|c| attr(c, "data-role") == "target"));
+}

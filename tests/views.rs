@@ -106,6 +106,28 @@ async fn compare_seed_story_shows_the_fa2_assertion_against_the_fix() {
     assert!(text(&root, "#compare-right").contains("vLLM 0.25.0 / FlashInfer"));
 }
 
+/// An EAGLE-3 drafter beside the target forced onto FlashInfer: the V1 runner of 0.25.0 builds the drafter's head on
+/// FLASH_ATTN, the V2 runner of 0.33.0 inherits FLASHINFER. The drafter's row comes after the target's, labelled.
+#[wasm_bindgen_test]
+async fn compare_puts_the_drafter_in_its_own_row() {
+    let line = r#"vllm serve meta-llama/Llama-3.1-8B-Instruct --attention-backend FLASHINFER --speculative-config '{"model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}'"#;
+    let root = mount_compare(
+        &scenario("h100-sxm", Release::V0_25_0, line),
+        &scenario("h100-sxm", Release::V0_33_0, line),
+    )
+    .await;
+    assert_eq!(text(&root, "#compare-summary"), "1 of 2 groups differs");
+    let rows = root.query_selector_all("#compare-table tbody tr").unwrap();
+    assert_eq!(rows.length(), 2);
+    let row = |i: u32| rows.item(i).unwrap().unchecked_into::<Element>();
+    assert_eq!(row(0).get_attribute("data-role").as_deref(), Some("target"));
+    assert_eq!(row(1).get_attribute("data-role").as_deref(), Some("drafter"));
+    assert_eq!(text(&row(1), "th.layers"), "drafter 32");
+    assert_eq!(text(&row(1), ".left-backend .value"), "FLASH_ATTN");
+    assert_eq!(text(&row(1), ".right-backend .value"), "FLASHINFER");
+    assert!(exists(&row(1), ".left-backend.diff"));
+}
+
 #[wasm_bindgen_test]
 async fn compare_with_itself_shows_no_difference() {
     // Gemma 3: a sliding-window group and a full-attention group, both on FlashInfer.

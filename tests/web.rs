@@ -711,3 +711,98 @@ async fn a_pasted_hybrid_config_json_shows_its_recurrent_group_in_the_strip() {
         "{logs}"
     );
 }
+
+/// The drafter section: Qwen3-Next chosen in the model select, method MTP and 2 tokens → the command line carries the
+/// speculative config and the results show the MTP layer as a drafter group on FlashInfer (B200, 0.33.0).
+#[wasm_bindgen_test]
+async fn the_drafter_section_adds_an_mtp_drafter_group() {
+    let root = mount_with_hash("#gpu=b200&vllm=0.33.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct").await;
+    choose(&root, "#model", "Qwen/Qwen3-Next-80B-A3B-Instruct").await;
+    assert!(!exists(&root, "article.group[data-role=\"drafter\"]"));
+    choose(&root, "#spec-method", "mtp").await;
+    assert!(
+        !exists(&root, "#spec-model"),
+        "MTP drafts from the target's checkpoint: no model select"
+    );
+    choose(&root, "#spec-tokens", "2").await;
+    assert_eq!(
+        command(&root),
+        r#"vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --speculative-config '{"method": "mtp", "num_speculative_tokens": 2}'"#
+    );
+    let drafters = root.query_selector_all("article.group[data-role=\"drafter\"]").unwrap();
+    assert_eq!(drafters.length(), 1);
+    let card: Element = drafters.item(0).unwrap().unchecked_into();
+    assert_eq!(text(&card, ".drafter-badge"), "drafter");
+    assert_eq!(text(&card, ".group-title"), "Group 3: drafter layers 0");
+    assert_eq!(text(&card, ".backend"), "FLASHINFER");
+    // After the target's groups, in a strip of its own.
+    let groups = root.query_selector_all("article.group").unwrap();
+    assert_eq!(groups.length(), 3);
+    assert_eq!(
+        groups
+            .item(2)
+            .unwrap()
+            .unchecked_into::<Element>()
+            .get_attribute("data-role")
+            .as_deref(),
+        Some("drafter")
+    );
+    let strip = q(&root, ".drafter-strip");
+    assert!(strip
+        .get_attribute("aria-label")
+        .unwrap()
+        .starts_with("drafter: 1 layer in 1 group"));
+    let line = text(&root, "#result-speculative");
+    assert!(
+        line.starts_with("Speculative decoding: method mtp, 2 tokens, drafter Qwen/Qwen3-Next-80B-A3B-Instruct"),
+        "{line}"
+    );
+    // Off takes the flag and the drafter group away.
+    choose(&root, "#spec-method", "").await;
+    assert_eq!(command(&root), "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct");
+    assert!(!exists(&root, "article.group[data-role=\"drafter\"]") && !exists(&root, "#result-speculative"));
+}
+
+/// A method the page does not list (a deprecated MTP name typed in the command line) shows as itself, and changing
+/// the tokens keeps it; EAGLE-3 shows the drafter model select with the EAGLE-3 preset.
+#[wasm_bindgen_test]
+async fn the_drafter_section_reads_the_command_lines_method_and_model() {
+    let root = mount_with_hash("#gpu=b200&vllm=0.33.0").await;
+    let typed = r#"vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --speculative-config '{"method":"qwen3_next_mtp","num_speculative_tokens":1}'"#;
+    paste_command(&root, typed).await;
+    assert_select(&root, "#spec-method", "qwen3_next_mtp").await;
+    assert_select(&root, "#spec-tokens", "1").await;
+    assert_eq!(command(&root), typed, "reading the command line leaves it as typed");
+    let shown = q(&root, "#spec-method option[value=\"qwen3_next_mtp\"]")
+        .text_content()
+        .unwrap();
+    assert_eq!(shown, "qwen3_next_mtp (from the command line)");
+    choose(&root, "#spec-tokens", "3").await;
+    assert_eq!(
+        command(&root),
+        r#"vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --speculative-config '{"method": "qwen3_next_mtp", "num_speculative_tokens": 3}'"#
+    );
+    assert!(text(&root, "#result-speculative").contains("method mtp, 3 tokens"));
+
+    paste_command(&root, "vllm serve meta-llama/Llama-3.1-8B-Instruct").await;
+    choose(&root, "#spec-method", "eagle3").await;
+    assert_select(&root, "#spec-model", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").await;
+    assert!(
+        command(&root).contains(r#""model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B""#),
+        "{}",
+        command(&root)
+    );
+    let card = q(&root, "article.group[data-role=\"drafter\"]");
+    assert_eq!(text(&card, ".group-title"), "Group 2: drafter layers 32");
+    // A model without a method: vLLM infers it (the results say eagle3); the model select lists every preset.
+    paste_command(
+        &root,
+        r#"vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config '{"model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}'"#,
+    )
+    .await;
+    assert_select(&root, "#spec-method", "(inferred)").await;
+    assert_select(&root, "#spec-model", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").await;
+    let option = q(&root, "#spec-model option[value=\"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\"]");
+    assert_eq!(option.text_content().unwrap(), "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B");
+    assert!(text(&root, "#result-speculative").contains("method eagle3, 3 tokens"));
+}

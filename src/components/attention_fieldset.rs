@@ -1,5 +1,5 @@
-//! The fieldset "Attention": the backend, the `AttentionConfig` switches, DCP, block size, speculative decoding and
-//! batch invariance.
+//! The fieldset "Attention": the backend, the `AttentionConfig` switches, DCP, block size and batch invariance
+//! (speculative decoding is the model fieldset's drafter section).
 
 use qpath_core::choices::{self, Flag, BATCH_INVARIANT};
 use web_sys::HtmlInputElement;
@@ -10,7 +10,11 @@ use crate::components::inputs::{opt_bool, parse_opt_bool, FlagsProps};
 use crate::state::Edit;
 
 /// Options: `first` (the unset value ""), then `values`, then the command line's `current` when it is none of them.
-fn options<T: ToString>(first: Option<&str>, values: impl IntoIterator<Item = (T, String)>, current: &str) -> Vec<ChoiceOption> {
+pub(crate) fn options<T: ToString>(
+    first: Option<&str>,
+    values: impl IntoIterator<Item = (T, String)>,
+    current: &str,
+) -> Vec<ChoiceOption> {
     let mut v: Vec<ChoiceOption> = first.map(|label| ChoiceOption::new("", label)).into_iter().collect();
     v.extend(
         values
@@ -23,7 +27,7 @@ fn options<T: ToString>(first: Option<&str>, values: impl IntoIterator<Item = (T
     v
 }
 
-fn text<T: ToString>(v: Option<T>) -> String {
+pub(crate) fn text<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
@@ -33,7 +37,6 @@ pub fn attention_fieldset(props: &FlagsProps) -> Html {
     let backend = text(c.attention_backend.as_ref());
     let dcp = c.decode_context_parallel_size.to_string();
     let block = text(c.block_size);
-    let spec = text(c.speculative_config.as_ref().and_then(|s| s.num_speculative_tokens));
     let backends = options(
         Some("auto (priority order)"),
         choices::attention_backends(r).into_iter().map(|b| (b, b.into())),
@@ -44,11 +47,6 @@ pub fn attention_fieldset(props: &FlagsProps) -> Html {
         Some("default"),
         choices::block_sizes(r).iter().map(|n| (n, n.to_string())),
         &block,
-    );
-    let specs = options(
-        Some("off"),
-        choices::speculative_tokens().map(|n| (n, format!("{n} speculative tokens"))),
-        &spec,
     );
     let trtllm = vec![
         ChoiceOption::new("", "unset (auto)"),
@@ -82,9 +80,6 @@ pub fn attention_fieldset(props: &FlagsProps) -> Html {
             <label><span>{ "--block-size" }</span>
                 <Choice id="block-size" options={blocks} value={AttrValue::from(block)}
                     onchange={e.reform(|v: String| Edit::BlockSize(v.parse().ok()))} /></label>
-            <label><span>{ "speculative decoding" }</span>
-                <Choice id="spec-tokens" options={specs} value={AttrValue::from(spec)}
-                    onchange={e.reform(|v: String| Edit::SpeculativeTokens(v.parse().ok()))} /></label>
             { batch_invariant_check(choices::batch_invariant(c), checked(Edit::BatchInvariant)) }
         </fieldset>
     }

@@ -1,13 +1,14 @@
 //! Compare: two reports side by side (typically one scenario under two releases), one row per attention group.
 //!
-//! Groups are matched by identical layer lists; a group one side lacks shows "—" there, and a scenario-level error
+//! Groups are matched by role and identical layer lists (a drafter's layers, which vLLM numbers apart, are rows of
+//! their own after the target's, labelled "drafter"); a group one side lacks shows "—" there, and a scenario-level error
 //! spans its side of every row. Each field that differs gets class `diff` on both cells and a visible "≠" marker
 //! (announced as "differs"), so colour is never the only signal.
 
 use std::rc::Rc;
 
 use qpath_core::dtype::TorchDtype;
-use qpath_core::report::{Backend, GroupError, GroupReport, Kernel, Report, ScenarioError};
+use qpath_core::report::{Backend, GroupError, GroupReport, GroupRole, Kernel, Report, ScenarioError};
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
 
@@ -105,6 +106,7 @@ fn scenario_error_text(e: &ScenarioError) -> String {
 
 /// One row: the layers (empty when neither side has groups) and both sides.
 struct Row {
+    role: GroupRole,
     layers: Vec<u32>,
     left: Side,
     right: Side,
@@ -125,38 +127,42 @@ impl Row {
     }
 }
 
-fn side_for(r: &Report, layers: &[u32]) -> Side {
+fn side_for(r: &Report, role: GroupRole, layers: &[u32]) -> Side {
     if let Some(e) = &r.error {
         return Side::ScenarioError(scenario_error_text(e));
     }
     r.groups
         .iter()
-        .find(|g| g.layers == layers)
+        .find(|g| g.role == role && g.layers == layers)
         .map_or(Side::Missing, |g| Side::Group(group_side(g)))
 }
 
 fn rows(left: &Report, right: &Report) -> Vec<Row> {
-    let mut layer_sets: Vec<&Vec<u32>> = Vec::new();
+    let mut layer_sets: Vec<(GroupRole, &Vec<u32>)> = Vec::new();
     for g in left.groups.iter().chain(right.groups.iter()) {
-        if !layer_sets.contains(&&g.layers) {
-            layer_sets.push(&g.layers);
+        if !layer_sets.contains(&(g.role, &g.layers)) {
+            layer_sets.push((g.role, &g.layers));
         }
     }
-    qpath_core::order::sort_by(&mut layer_sets, |a, b| (a.first(), a.len()).cmp(&(b.first(), b.len())));
+    // The target's rows first, then the drafter's; each by first layer.
+    let key = |(role, l): &(GroupRole, &Vec<u32>)| (*role == GroupRole::Drafter, l.first().copied(), l.len());
+    qpath_core::order::sort_by(&mut layer_sets, |a, b| key(a).cmp(&key(b)));
     if layer_sets.is_empty() {
         // Neither side has groups (scenario errors, or a model without attention layers): one row for the scenario.
         return vec![Row {
+            role: GroupRole::Target,
             layers: vec![],
-            left: side_for(left, &[]),
-            right: side_for(right, &[]),
+            left: side_for(left, GroupRole::Target, &[]),
+            right: side_for(right, GroupRole::Target, &[]),
         }];
     }
     layer_sets
         .into_iter()
-        .map(|l| Row {
+        .map(|(role, l)| Row {
+            role,
             layers: l.clone(),
-            left: side_for(left, l),
-            right: side_for(right, l),
+            left: side_for(left, role, l),
+            right: side_for(right, role, l),
         })
         .collect()
 }
@@ -278,9 +284,14 @@ pub fn compare(props: &CompareProps) -> Html {
                     </thead>
                     <tbody>
                         { for rows.iter().map(|row| {
-                            let layers = if row.layers.is_empty() { "whole scenario".to_string() } else { short_list(&row.layers) };
+                            let layers = match (row.layers.is_empty(), row.role) {
+                                (true, _) => "whole scenario".to_string(),
+                                (false, GroupRole::Target) => short_list(&row.layers),
+                                (false, GroupRole::Drafter) => format!("drafter {}", short_list(&row.layers)),
+                            };
                             html! {
-                                <tr key={layers.clone()} class={classes!("compare-row", row.any_differs().then_some("differs"))}>
+                                <tr key={layers.clone()} class={classes!("compare-row", row.any_differs().then_some("differs"))}
+                                    data-role={row.role.name()}>
                                     <th scope="row" class="layers">{ layers }</th>
                                     { side_cells(row, "left") }
                                     { side_cells(row, "right") }

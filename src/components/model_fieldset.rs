@@ -12,6 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
+use crate::components::attention_fieldset::{options, text};
 use crate::components::choice::{Choice, ChoiceOption};
 use crate::state::{Action, Edit};
 
@@ -59,6 +60,62 @@ pub fn model_fieldset(props: &ModelProps) -> Html {
             { for overrides }
             <p class="hint">{ "Blank keeps the preset; a number becomes a --hf-overrides key." }</p>
             { config_input(props.config.as_deref(), props.status.clone(), &props.ondispatch) }
+            { drafter_section(props.release, &props.command, &props.onedit) }
+        </fieldset>
+    }
+}
+
+/// The select value of a speculative config that names no method (vLLM infers it from the model).
+const INFERRED_METHOD: &str = "(inferred)";
+
+/// The drafter section: the speculative method (off, [`choices::speculative_methods`], or the command line's own),
+/// the number of speculative tokens (`#spec-tokens`) and, for a method that takes one, the drafter model. Each edits
+/// `--speculative-config` through an [`Edit`]; each shows the last parsed command line's speculative config.
+fn drafter_section(release: Release, cmd: &ServeCommand, onedit: &Callback<Edit>) -> Html {
+    let sc = cmd.speculative_config.as_ref();
+    let methods = choices::speculative_methods(release);
+    let method = match sc {
+        None => String::new(),
+        Some(s) => s.method.clone().unwrap_or_else(|| INFERRED_METHOD.to_string()),
+    };
+    let mut method_options = options(Some("off"), methods.iter().map(|m| (m.method, m.label.to_string())), &method);
+    if let Some(o) = method_options.iter_mut().find(|o| o.value == INFERRED_METHOD) {
+        o.label = "not set (vLLM infers it from the model)".to_string();
+    }
+    let tokens = text(sc.and_then(|s| s.num_speculative_tokens));
+    let unset = if sc.is_some() && tokens.is_empty() { "unset" } else { "off" };
+    let token_options = options(
+        Some(unset),
+        choices::speculative_tokens().map(|n| (n, format!("{n} speculative tokens"))),
+        &tokens,
+    );
+    let listed = methods.iter().find(|m| m.method == method);
+    let model = sc.and_then(|s| s.model.clone());
+    // A listed method shows the model select when it takes a model; the command line's own method when it names one.
+    let show_model = listed.map_or(model.is_some(), |m| m.needs_model);
+    let model_text = model.clone().unwrap_or_default();
+    // A method the page lists offers its drafter models; the command line's own (or none) every preset.
+    let models: Vec<&str> = match listed {
+        Some(m) => choices::drafter_models(m.method),
+        None => MODEL_PRESETS.iter().map(|p| p.id).collect(),
+    };
+    let on_method = onedit.reform(|v: String| Edit::SpeculativeMethod((!v.is_empty()).then_some(v)));
+    let on_tokens = onedit.reform(|v: String| Edit::SpeculativeTokens(v.parse().ok()));
+    let on_model = onedit.reform(|v: String| Edit::SpeculativeModel((!v.is_empty()).then_some(v)));
+    html! {
+        <fieldset class="row drafter" aria-describedby="drafter-hint">
+            <legend>{ "Speculative decoding" }</legend>
+            <label><span>{ "method" }</span>
+                <Choice id="spec-method" options={method_options} value={AttrValue::from(method.clone())} onchange={on_method} /></label>
+            <label><span>{ "speculative tokens" }</span>
+                <Choice id="spec-tokens" options={token_options} value={AttrValue::from(tokens)} onchange={on_tokens} /></label>
+            if show_model {
+                <label class="wide"><span>{ "drafter model" }</span>
+                    <Choice id="spec-model" value={AttrValue::from(model_text.clone())} onchange={on_model}
+                        options={options(Some("none (type one in the command line)"),
+                            models.into_iter().map(|m| (m, m.to_string())), &model_text)} /></label>
+            }
+            <p id="drafter-hint" class="hint">{ "Writes --speculative-config; the drafter's layers are their own groups in the results." }</p>
         </fieldset>
     }
 }

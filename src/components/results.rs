@@ -1,10 +1,13 @@
 //! Results: the answer for one scenario, rendered from a [`Report`] of the core and nothing else.
 //!
 //! Layout, top to bottom: the stamp (`#result-stamp`: releases, GPU, CUDA, cubins), the model line (`#result-model`),
-//! the scenario error (`.scenario-error`) when vLLM rejects the scenario as a whole or qpath cannot model it, qpath's
+//! speculative decoding (`#result-speculative`: the method, tokens, drafter, runner; why, in `.speculative-trace`), the
+//! scenario error (`.scenario-error`) when vLLM rejects the scenario as a whole or qpath cannot model it, qpath's
 //! notes (`.notes`) and the flags that do not matter (`.unused-flags`), the engine's selection log (`.engine-logs`), the
-//! layer strip (`.layer-strip`, one `.layer` cell per layer with `data-layer` / `data-group`) with its legend, and one
-//! `article.group[data-group=n]` per attention group.
+//! layer strip (`.layer-strip`, one `.layer` cell per layer with `data-layer` / `data-group`; the drafter's layers in
+//! their own `.layer-strip.drafter-strip`, since vLLM numbers them apart) with its legend, and one
+//! `article.group[data-group=n][data-role=target|drafter]` per attention group, the drafter's after the target's, each
+//! with a `.drafter-badge` in its heading.
 //!
 //! In a group card, `.q-prefill`, `.q-decode`, `.kernel-prefill` and `.kernel-decode` hold only the value text
 //! (`bfloat16`, `fa2`, or `—` when the code raised before deciding it), so tests and scripts can read them.
@@ -16,8 +19,8 @@ use std::rc::Rc;
 use qpath_core::dtype::TorchDtype;
 use qpath_core::options::echo_words;
 use qpath_core::report::{
-    attention_name, AttentionKind, Backend, GroupError, GroupReport, Kernel, LogRecord, Report, ScenarioError, ScenarioErrorKind,
-    TraceStep,
+    attention_name, AttentionKind, Backend, GroupError, GroupReport, GroupRole, Kernel, LogRecord, Report, ScenarioError,
+    ScenarioErrorKind, TraceStep,
 };
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
@@ -111,6 +114,7 @@ pub fn results(props: &ResultsProps) -> Html {
     html! {
         <section class="results" aria-label={label}>
             { stamp(r) }
+            { speculative(r) }
             if let Some(e) = &r.error {
                 { scenario_error(e) }
             }
@@ -168,6 +172,36 @@ fn stamp(r: &Report) -> Html {
     }
 }
 
+/// Speculative decoding, when the command line has a `--speculative-config`: the core's one-line summary and why.
+fn speculative(r: &Report) -> Html {
+    let (Some(s), Some(line)) = (&r.speculative, qpath_core::render::speculative_line(r)) else {
+        return html! {};
+    };
+    let drafters = r.groups.iter().filter(|g| g.role == GroupRole::Drafter).count();
+    let groups = match (s.attention_layers, drafters) {
+        (false, _) => String::new(),
+        (true, 0) => " No drafter group: see the notes.".to_string(),
+        (true, 1) => " The drafter's layers are the group marked \"drafter\" below.".to_string(),
+        (true, n) => format!(" The drafter's layers are the {n} groups marked \"drafter\" below."),
+    };
+    html! {
+        <div class="speculative-block">
+            <p id="result-speculative" class="speculative-line">{ format!("{}.{groups}", capitalized(&line)) }</p>
+            if !s.trace.is_empty() {
+                <details class="speculative-why">
+                    <summary>{ "Why this drafter" }</summary>
+                    <ol class="trace speculative-trace">{ for s.trace.iter().map(trace_step) }</ol>
+                </details>
+            }
+        </div>
+    }
+}
+
+fn capitalized(line: &str) -> String {
+    let mut c = line.chars();
+    c.next().map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+}
+
 fn scenario_error(e: &ScenarioError) -> Html {
     html! {
         <div class="scenario-error" role="alert">
@@ -210,59 +244,34 @@ fn notes(r: &Report) -> Html {
     }
 }
 
+/// The layer strips and their legend: the target's layers, then the drafter's (numbered apart by vLLM, so a strip of
+/// their own).
 fn layer_strip(r: &Report) -> Html {
     if r.groups.is_empty() {
         return html! {};
     }
-    let max = r
-        .groups
-        .iter()
-        .flat_map(|g| g.layers.iter().copied())
-        .max()
-        .map_or(0, |m| m + 1);
-    let count = r.model.as_ref().map_or(max, |m| m.num_layers.max(max));
-    let mut owner: Vec<Option<usize>> = vec![None; count as usize];
-    for (i, g) in r.groups.iter().enumerate() {
-        for &l in &g.layers {
-            owner[l as usize] = Some(i + 1);
-        }
-    }
-    let summary: Vec<String> = r
-        .groups
-        .iter()
-        .enumerate()
-        .map(|(i, g)| format!("group {} ({}): layers {}", i + 1, group_brief(g), short_list(&g.layers)))
-        .collect();
-    let label = format!(
-        "{count} layers in {} group{}: {}",
-        r.groups.len(),
-        if r.groups.len() == 1 { "" } else { "s" },
-        summary.join("; ")
-    );
-    let cells = owner.iter().enumerate().map(|(layer, n)| match n {
-        Some(n) => {
-            let g = &r.groups[n - 1];
-            let title = format!("layer {layer}: group {n} ({})", group_brief(g));
-            html! {
-                <span key={layer} class={classes!("layer", colour_class(*n), g.error.is_some().then_some("failing"))}
-                    data-layer={layer.to_string()} data-group={n.to_string()} {title}>{ n.to_string() }</span>
-            }
-        }
-        None => html! {
-            <span key={layer} class="layer none" data-layer={layer.to_string()} data-group=""
-                title={format!("layer {layer}: in no attention group")}>{ "·" }</span>
-        },
-    });
+    let numbered = |role: GroupRole| -> Vec<(usize, &GroupReport)> {
+        r.groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.role == role)
+            .map(|(i, g)| (i + 1, g))
+            .collect()
+    };
+    let (target, drafter) = (numbered(GroupRole::Target), numbered(GroupRole::Drafter));
+    let model_layers = r.model.as_ref().map_or(0, |m| m.num_layers);
     html! {
         <figure class="layers">
-            <div class="layer-strip" role="img" aria-label={label}>{ for cells }</div>
+            if !target.is_empty() { { strip_row(&target, model_layers, GroupRole::Target) } }
+            if !drafter.is_empty() { { strip_row(&drafter, 0, GroupRole::Drafter) } }
             <figcaption>
                 <ul class="legend">
                     { for r.groups.iter().enumerate().map(|(i, g)| html! {
-                        <li data-group={(i + 1).to_string()}>
+                        <li data-group={(i + 1).to_string()} data-role={g.role.name()}>
                             <span class={classes!("swatch", colour_class(i + 1))} aria-hidden="true">{ (i + 1).to_string() }</span>
                             { format!("group {} ({}): {} layer{}", i + 1, group_brief(g), g.layers.len(),
                                 if g.layers.len() == 1 { "" } else { "s" }) }
+                            if g.role == GroupRole::Drafter { { drafter_badge() } }
                             if g.error.is_some() { <span class="badge error-badge">{ "raises" }</span> }
                         </li>
                     }) }
@@ -270,6 +279,67 @@ fn layer_strip(r: &Report) -> Html {
                 <p class="layer-caption">{ LAYER_CAPTION }</p>
             </figcaption>
         </figure>
+    }
+}
+
+fn drafter_badge() -> Html {
+    html! { <span class="badge drafter-badge" title="a layer of the speculative-decoding drafter">{ "drafter" }</span> }
+}
+
+/// One strip: a cell per layer, each numbered with its group. The target's strip runs from layer 0 to the last of
+/// `min_count` and its groups' layers; the drafter's (`role`) only over its own layers' indices, which vLLM names
+/// after the target's.
+fn strip_row(groups: &[(usize, &GroupReport)], min_count: u32, role: GroupRole) -> Html {
+    let layers = || groups.iter().flat_map(|(_, g)| g.layers.iter().copied());
+    let end = layers().max().map_or(0, |m| m + 1).max(min_count);
+    let start = if role == GroupRole::Drafter {
+        layers().min().unwrap_or(0)
+    } else {
+        0
+    };
+    let count = end - start;
+    let mut owner: Vec<Option<(usize, &GroupReport)>> = vec![None; count as usize];
+    for &(n, g) in groups {
+        for &l in &g.layers {
+            owner[(l - start) as usize] = Some((n, g));
+        }
+    }
+    let drafter = role == GroupRole::Drafter;
+    let whose = if drafter { "drafter " } else { "" };
+    let summary: Vec<String> = groups
+        .iter()
+        .map(|(n, g)| format!("group {n} ({}): layers {}", group_brief(g), short_list(&g.layers)))
+        .collect();
+    let label = format!(
+        "{}{count} layer{} in {} group{}: {}",
+        if drafter { "drafter: " } else { "" },
+        if count == 1 { "" } else { "s" },
+        groups.len(),
+        if groups.len() == 1 { "" } else { "s" },
+        summary.join("; ")
+    );
+    let cells = owner
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (i + start as usize, o))
+        .map(|(layer, o)| match o {
+            Some((n, g)) => {
+                let title = format!("{whose}layer {layer}: group {n} ({})", group_brief(g));
+                html! {
+                    <span key={layer} class={classes!("layer", colour_class(*n), g.error.is_some().then_some("failing"))}
+                        data-layer={layer.to_string()} data-group={n.to_string()} {title}>{ n.to_string() }</span>
+                }
+            }
+            None => html! {
+                <span key={layer} class="layer none" data-layer={layer.to_string()} data-group=""
+                    title={format!("{whose}layer {layer}: in no attention group")}>{ "·" }</span>
+            },
+        });
+    html! {
+        <div class={classes!("strip-row", drafter.then_some("drafter-row"))}>
+            if drafter { <span class="strip-label" aria-hidden="true">{ "drafter" }</span> }
+            <div class={classes!("layer-strip", drafter.then_some("drafter-strip"))} role="img" aria-label={label}>{ for cells }</div>
+        </div>
     }
 }
 
@@ -288,12 +358,20 @@ fn group_card(props: &GroupCardProps) -> Html {
     let flashinfer = g.backend == Backend::FlashInfer;
     let raised = g.error.is_some();
     let fp8_query = [g.q_dtype.prefill, g.q_dtype.decode].iter().flatten().any(|d| d.is_fp8());
+    let drafter = g.role == GroupRole::Drafter;
+    let title = format!(
+        "Group {n}: {}layers {}",
+        if drafter { "drafter " } else { "" },
+        short_list(&g.layers)
+    );
     html! {
-        <article class={classes!("group", colour_class(n), (!flashinfer).then_some("other-backend"), raised.then_some("raises"))}
-            data-group={n.to_string()} aria-labelledby={format!("group-{n}-title")}>
+        <article class={classes!("group", colour_class(n), (!flashinfer).then_some("other-backend"), raised.then_some("raises"),
+            drafter.then_some("drafter"))}
+            data-group={n.to_string()} data-role={g.role.name()} aria-labelledby={format!("group-{n}-title")}>
             <h3 id={format!("group-{n}-title")}>
                 <span class={classes!("swatch", colour_class(n))} aria-hidden="true">{ n.to_string() }</span>
-                <span class="group-title">{ format!("Group {n}: layers {}", short_list(&g.layers)) }</span>
+                <span class="group-title">{ title }</span>
+                if drafter { { drafter_badge() } }
                 if fp8_query { <span class="badge fp8-badge">{ "FP8 query" }</span> }
             </h3>
             <p class="shape">

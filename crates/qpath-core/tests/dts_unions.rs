@@ -2,10 +2,11 @@
 //! variant added on either side fails here even when no scenario of `scripts/dts-check.sh` produces it. Each list below
 //! is kept complete by an exhaustive `match`: a new Rust variant does not compile until it is added.
 
+use qpath_core::drafter::ModelRunner;
 use qpath_core::dtype::TorchDtype;
 use qpath_core::matrix::CellStatus;
 use qpath_core::release::FlashInfer;
-use qpath_core::report::{AttentionKind, Backend, GroupErrorKind, Kernel, LogLevel, ScenarioErrorKind, Stage};
+use qpath_core::report::{AttentionKind, Backend, GroupErrorKind, GroupRole, Kernel, LogLevel, ScenarioErrorKind, Stage};
 use serde::Serialize;
 
 const DTS: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/qpath.d.ts"));
@@ -138,6 +139,18 @@ fn unions_match_the_enums() {
         LogLevel::Debug | LogLevel::Info | LogLevel::Warning => {}
     };
     same("LogLevel", json(&LogLevel::ALL));
+
+    let roles = [GroupRole::Target, GroupRole::Drafter];
+    let _: fn(GroupRole) = |r| match r {
+        GroupRole::Target | GroupRole::Drafter => {}
+    };
+    same("GroupRole", json(&roles));
+
+    let runners = [ModelRunner::V1, ModelRunner::V2];
+    let _: fn(ModelRunner) = |r| match r {
+        ModelRunner::V1 | ModelRunner::V2 => {}
+    };
+    same("ModelRunner", json(&runners));
 
     let dtypes = [
         TorchDtype::Float16,
