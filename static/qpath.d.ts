@@ -60,6 +60,8 @@ export type GroupRole = "target" | "drafter";
 
 /** The vLLM model runner that serves the scenario (`VllmConfig.use_v2_model_runner`). */
 export type ModelRunner = "v1" | "v2";
+/** vLLM's `AttentionCGSupport`: how far a backend's builder supports CUDA graphs, lowest first. */
+export type CgSupport = "NEVER" | "UNIFORM_SINGLE_TOKEN_DECODE" | "UNIFORM_BATCH" | "ALWAYS";
 
 /** The two phases of a mixed batch of prefills and single-token decodes. */
 export interface Phases<T> {
@@ -163,6 +165,28 @@ export interface GroupReport {
   /** `target` for the served model's layers, `drafter` for the speculative-decoding drafter's; the drafter's groups
    *  come after the target's. */
   role: GroupRole;
+  /** The CUDA-graph support this group's builder declares in the release; `null` when the scenario stops before. */
+  cudagraph_support: CgSupport | null;
+}
+
+/** CUDA graphs: the `cudagraph_mode` asked for and the one the runner resolves once the backends are known. */
+export interface CudaGraphReport {
+  /** The mode before the backends' downgrades, e.g. `FULL_AND_PIECEWISE`. */
+  requested: string;
+  /** What set it (`the default optimization level -O2`, `--enforce-eager`, …). */
+  set_by: string;
+  /** The resolved mode (the requested one when `error` is set). */
+  mode: string;
+  /** The minimum over the groups (drafter groups included); `null` without groups. */
+  support: CgSupport | null;
+  /** The backend class at that minimum (`FlashInferBackend`); `null` when every group is `ALWAYS`. */
+  min_backend: string | null;
+  /** Each group's support, in the order of `groups`. */
+  group_support: (CgSupport | null)[];
+  error: ScenarioError | null;
+  /** vLLM's downgrade warnings, with the line of each `logger.warning(` call. */
+  log_records: LogRecord[];
+  trace: TraceStep[];
 }
 
 /** Speculative decoding (`--speculative-config`): what vLLM settles on for the drafter. */
@@ -214,6 +238,8 @@ export interface Report {
   /** Speculative decoding, `null` without a `--speculative-config`; the drafter's layers are the groups with
    *  `role: "drafter"`. */
   speculative: SpeculativeReport | null;
+  /** CUDA graphs, `null` when the scenario stops before the groups are known. */
+  cuda_graphs: CudaGraphReport | null;
 }
 
 /** One cell of the matrix: the FlashInfer outcome of the scenario on one GPU with one cache dtype. */

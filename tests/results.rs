@@ -338,3 +338,39 @@ async fn without_a_speculative_config_there_is_no_drafter() {
     assert!(root.query_selector(".drafter-strip").unwrap().is_none());
     assert!(all(&root, "article.group").iter().all(|c| attr(c, "data-role") == "target"));
 }
+
+/// CUDA graphs once per scenario: H100 at 0.24.0, FlashInfer forced, an EAGLE-3 head (V2 inherits FlashInfer) and 3
+/// speculative tokens: FlashInfer's single-token decode graphs make vLLM drop FULL_AND_PIECEWISE to PIECEWISE, with its
+/// warning among the log lines; no card repeats the support, which is the minimum in every group.
+#[wasm_bindgen_test]
+async fn a_spec_decode_cuda_graph_downgrade_is_shown_once() {
+    let spec = r#"--speculative-config '{"model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}'"#;
+    let root = mount(report("h100-sxm", Release::V0_24_0, &format!("--attention-backend FLASHINFER {spec}"))).await;
+    assert_eq!(
+        text(&root, "#result-cuda-graphs"),
+        "CUDA graphs: cudagraph_mode FULL_AND_PIECEWISE (the default optimization level -O2) → PIECEWISE \
+         (FlashInferBackend: UNIFORM_SINGLE_TOKEN_DECODE)"
+    );
+    assert!(!all(&root, ".cuda-graphs-trace > li").is_empty(), "why this mode");
+    assert!(all(&root, ".cudagraph-support").is_empty(), "every group is at the minimum");
+    let logs = text(&root, ".engine-logs");
+    assert!(
+        logs.contains(
+            "[compilation.py:1405] CUDAGraphMode.FULL_AND_PIECEWISE is not supported with spec-decode for attention \
+             backend FlashInferBackend (support: AttentionCGSupport.UNIFORM_SINGLE_TOKEN_DECODE); setting \
+             cudagraph_mode=PIECEWISE"
+        ),
+        "{logs}"
+    );
+    // Qwen3-Next on B200: the GDN group (UNIFORM_BATCH) is the minimum; no card differs either. On H100 at 0.24.0
+    // FlashInfer is single-token while GDN is UNIFORM_BATCH: the GDN card says so.
+    let r = resolve(&Scenario::new(
+        Hardware::parse("h100-sxm").unwrap(),
+        Release::V0_24_0,
+        "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --attention-backend FLASHINFER",
+    ));
+    let root = mount(r).await;
+    let marks = all(&root, ".cudagraph-support");
+    assert_eq!(marks.len(), 1);
+    assert_eq!(marks[0].text_content().unwrap(), "UNIFORM_BATCH");
+}

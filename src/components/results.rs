@@ -115,6 +115,7 @@ pub fn results(props: &ResultsProps) -> Html {
         <section class="results" aria-label={label}>
             { stamp(r) }
             { speculative(r) }
+            { cuda_graphs(r) }
             if let Some(e) = &r.error {
                 { scenario_error(e) }
             }
@@ -128,7 +129,9 @@ pub fn results(props: &ResultsProps) -> Html {
                 }
                 { layer_strip(r) }
                 <div class="groups">
-                    { for r.groups.iter().enumerate().map(|(i, g)| html! { <GroupCard key={i} n={i + 1} group={g.clone()} /> }) }
+                    { for r.groups.iter().enumerate().map(|(i, g)| html! {
+                        <GroupCard key={i} n={i + 1} group={g.clone()} min_cg={r.cuda_graphs.as_ref().and_then(|c| c.support)} />
+                    }) }
                 </div>
             }
         </section>
@@ -169,6 +172,25 @@ fn stamp(r: &Report) -> Html {
                 </p>
             }
         </>
+    }
+}
+
+/// CUDA graphs, once per scenario: the mode the command line asks for, the one the runner resolves once the backends
+/// are known, and why (the core's line and trace); vLLM's downgrade warnings are among the log lines.
+fn cuda_graphs(r: &Report) -> Html {
+    let (Some(c), Some(line)) = (&r.cuda_graphs, qpath_core::render::cuda_graphs_line(r)) else {
+        return html! {};
+    };
+    html! {
+        <div class="cuda-graphs-block">
+            <p id="result-cuda-graphs" class="cuda-graphs-line">{ line }</p>
+            if !c.trace.is_empty() {
+                <details class="cuda-graphs-why">
+                    <summary>{ "Why this CUDA-graph mode" }</summary>
+                    <ol class="trace cuda-graphs-trace">{ for c.trace.iter().map(trace_step) }</ol>
+                </details>
+            }
+        </div>
     }
 }
 
@@ -348,6 +370,8 @@ struct GroupCardProps {
     /// The group's number, from 1.
     n: usize,
     group: GroupReport,
+    /// The scenario's CUDA-graph support (the minimum over all groups), to mark a group whose own differs.
+    min_cg: Option<qpath_core::cudagraph::CgSupport>,
 }
 
 #[function_component(GroupCard)]
@@ -394,6 +418,10 @@ fn group_card(props: &GroupCardProps) -> Html {
                 if !g.backend.is_recurrent() {
                     <dt>{ "Cache dtype" }</dt>
                     <dd class="cache-dtype">{ cache_dtype_words(&g.cache_dtype) }</dd>
+                }
+                if let Some(cg) = g.cudagraph_support.filter(|s| Some(*s) != props.min_cg) {
+                    <dt>{ "CUDA graphs" }</dt>
+                    <dd class="cudagraph-support">{ cg.name() }</dd>
                 }
                 if flashinfer {
                     <dt>{ "Q dtype, prefill" }</dt>

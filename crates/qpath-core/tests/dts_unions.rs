@@ -152,6 +152,18 @@ fn unions_match_the_enums() {
     };
     same("ModelRunner", json(&runners));
 
+    use qpath_core::cudagraph::CgSupport;
+    let supports = [
+        CgSupport::Never,
+        CgSupport::UniformSingleTokenDecode,
+        CgSupport::UniformBatch,
+        CgSupport::Always,
+    ];
+    let _: fn(CgSupport) = |s| match s {
+        CgSupport::Never | CgSupport::UniformSingleTokenDecode | CgSupport::UniformBatch | CgSupport::Always => {}
+    };
+    same("CgSupport", json(&supports));
+
     let dtypes = [
         TorchDtype::Float16,
         TorchDtype::BFloat16,
