@@ -1,153 +1,147 @@
 //! `qpath`: what vLLM's FlashInfer backend decides for a GPU, a release and a `vllm serve` command line. The binary
-//! (`src/main.rs`) only hands `argv` to [`run`] and prints; everything else is here, so tests (the crate's own and
-//! the page's JS API tests, which compare the API with this CLI) call the real parser.
+//! (`src/main.rs`) only hands `argv` to [`run`] and prints the [`Answer`]; everything else is here, so tests (the
+//! crate's own and the page's JS API tests, which compare the API with this CLI) call the real parser.
 //!
 //! ```text
-//! qpath [--gpu ID | --compute-capability X.Y] [--vllm VERSION] [--cuda X.Y] [--trtllm-cubins yes|no]
-//!       [--flashinfer VERSION] [--model-config FILE] [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
+//! qpath [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]      one scenario (--format table|json|markdown)
+//! qpath matrix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] all GPUs x FlashInfer cache dtypes
+//! qpath gpus | releases [--format table|json]                          the tables
+//! qpath completions bash|zsh|fish|elvish|powershell                    a shell's completion script
 //! ```
 //!
-//! The model's config.json is read as vLLM would find it, without the network: `--model-config FILE`; else MODEL as
-//! a local directory holding config.json; else MODEL as a Hugging Face id in the local HF cache (`$HF_HUB_CACHE`,
-//! else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`: `models--ORG--NAME/snapshots/<refs/main or the newest>/
-//! config.json`); else a qpath preset of that id. The report says which (`model.config`).
+//! qpath's options are read by clap (`args.rs`): help with examples, `--version` with the releases qpath models,
+//! did-you-mean on qpath's own options and (qpath's) on GPU ids, subcommands, completions from the same definition.
+//! The vLLM command after `--` is not clap's: the core parses it as that release's argparse does (`line.rs` joins the
+//! words back into one shell line, `NAME=value` words before `vllm` staying assignments).
 //!
-//! ```text
-//! qpath matrix [same options; --format markdown|json] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
-//! qpath gpus | releases
-//! ```
+//! The exit code is the same in every mode ([`exit`]): 0 vLLM would start and serve, 1 vLLM would fail (the report
+//! says where), 2 qpath could not read the input or cannot model it. With `--format json` an error in qpath's own
+//! options or input is a JSON object on standard output: `{"error": {"type": "usage" | "input", "message": …}}` (plus
+//! `usage`, qpath's usage lines, for `usage`).
+//!
+//! The model's config.json is read as vLLM would find it, without the network (`config.rs`): `--model-config FILE`;
+//! else MODEL as a local directory holding config.json; else MODEL as a Hugging Face id in the local HF cache; else a
+//! qpath preset of that id. The report says which (`model.config`).
 
-use std::path::{Path, PathBuf};
+mod args;
+mod config;
+mod line;
+
+pub use args::{
+    close_gpu_ids, command, option_message, parse_args, version_text, Action, Args, Format, UsageError, EXIT_CODES,
+    GPU_SUGGESTIONS, USAGE_LINE,
+};
+pub use config::{find_model_config, hf_cache_config, hf_hub_cache, FoundConfig};
+pub use line::{command_line, shell_quote};
 
 use qpath_core::gpu::GPUS;
-use qpath_core::options::{self, OptionKey, ScenarioOptions};
-use qpath_core::release::{FlashInfer, Release};
-use qpath_core::resolve::{resolve, Scenario, DEFAULT_CUDA};
-use qpath_core::{matrix, render};
+use qpath_core::matrix::{self, CellStatus, Matrix};
+use qpath_core::release::Release;
+use qpath_core::report::{Report, ScenarioErrorKind, QPATH_LIMIT};
+use qpath_core::resolve::{default_cubins, resolve, Scenario};
+use qpath_core::{options, render};
 
-/// The usage text; its release range and defaults come from the core's data.
-pub fn usage() -> String {
-    format!(
-        "usage:
-  qpath [--gpu ID | --compute-capability X.Y] [--vllm VERSION] [--cuda X.Y] [--trtllm-cubins yes|no]
-        [--flashinfer VERSION] [--model-config FILE] [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
-  qpath matrix [the same options, --format markdown|json] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
-  qpath gpus        list the GPU table's ids
-  qpath releases    list the vLLM releases ({range}) and the FlashInfer each pins
-defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}, TRTLLM cubins available in every release (flashinfer-cubin
-  installed or NVIDIA's artifactory reachable); --trtllm-cubins no: offline without flashinfer-cubin
---vllm: a release ({range}) or any vLLM version (a nightly such as 0.27.2rc1.dev77+g1234abc, a patch): it runs as
-  the last release at or before it, and the report says so
---flashinfer: the installed flashinfer-python when it is not the release's pin ({fis}); FlashInfer's rules follow it
-MODEL's config.json: --model-config FILE, else MODEL as a directory with config.json, else MODEL in the local Hugging Face
-  cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), else qpath's preset of that id",
-        fis = FlashInfer::list_text(),
-        range = Release::range_text(),
-        gpu = options::DEFAULT_GPU,
-        latest = Release::LATEST.name(),
-        cuda = DEFAULT_CUDA,
-    )
+/// qpath's exit codes, the same for a scenario, `qpath matrix`, `qpath gpus` and `qpath releases`.
+pub mod exit {
+    /// vLLM would start and serve (a matrix: every cell); also help, version, the tables, completions.
+    pub const SERVES: u8 = 0;
+    /// vLLM would fail: the scenario's error of vLLM's own kind (ArgumentError, ValueError, NotImplementedError,
+    /// AssertionError, ZeroDivisionError) or a group's `error` (a matrix: any cell).
+    pub const FAILS: u8 = 1;
+    /// qpath could not read the input (its own options, a config.json) or cannot model it (InputError, "qpath cannot
+    /// model this"; a matrix: a cell qpath cannot model and none that fails).
+    pub const CANNOT: u8 = 2;
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Format {
-    Table,
-    Json,
-    Markdown,
+/// What one run prints and how it ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub stdout: String,
+    pub stderr: String,
+    /// One of [`exit`]'s codes.
+    pub code: u8,
 }
 
-/// What the command line asks for.
-#[derive(Debug)]
-pub struct Args {
-    pub matrix: bool,
-    pub options: ScenarioOptions,
-    pub format: Option<Format>,
-    /// `--model-config FILE`: the model's config.json.
-    pub model_config: Option<String>,
-    /// The vLLM command line's words, after `--`.
-    pub command: Vec<String>,
-}
-
-impl Args {
-    /// The scenario: the options (the core's defaults where absent) and the words joined back into one line.
-    pub fn scenario(&self) -> Result<Scenario, String> {
-        let line: Vec<String> = self.command.iter().map(|s| shell_quote(s)).collect();
-        self.options.scenario(line.join(" ")).map_err(|e| option_message(&e))
-    }
-}
-
-/// An option error as the CLI says it: `--gpu `h900` is not in qpath's GPU table (see `qpath gpus`)`.
-fn option_message(e: &options::OptionError) -> String {
-    let hint = if e.key == OptionKey::Gpu { " (see `qpath gpus`)" } else { "" };
-    format!("{} `{}` {}{hint}", e.key.flag(), options::echo(&e.value), e.reason)
-}
-
-/// Quotes one argument for a POSIX shell when it needs it, so the core parses the joined line back to the same tokens.
-fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,@%+".contains(c));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-/// Reads qpath's own options and the vLLM command line after `--`.
-pub fn parse_args(argv: &[String]) -> Result<Args, String> {
-    let mut a = Args {
-        matrix: false,
-        options: ScenarioOptions::default(),
-        format: None,
-        model_config: None,
-        command: vec![],
-    };
-    let mut i = 0;
-    if argv.first().map(String::as_str) == Some("matrix") {
-        a.matrix = true;
-        i = 1;
-    }
-    while i < argv.len() {
-        let arg = argv[i].as_str();
-        if arg == "--" {
-            a.command = argv[i + 1..].to_vec();
-            break;
+impl Answer {
+    fn out(stdout: impl Into<String>, code: u8) -> Answer {
+        Answer {
+            stdout: stdout.into(),
+            stderr: String::new(),
+            code,
         }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (arg, None),
-        };
-        let key = OptionKey::ALL.into_iter().find(|k| k.flag() == name);
-        if key.is_none() && name != "--format" && name != "--model-config" {
-            return Err(format!("unknown option `{arg}`"));
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => {
-                i += 1;
-                argv.get(i).cloned().ok_or_else(|| format!("`{name}` needs a value"))?
-            }
-        };
-        match key {
-            Some(key) => a.options.set(key, &value).map_err(|e| option_message(&e))?,
-            None if name == "--model-config" => a.model_config = Some(value),
-            None => {
-                a.format = Some(match value.as_str() {
-                    "table" => Format::Table,
-                    "json" => Format::Json,
-                    "markdown" | "md" => Format::Markdown,
-                    _ => return Err(format!("--format `{value}`: table, json or markdown")),
-                })
-            }
-        }
-        i += 1;
     }
-    if a.command.is_empty() {
-        return Err("give the vLLM command line after `--`, e.g. `qpath --gpu l4 -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8`".into());
-    }
-    Ok(a)
 }
 
-/// Runs `qpath ARGS…` and returns what it prints on success; an error is the message for standard error.
+/// What a scenario comes to, for the exit code and `--check`'s line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// vLLM would start and serve: what runs (`bf16/bf16 fa2/fa2`).
+    Serves(String),
+    /// vLLM would fail: where (the scenario's error, or the first group's).
+    Fails(String),
+    /// qpath cannot model it: why.
+    CannotModel(String),
+}
+
+impl Verdict {
+    pub fn code(&self) -> u8 {
+        match self {
+            Verdict::Serves(_) => exit::SERVES,
+            Verdict::Fails(_) => exit::FAILS,
+            Verdict::CannotModel(_) => exit::CANNOT,
+        }
+    }
+
+    /// `--check`'s line.
+    pub fn line(&self) -> String {
+        match self {
+            Verdict::Serves(s) => format!("vLLM would start and serve: {s}"),
+            Verdict::Fails(s) => format!("vLLM would fail: {s}"),
+            Verdict::CannotModel(s) => s.clone(),
+        }
+    }
+}
+
+/// A report's verdict: vLLM's error (the scenario's, else a group's) fails it; an InputError or a note of qpath's
+/// limit (a drafter qpath cannot model, beside a target that runs) is "cannot model"; else it serves.
+pub fn verdict(r: &Report) -> Verdict {
+    let (status, summary) = matrix::summarize(r);
+    match &r.error {
+        Some(e) if e.kind == ScenarioErrorKind::InputError => return Verdict::CannotModel(summary),
+        Some(_) => return Verdict::Fails(format!("the scenario: {summary}")),
+        None => {}
+    }
+    if let Some((i, g)) = r.groups.iter().enumerate().find(|(_, g)| g.error.is_some()) {
+        let e = g.error.as_ref().expect("found");
+        return Verdict::Fails(format!("group {i} ({}, {}): {summary}", g.backend.name(), e.stage.name()));
+    }
+    match r.notes.iter().find(|n| n.contains(QPATH_LIMIT)) {
+        Some(note) => Verdict::CannotModel(options::echo_words(note)),
+        None if status == CellStatus::OtherBackend => Verdict::Serves(format!("no layer on FlashInfer ({summary})")),
+        None => Verdict::Serves(summary),
+    }
+}
+
+/// A matrix's verdict: any cell that fails fails it; else any cell qpath cannot model; else it serves.
+pub fn matrix_verdict(m: &Matrix) -> Verdict {
+    let cannot = |c: &&matrix::Cell| c.status == CellStatus::Error && c.summary.starts_with(QPATH_LIMIT);
+    let failing: Vec<&matrix::Cell> = m
+        .cells
+        .iter()
+        .filter(|c| c.status == CellStatus::Error && !cannot(c))
+        .collect();
+    let unmodelled: Vec<&matrix::Cell> = m.cells.iter().filter(cannot).collect();
+    let n = m.cells.len();
+    let first = |c: &matrix::Cell| format!("first: {} {}: {}", c.gpu, c.kv_cache_dtype, c.summary);
+    if let Some(c) = failing.first() {
+        return Verdict::Fails(format!("{} of {n} cells ({})", failing.len(), first(c)));
+    }
+    if let Some(c) = unmodelled.first() {
+        return Verdict::CannotModel(format!("{QPATH_LIMIT} in {} of {n} cells ({})", unmodelled.len(), first(c)));
+    }
+    Verdict::Serves(format!("all {n} cells"))
+}
+
 /// The arguments as text: each must be valid UTF-8 (a file name or a word in another encoding is named by its position,
 /// counted from 1 after the program name, its bytes shown with `\xNN` escapes), else the message to print.
 pub fn utf8_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Result<Vec<String>, String> {
@@ -185,165 +179,167 @@ pub fn write_answer(out: &mut dyn std::io::Write, text: &str) -> Written {
     }
 }
 
-pub fn run(argv: &[String]) -> Result<String, String> {
+/// Runs `qpath ARGS…` (without the program name): what to print and the exit code.
+pub fn run(argv: &[String]) -> Answer {
     run_with_env(argv, &|name| std::env::var(name).ok())
 }
 
 /// [`run`] with the environment read through `env` (the HF cache variables and `HOME`), so tests need not change the
 /// process's environment.
-pub fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
-    match argv.first().map(String::as_str) {
-        Some("gpus") => {
-            return Ok(GPUS
-                .iter()
-                .map(|g| format!("{:<24} {:<5} {}\n", g.id, g.capability.to_string(), g.name))
-                .collect());
+pub fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> Answer {
+    let json = wants_json(argv);
+    match parse_args(argv) {
+        Err(e) => usage_answer(&e, json),
+        Ok(Action::Text(text)) => Answer::out(text, exit::SERVES),
+        Ok(Action::Gpus(f)) => Answer::out(gpus(f), exit::SERVES),
+        Ok(Action::Releases(f)) => Answer::out(releases(f), exit::SERVES),
+        Ok(Action::Completions(shell)) => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command(), "qpath", &mut out);
+            Answer::out(String::from_utf8_lossy(&out), exit::SERVES)
         }
-        Some("releases") => {
-            return Ok(Release::ALL
-                .iter()
-                .map(|r| match r.note() {
-                    Some(note) => format!("{:<14} flashinfer {:<13} {note}\n", r.name(), r.flashinfer()),
-                    None => format!("{:<14} flashinfer {}\n", r.name(), r.flashinfer()),
-                })
-                .collect());
-        }
-        Some("-h" | "--help" | "help") | None => return Ok(format!("{}\n", usage())),
-        _ => {}
+        Ok(Action::Scenario(a)) => scenario_answer(&a, json, env),
     }
-    let a = parse_args(argv)?;
-    let mut scenario = a.scenario()?;
-    let found = find_model_config(&a, &scenario, env)?;
+}
+
+/// Whether qpath's own options (the words before `--`) ask for JSON, so that even an error in them is JSON.
+pub fn wants_json(argv: &[String]) -> bool {
+    let own: Vec<&str> = argv.iter().map(String::as_str).take_while(|a| *a != "--").collect();
+    own.windows(2).any(|w| w == ["--format", "json"]) || own.contains(&"--format=json")
+}
+
+/// An error in qpath's options or input: JSON on standard output with `--format json`, else a message (and, for
+/// qpath's own options, the usage lines) on standard error; exit 2.
+fn usage_answer(e: &UsageError, json: bool) -> Answer {
+    if json {
+        let mut error = serde_json::json!({
+            "type": if e.show_usage { "usage" } else { "input" },
+            "message": e.message,
+        });
+        if e.show_usage {
+            error["usage"] = USAGE_LINE.into();
+        }
+        return Answer::out(pretty(&serde_json::json!({ "error": error })), exit::CANNOT);
+    }
+    let usage = if e.show_usage {
+        format!("\n\n{USAGE_LINE}")
+    } else {
+        String::new()
+    };
+    Answer {
+        stdout: String::new(),
+        stderr: format!("qpath: {}{usage}\n", e.message),
+        code: exit::CANNOT,
+    }
+}
+
+fn pretty<T: serde::Serialize>(value: &T) -> String {
+    // The core's DTOs serialise without a failure (strings, numbers, enums as strings).
+    serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
+}
+
+/// `qpath gpus`: the table's ids, capability and name; as JSON the JS API's `gpus()` objects.
+fn gpus(f: Format) -> String {
+    if f == Format::Json {
+        let rows: Vec<serde_json::Value> = GPUS
+            .iter()
+            .map(|g| {
+                serde_json::json!({
+                    "id": g.id, "name": g.name, "arch": g.arch, "compute_capability": g.capability, "sm": g.sm,
+                    "memory_gb": g.memory_gb, "fp8": g.fp8, "fp4": g.fp4, "segment": g.segment, "year": g.year,
+                })
+            })
+            .collect();
+        return pretty(&rows);
+    }
+    GPUS.iter()
+        .map(|g| format!("{:<24} {:<5} {}\n", g.id, g.capability.to_string(), g.name))
+        .collect()
+}
+
+/// `qpath releases`: each release and its FlashInfer pin; as JSON the JS API's `releases()` objects.
+fn releases(f: Format) -> String {
+    if f == Format::Json {
+        let rows: Vec<serde_json::Value> = Release::ALL
+            .iter()
+            .map(|&r| serde_json::json!({"vllm": r.name(), "flashinfer": r.flashinfer(), "cubinsByDefault": default_cubins(r)}))
+            .collect();
+        return pretty(&rows);
+    }
+    Release::ALL
+        .iter()
+        .map(|r| match r.note() {
+            Some(note) => format!("{:<14} flashinfer {:<13} {note}\n", r.name(), r.flashinfer()),
+            None => format!("{:<14} flashinfer {}\n", r.name(), r.flashinfer()),
+        })
+        .collect()
+}
+
+/// The scenario of the options and the command line, with the model's config.json the CLI found.
+fn scenario_of(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<(Scenario, Option<FoundConfig>), UsageError> {
+    let mut scenario = a.options.scenario(command_line(&a.command)).map_err(|e| UsageError {
+        message: option_message(&e),
+        show_usage: true,
+    })?;
+    let found = find_model_config(a.model_config.as_deref(), &scenario, env).map_err(|message| UsageError {
+        message,
+        show_usage: false,
+    })?;
     if let Some(f) = &found {
         scenario.model_config = Some(f.text.clone());
     }
+    Ok((scenario, found))
+}
+
+/// The default action and `qpath matrix`.
+fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -> Answer {
+    let (scenario, found) = match scenario_of(a, env) {
+        Ok(s) => s,
+        Err(e) => return usage_answer(&e, json),
+    };
     if a.matrix {
-        let m = matrix::matrix(&scenario)?;
-        return Ok(match a.format {
-            Some(Format::Json) => serde_json::to_string_pretty(&m).map_err(|e| e.to_string())? + "\n",
-            _ => matrix::markdown(&m),
-        });
+        return matrix_answer(a, &scenario);
     }
     let mut report = resolve(&scenario);
     if let (Some(f), Some(m)) = (&found, report.model.as_mut()) {
         m.config = Some(f.origin.clone());
     }
-    Ok(match a.format.unwrap_or(Format::Table) {
-        Format::Json => serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n",
+    let v = verdict(&report);
+    let text = match a.format.unwrap_or(Format::Table) {
+        _ if a.check => format!("{}\n", v.line()),
+        Format::Json => pretty(&report),
         Format::Markdown => render::markdown(&report, &scenario.command_line, None),
         Format::Table => render::text(&report),
-    })
-}
-
-/// A config.json the CLI found, and where (for the report).
-#[derive(Debug)]
-pub struct FoundConfig {
-    pub text: String,
-    pub origin: String,
-}
-
-/// The model's config.json as vLLM would find it without the network: `--model-config FILE`, MODEL as a local
-/// directory with config.json, MODEL as a Hugging Face id in the local cache; None when none applies (a preset, or a
-/// model `--hf-overrides` describes). A command line that does not parse is left to the core to report.
-pub fn find_model_config(
-    a: &Args,
-    scenario: &Scenario,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<FoundConfig>, String> {
-    if let Some(file) = &a.model_config {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("--model-config {file}: {e}"))?;
-        return Ok(Some(FoundConfig {
-            text,
-            origin: format!("--model-config {file}"),
-        }));
-    }
-    let Ok(cmd) = qpath_core::serve::parse(scenario.release, &scenario.command_line) else {
-        return Ok(None);
     };
-    let model = cmd.model.as_str();
-    let dir = Path::new(model);
-    if dir.is_dir() {
-        let file = dir.join("config.json");
-        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        return Ok(Some(FoundConfig {
-            text,
-            origin: file.display().to_string(),
-        }));
-    }
-    if let Some(file) = hf_cache_config(model, env)? {
-        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        return Ok(Some(FoundConfig {
-            text,
-            origin: format!("{} (Hugging Face cache)", file.display()),
-        }));
-    }
-    Ok(None)
+    Answer::out(text, v.code())
 }
 
-/// The HF hub cache directory: `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`.
-pub fn hf_hub_cache(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let set = |name: &str| env(name).filter(|v| !v.is_empty());
-    if let Some(c) = set("HF_HUB_CACHE") {
-        return Some(PathBuf::from(c));
-    }
-    if let Some(h) = set("HF_HOME") {
-        return Some(Path::new(&h).join("hub"));
-    }
-    set("HOME").map(|h| Path::new(&h).join(".cache").join("huggingface").join("hub"))
-}
-
-/// `models--ORG--NAME/snapshots/<rev>/config.json` for an `ORG/NAME` id: the revision `refs/main` names when it
-/// exists, else the newest snapshot (by modification time) holding config.json. None when the cache has no folder for
-/// the id; an error naming the folder when it has one without a usable snapshot.
-pub fn hf_cache_config(model: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Option<PathBuf>, String> {
-    let Some((org, name)) = model.split_once('/') else {
-        return Ok(None);
+/// `qpath matrix`: Markdown (or JSON); a command line vLLM rejects is its error alone, with the single scenario's code.
+fn matrix_answer(a: &Args, scenario: &Scenario) -> Answer {
+    let json = a.format == Some(Format::Json);
+    let m = match matrix::matrix(scenario) {
+        Ok(m) => m,
+        Err(_) => {
+            let report = resolve(scenario);
+            let v = verdict(&report);
+            let text = match (&report.error, json) {
+                _ if a.check => format!("{}\n", v.line()),
+                (Some(e), true) => pretty(&serde_json::json!({ "error": e })),
+                (Some(e), false) => format!("{}: {}\n", e.kind.heading(), options::echo_words(&e.kind.body(&e.message))),
+                (None, _) => format!("{}\n", v.line()),
+            };
+            return Answer::out(text, v.code());
+        }
     };
-    if org.is_empty() || name.is_empty() || name.contains('/') || model.starts_with('.') {
-        return Ok(None);
-    }
-    let Some(cache) = hf_hub_cache(env) else { return Ok(None) };
-    let folder = cache.join(format!("models--{org}--{name}"));
-    if !folder.is_dir() {
-        return Ok(None);
-    }
-    let snapshots = folder.join("snapshots");
-    let refs_main = folder.join("refs").join("main");
-    if let Ok(rev) = std::fs::read_to_string(&refs_main) {
-        let rev = rev.trim();
-        let file = snapshots.join(rev).join("config.json");
-        if file.is_file() {
-            return Ok(Some(file));
-        }
-        return Err(format!(
-            "{}: refs/main names revision {rev}, but {} does not exist",
-            folder.display(),
-            file.display()
-        ));
-    }
-    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
-    if let Ok(entries) = std::fs::read_dir(&snapshots) {
-        for entry in entries.flatten() {
-            let file = entry.path().join("config.json");
-            if !file.is_file() {
-                continue;
-            }
-            let time = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .unwrap_or(std::time::SystemTime::UNIX_EPOCH);
-            if newest.as_ref().is_none_or(|(t, p)| time > *t || (time == *t && file > *p)) {
-                newest = Some((time, file));
-            }
-        }
-    }
-    match newest {
-        Some((_, file)) => Ok(Some(file)),
-        None => Err(format!(
-            "{}: the Hugging Face cache folder of {model} has no snapshot holding config.json (snapshots/*/config.json)",
-            folder.display()
-        )),
-    }
+    let v = matrix_verdict(&m);
+    let text = if a.check {
+        format!("{}\n", v.line())
+    } else if json {
+        pretty(&m)
+    } else {
+        matrix::markdown(&m)
+    };
+    Answer::out(text, v.code())
 }
 
 #[cfg(test)]
@@ -391,9 +387,54 @@ mod tests {
     }
 
     use super::*;
+    use qpath_core::release::FlashInfer;
+    use std::path::PathBuf;
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    /// What a run printed: standard output when it printed there (a report, with any exit code), else the message.
+    fn printed(a: Answer) -> Result<String, String> {
+        if a.stdout.is_empty() {
+            Err(a.stderr.strip_prefix("qpath: ").unwrap_or(&a.stderr).to_string())
+        } else {
+            Ok(a.stdout)
+        }
+    }
+
+    fn run(argv: &[String]) -> Result<String, String> {
+        printed(super::run(argv))
+    }
+
+    fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+        printed(super::run_with_env(argv, env))
+    }
+
+    /// The scenario a command line asks for, or the message of its error.
+    fn parse_args(argv: &[String]) -> Result<Args, String> {
+        match super::parse_args(argv) {
+            Ok(Action::Scenario(a)) => Ok(*a),
+            Ok(other) => panic!("not a scenario: {other:?}"),
+            Err(e) => Err(e.message),
+        }
+    }
+
+    fn usage() -> String {
+        command().render_long_help().to_string()
+    }
+
+    /// The scenario of parsed arguments (the options and the joined command line).
+    trait ScenarioOf {
+        fn scenario(&self) -> Result<Scenario, String>;
+    }
+
+    impl ScenarioOf for Args {
+        fn scenario(&self) -> Result<Scenario, String> {
+            self.options
+                .scenario(command_line(&self.command))
+                .map_err(|e| option_message(&e))
+        }
     }
 
     #[test]
@@ -619,15 +660,5 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("models--envorg--envmodel/snapshots/abc/config.json"));
-    }
-
-    #[test]
-    fn quoting_keeps_json_arguments_whole() {
-        assert_eq!(shell_quote("fp8"), "fp8");
-        assert_eq!(
-            shell_quote(r#"{"use_trtllm_attention": false}"#),
-            r#"'{"use_trtllm_attention": false}'"#
-        );
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
     }
 }
