@@ -398,10 +398,9 @@ fn clap_message(e: &clap::Error) -> String {
                 _ => vec![],
             };
             // A positional (`completions <SHELL>`) has no option to name.
-            let what = if flag.starts_with('<') {
-                String::new()
-            } else {
-                format!("{flag} ")
+            let what = match flag.strip_prefix('<').and_then(|f| f.strip_suffix('>')) {
+                Some(name) => format!("{} ", name.to_ascii_lowercase()),
+                None => format!("{flag} "),
             };
             format!("{what}`{}`: one of {}{tip}", options::echo(&value), valid.join(", "))
         }

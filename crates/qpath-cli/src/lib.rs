@@ -662,3 +662,326 @@ mod tests {
             .contains("models--envorg--envmodel/snapshots/abc/config.json"));
     }
 }
+
+/// Issue 15's rows that are the CLI's: exit codes, JSON errors, did-you-mean, one-string commands, assignments.
+#[cfg(test)]
+mod issue15 {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn answer(s: &str) -> Answer {
+        run_with_env(&argv(s), &no_env)
+    }
+
+    const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
+
+    #[test]
+    fn exit_codes_are_the_same_in_every_mode() {
+        // 0: vLLM would start and serve; the tables, help, version, completions.
+        for s in [
+            format!("-- {LLAMA}"),
+            format!("--gpu b200 --format json -- {LLAMA} --kv-cache-dtype fp8"),
+            "gpus".into(),
+            "releases --format json".into(),
+            "--help".into(),
+            "--version".into(),
+            "completions zsh".into(),
+            String::new(),
+        ] {
+            assert_eq!(answer(&s).code, exit::SERVES, "{s}");
+        }
+        // 1: vLLM would fail, in every format and in the matrix: argparse's error, a group's error.
+        for s in [
+            format!("-- {LLAMA} --bogus"),
+            format!("--format json -- {LLAMA} --bogus"),
+            format!("--format markdown -- {LLAMA} --bogus"),
+            format!("--gpu l4 --vllm 0.25.0-prefix -- {LLAMA} --kv-cache-dtype fp8"),
+            format!("--gpu v100 -- {LLAMA} --attention-backend FLASHINFER"),
+            format!("matrix -- {LLAMA}"),
+            format!("matrix -- {LLAMA} --bogus"),
+            format!("matrix --format json -- {LLAMA} --bogus"),
+        ] {
+            let a = answer(&s);
+            assert_eq!((a.code, a.stderr.as_str()), (exit::FAILS, ""), "{s}");
+            assert!(!a.stdout.is_empty(), "{s}: the report says where");
+        }
+        // 2: qpath cannot model it (the report still printed) or could not read its options (the message).
+        for s in [
+            "-- vllm serve no-such-org/no-such-model",
+            "matrix -- vllm serve no-such-org/no-such-model",
+        ] {
+            let a = answer(s);
+            assert_eq!(a.code, exit::CANNOT, "{s}");
+            assert!(a.stdout.contains(QPATH_LIMIT), "{s}: {}", a.stdout);
+        }
+        for s in [
+            "--gpu h900 -- vllm serve m",
+            "--bogus -- vllm serve m",
+            "gpus --format yaml",
+            "matrix --gpu l4",
+        ] {
+            let a = answer(s);
+            assert_eq!((a.code, a.stdout.as_str()), (exit::CANNOT, ""), "{s}");
+            assert!(
+                a.stderr.starts_with("qpath: ") && a.stderr.contains("see `qpath --help`"),
+                "{s}: {}",
+                a.stderr
+            );
+        }
+    }
+
+    #[test]
+    fn the_report_says_where_vllm_fails() {
+        let a = answer(&format!(
+            "--check --gpu l4 --vllm 0.25.0-prefix -- {LLAMA} --kv-cache-dtype fp8"
+        ));
+        assert_eq!(
+            a.stdout,
+            "vLLM would fail: group 0 (FLASHINFER, decode_jit): AssertionError: fp8 tensor core is not supported in fa2 backend\n"
+        );
+        let a = answer(&format!("--check -- {LLAMA} --bogus"));
+        assert_eq!(
+            (a.code, a.stdout.as_str()),
+            (
+                1,
+                "vLLM would fail: the scenario: ArgumentError: vllm: error: unrecognized arguments: --bogus\n"
+            )
+        );
+        let a = answer(&format!("--check -- {LLAMA}"));
+        assert_eq!(a.stdout, "vLLM would start and serve: no layer on FlashInfer (FLASH_ATTN)\n");
+        let a = answer(&format!("--check --gpu b200 -- {LLAMA} --kv-cache-dtype fp8"));
+        assert!(a.code == 0 && a.stdout.starts_with("vLLM would start and serve: ") && a.stdout.lines().count() == 1);
+        let a = answer("--check -- vllm serve no-such-org/no-such-model");
+        assert!(
+            a.code == 2 && a.stdout.starts_with("qpath cannot model this: no-such-org/no-such-model"),
+            "{a:?}"
+        );
+        let a = answer(&format!("matrix --check -- {LLAMA}"));
+        assert!(
+            a.code == 1 && a.stdout.starts_with("vLLM would fail: ") && a.stdout.contains(" cells (first: "),
+            "{a:?}"
+        );
+        // The matrix of a command line argparse rejects: the error alone (text: vLLM's heading; JSON: the error object).
+        let a = answer(&format!("matrix -- {LLAMA} --bogus"));
+        assert_eq!(
+            a.stdout,
+            "vLLM rejects this scenario: ArgumentError: vllm: error: unrecognized arguments: --bogus\n"
+        );
+        let j: serde_json::Value =
+            serde_json::from_str(&answer(&format!("matrix --format json -- {LLAMA} --bogus")).stdout).unwrap();
+        assert_eq!(j["error"]["type"], "ArgumentError");
+    }
+
+    fn cell(status: CellStatus, summary: &str) -> matrix::Cell {
+        matrix::Cell {
+            gpu: "l4",
+            kv_cache_dtype: "fp8",
+            command_line: String::new(),
+            status,
+            summary: summary.into(),
+        }
+    }
+
+    #[test]
+    fn a_matrix_fails_on_any_failing_cell_then_on_any_cell_qpath_cannot_model() {
+        let m = |cells: Vec<matrix::Cell>| Matrix {
+            vllm: "0.33.0",
+            kv_cache_dtypes: vec!["fp8"],
+            gpus: vec!["l4"],
+            cells,
+        };
+        let ok = || cell(CellStatus::Ok, "bf16/bf16 fa2/fa2");
+        let other = || cell(CellStatus::OtherBackend, "FLASH_ATTN");
+        let fails = || cell(CellStatus::Error, "ValueError: x");
+        let cannot = || cell(CellStatus::Error, "qpath cannot model this: y");
+        assert_eq!(matrix_verdict(&m(vec![ok(), other()])), Verdict::Serves("all 2 cells".into()));
+        assert_eq!(matrix_verdict(&m(vec![ok(), cannot()])).code(), exit::CANNOT);
+        assert_eq!(matrix_verdict(&m(vec![cannot(), fails(), ok()])).code(), exit::FAILS);
+        assert_eq!(
+            matrix_verdict(&m(vec![cannot(), fails()])).line(),
+            "vLLM would fail: 1 of 2 cells (first: l4 fp8: ValueError: x)"
+        );
+    }
+
+    #[test]
+    fn with_format_json_an_option_error_is_a_json_object() {
+        for s in [
+            "--format json --gp l4 -- vllm serve m",
+            "--format=json --gpu h100 -- vllm serve m",
+            "matrix --format json --gpu -- vllm serve m",
+            "gpus --format json --gpu l4",
+        ] {
+            let a = answer(s);
+            assert_eq!((a.code, a.stderr.as_str()), (exit::CANNOT, ""), "{s}");
+            let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+            assert_eq!(j["error"]["type"], "usage", "{s}");
+            assert!(j["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{s}");
+            assert_eq!(j["error"]["usage"], USAGE_LINE, "{s}");
+        }
+        // An input qpath cannot read: "input", without the usage.
+        let a = answer("--format json --model-config /nonexistent/qpath.json -- vllm serve m");
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!(j["error"]["type"], "input");
+        assert!(j["error"].get("usage").is_none() && a.code == 2);
+        // The same in text: the message, and the usage lines only for qpath's own options.
+        let a = answer("--model-config /nonexistent/qpath.json -- vllm serve m");
+        assert!(a.stderr.starts_with("qpath: --model-config /nonexistent/qpath.json: ") && !a.stderr.contains("usage"));
+        let a = answer("--bogus -- vllm serve m");
+        assert_eq!(a.stderr, format!("qpath: unknown option `--bogus`\n\n{USAGE_LINE}\n"));
+    }
+
+    #[test]
+    fn did_you_mean_on_options_commands_and_gpu_ids() {
+        let said = |s: &str| answer(s).stderr.lines().next().unwrap_or_default().to_string();
+        assert_eq!(
+            said("--gpu h100 -- vllm serve m"),
+            "qpath: --gpu `h100` is not in qpath's GPU table; did you mean `h100-pcie`, `h100-sxm` or `h100-nvl`? (see `qpath gpus`)"
+        );
+        assert_eq!(
+            said("--gp l4 -- vllm serve m"),
+            "qpath: unknown option `--gp`; did you mean `--gpu`?"
+        );
+        assert_eq!(
+            said("vllm serve M"),
+            "qpath: put `--` before the vLLM command: qpath [OPTIONS] -- vllm serve MODEL [FLAGS...]"
+        );
+        assert_eq!(said("--gpu l4 vllm serve M"), said("vllm serve M"));
+        assert_eq!(said("HF_HOME=/x vllm serve M"), said("vllm serve M"));
+        assert_eq!(said("matrix vllm serve M"), said("vllm serve M"));
+        assert_eq!(said("--gpu -- vllm serve m"), "qpath: `--gpu` needs a value");
+        assert_eq!(said("--format -- vllm serve m"), "qpath: `--format` needs a value");
+        assert!(said("gpu").starts_with("qpath: unknown command `gpu`; did you mean `gpus`?"));
+        assert!(said("matrx -- vllm serve m").starts_with("qpath: unknown command `matrx`; did you mean `matrix`?"));
+        assert_eq!(
+            said("--format jsn -- vllm serve m"),
+            "qpath: --format `jsn`: one of table, json, markdown; did you mean `json`?"
+        );
+        assert_eq!(close_gpu_ids("4090"), ["rtx-4090"]);
+        assert_eq!(close_gpu_ids("L40"), ["l40", "l40s"]);
+        assert_eq!(close_gpu_ids("h10"), ["h100-pcie", "h100-sxm", "h100-nvl"]);
+        assert_eq!(close_gpu_ids("b20o"), ["b200"]);
+        assert!(close_gpu_ids("zzzzzz").is_empty() && close_gpu_ids("").is_empty());
+        assert!(close_gpu_ids("a").len() <= GPU_SUGGESTIONS);
+        // A repeated option: the last one wins (as before clap).
+        assert_eq!(answer("--gpu h900 --gpu l4 -- vllm serve m").code, exit::CANNOT); // m: not a preset
+        assert!(answer(&format!("--gpu h900 --gpu l4 -- {LLAMA}")).stderr.is_empty());
+    }
+
+    #[test]
+    fn one_string_after_dashes_is_the_command_line() {
+        let split = answer(&format!("--gpu l4 --format json -- {LLAMA} --kv-cache-dtype fp8"));
+        let one = run_with_env(
+            &[
+                "--gpu",
+                "l4",
+                "--format",
+                "json",
+                "--",
+                &format!("{LLAMA} --kv-cache-dtype fp8"),
+            ]
+            .map(String::from),
+            &no_env,
+        );
+        assert_eq!(one, split);
+        // With assignments and quotes, as a user pastes it.
+        let pasted = format!("VLLM_USE_V2_MODEL_RUNNER=0 {LLAMA} --hf-overrides '{{\"num_hidden_layers\": 4}}'");
+        let a = run_with_env(&["--format".into(), "json".into(), "--".into(), pasted], &no_env);
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!(
+            (j["error"].clone(), j["model"]["num_layers"].clone()),
+            (serde_json::Value::Null, 4.into()),
+            "{a:?}"
+        );
+    }
+
+    /// A directory removed on drop.
+    struct Dir(std::path::PathBuf);
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn an_hf_home_assignment_with_a_blank_is_read_by_the_cache_lookup() {
+        let home = Dir(std::env::temp_dir().join(format!("qpath-cli-hf home-{}", std::process::id())));
+        let snap = home.0.join("hub").join("models--acme--spaced").join("snapshots").join("r1");
+        std::fs::create_dir_all(&snap).unwrap();
+        std::fs::write(
+            snap.join("config.json"),
+            r#"{"architectures": ["Qwen3ForCausalLM"], "head_dim": 128, "hidden_size": 1024, "model_type": "qwen3",
+                "num_attention_heads": 16, "num_hidden_layers": 5, "num_key_value_heads": 8, "torch_dtype": "bfloat16"}"#,
+        )
+        .unwrap();
+        let assignment = format!("HF_HOME={}", home.0.display());
+        let words = ["--format", "json", "--", &assignment, "vllm", "serve", "acme/spaced"].map(String::from);
+        let a = run_with_env(&words, &no_env);
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!(j["model"]["num_layers"], 5, "{a:?}");
+        assert!(
+            j["model"]["config"].as_str().unwrap().contains("hf home-"),
+            "{}",
+            j["model"]["config"]
+        );
+        // The command's HF_HOME wins over the process's; HF_HUB_CACHE (either's) still wins over HF_HOME, as in hf_hub.
+        let other = |name: &str| (name == "HF_HOME").then(|| "/nonexistent".to_string());
+        assert_eq!(run_with_env(&words, &other), a);
+        // The same in one string.
+        let one = format!("HF_HOME='{}' vllm serve acme/spaced", home.0.display());
+        let b = run_with_env(&["--format".into(), "json".into(), "--".into(), one], &no_env);
+        assert_eq!(b, a);
+    }
+
+    #[test]
+    fn help_version_and_the_tables() {
+        let help = answer("--help").stdout;
+        for line in [
+            "qpath --gpu l4 --vllm 0.25.0-prefix -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8",
+            "qpath --gpu h100-sxm --format json -- vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER",
+            "qpath matrix --vllm 0.33.0 -- vllm serve google/gemma-3-27b-it",
+            "qpath --check -- vllm serve M --kv-cache-dtype fp8 || exit 1",
+            EXIT_CODES,
+        ] {
+            assert!(help.contains(line), "{line}\n{help}");
+        }
+        assert_eq!(answer("").stdout, command().render_help().to_string());
+        let version = answer("--version").stdout;
+        assert!(version.starts_with(&format!("qpath {}\nmodels vLLM 0.24.0 to 0.33.0", env!("CARGO_PKG_VERSION"))));
+        for r in Release::ALL {
+            let pin = format!("  {:<14} flashinfer-python {}", r.name(), r.flashinfer());
+            assert!(version.contains(&pin), "{pin}\n{version}");
+        }
+        assert!(version.contains("0.25.0-prefix  flashinfer-python 0.6.13 (never released"));
+        let gpus: serde_json::Value = serde_json::from_str(&answer("gpus --format json").stdout).unwrap();
+        assert_eq!(gpus.as_array().map(Vec::len), Some(GPUS.len()));
+        assert_eq!(
+            (gpus[0]["id"].clone(), gpus[0]["compute_capability"].clone()),
+            (GPUS[0].id.into(), GPUS[0].capability.to_string().into())
+        );
+        let releases: serde_json::Value = serde_json::from_str(&answer("releases --format json").stdout).unwrap();
+        assert_eq!(releases.as_array().map(Vec::len), Some(Release::ALL.len()));
+        assert_eq!(
+            releases[0],
+            serde_json::json!({"vllm": "0.24.0", "flashinfer": "0.6.12", "cubinsByDefault": true})
+        );
+        assert_eq!(answer("gpus --format table").stdout, answer("gpus").stdout);
+        for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+            let a = answer(&format!("completions {shell}"));
+            assert!(
+                a.code == 0 && a.stdout.contains("matrix") && a.stdout.contains("--gpu"),
+                "{shell}"
+            );
+        }
+        assert!(answer("completions tcsh")
+            .stderr
+            .starts_with("qpath: shell `tcsh`: one of bash, elvish, fish, powershell, zsh"));
+    }
+}
