@@ -92,7 +92,22 @@ impl Verdict {
         }
     }
 
-    /// `--check`'s line.
+    /// `--check`'s one line, with its newline: text, or with `--format json` one JSON object
+    /// `{"exit_code": 1, "verdict": "fails", "message": …}` (`verdict`: `serves`, `fails`, `cannot-model`).
+    pub fn check_line(&self, json: bool) -> String {
+        if !json {
+            return format!("{}\n", self.line());
+        }
+        let (verdict, message) = match self {
+            Verdict::Serves(m) => ("serves", m),
+            Verdict::Fails(m) => ("fails", m),
+            Verdict::CannotModel(m) => ("cannot-model", m),
+        };
+        let object = serde_json::json!({"exit_code": self.code(), "verdict": verdict, "message": message});
+        format!("{object}\n")
+    }
+
+    /// `--check`'s text line.
     pub fn line(&self) -> String {
         match self {
             Verdict::Serves(s) => format!("vLLM would start and serve: {s}"),
@@ -306,7 +321,7 @@ fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -
     }
     let v = verdict(&report);
     let text = match a.format.unwrap_or(Format::Table) {
-        _ if a.check => format!("{}\n", v.line()),
+        f if a.check => v.check_line(f == Format::Json),
         Format::Json => pretty(&report),
         Format::Markdown => render::markdown(&report, &scenario.command_line, None),
         Format::Table => render::text(&report),
@@ -323,7 +338,7 @@ fn matrix_answer(a: &Args, scenario: &Scenario) -> Answer {
             let report = resolve(scenario);
             let v = verdict(&report);
             let text = match (&report.error, json) {
-                _ if a.check => format!("{}\n", v.line()),
+                _ if a.check => v.check_line(json),
                 (Some(e), true) => pretty(&serde_json::json!({ "error": e })),
                 (Some(e), false) => format!("{}: {}\n", e.kind.heading(), options::echo_words(&e.kind.body(&e.message))),
                 (None, _) => format!("{}\n", v.line()),
@@ -333,7 +348,7 @@ fn matrix_answer(a: &Args, scenario: &Scenario) -> Answer {
     };
     let v = matrix_verdict(&m);
     let text = if a.check {
-        format!("{}\n", v.line())
+        v.check_line(json)
     } else if json {
         pretty(&m)
     } else {
@@ -763,6 +778,10 @@ mod issue15 {
             a.code == 2 && a.stdout.starts_with("qpath cannot model this: no-such-org/no-such-model"),
             "{a:?}"
         );
+        let a = answer(&format!("--check --format json -- {LLAMA} --bogus"));
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!((j["exit_code"].clone(), j["verdict"].clone()), (1.into(), "fails".into()));
+        assert_eq!(a.stdout.lines().count(), 1);
         let a = answer(&format!("matrix --check -- {LLAMA}"));
         assert!(
             a.code == 1 && a.stdout.starts_with("vLLM would fail: ") && a.stdout.contains(" cells (first: "),
