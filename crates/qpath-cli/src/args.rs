@@ -159,7 +159,7 @@ fn scenario_args(cmd: Command, formats: &'static [&'static str]) -> Command {
             Arg::new("check")
                 .long("check")
                 .action(ArgAction::SetTrue)
-                .help("print one line; the exit code says it (for CI)"),
+                .help("print one line (with --format json, one JSON object); the exit code says it (for CI)"),
         )
         .arg(
             Arg::new("command")

@@ -219,8 +219,17 @@ pub fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> An
 
 /// Whether qpath's own options (the words before `--`) ask for JSON, so that even an error in them is JSON.
 pub fn wants_json(argv: &[String]) -> bool {
-    let own: Vec<&str> = argv.iter().map(String::as_str).take_while(|a| *a != "--").collect();
-    own.windows(2).any(|w| w == ["--format", "json"]) || own.contains(&"--format=json")
+    let mut own = argv.iter().map(String::as_str).take_while(|a| *a != "--");
+    let mut last = None;
+    while let Some(word) = own.next() {
+        if word == "--format" {
+            last = own.next();
+        } else if let Some(value) = word.strip_prefix("--format=") {
+            last = Some(value);
+        }
+    }
+    // The last `--format` wins, as clap reads it.
+    last == Some("json")
 }
 
 /// An error in qpath's options or input: JSON on standard output with `--format json`, else a message (and, for
@@ -836,6 +845,7 @@ mod issue15 {
             "--format=json --gpu h100 -- vllm serve m",
             "matrix --format json --gpu -- vllm serve m",
             "gpus --format json --gpu l4",
+            "--format markdown --format json --gp l4",
         ] {
             let a = answer(s);
             assert_eq!((a.code, a.stderr.as_str()), (exit::CANNOT, ""), "{s}");
@@ -844,6 +854,8 @@ mod issue15 {
             assert!(j["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{s}");
             assert_eq!(j["error"]["usage"], USAGE_LINE, "{s}");
         }
+        assert!(!wants_json(&argv("--format json --format markdown -- vllm serve m")));
+        assert!(!wants_json(&argv("-- vllm serve m --format json")));
         // An input qpath cannot read: "input", without the usage.
         let a = answer("--format json --model-config /nonexistent/qpath.json -- vllm serve m");
         let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();

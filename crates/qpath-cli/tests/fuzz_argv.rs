@@ -11,7 +11,7 @@
 
 use std::ffi::OsString;
 
-use qpath_cli::{exit, run_with_env, utf8_args, wants_json};
+use qpath_cli::{exit, parse_args, run_with_env, utf8_args, wants_json, Action};
 
 #[path = "../../qpath-core/src/test_rng.rs"]
 mod test_rng;
@@ -246,10 +246,8 @@ fn check(argv: Vec<OsString>) -> Result<u8, String> {
     if a.stdout.is_empty() && a.stderr.is_empty() {
         return Err(format!("exit {} with nothing said", a.code));
     }
-    let own: Vec<&str> = words.iter().map(String::as_str).take_while(|w| *w != "--").collect();
-    let text_only = own
-        .iter()
-        .any(|w| ["-h", "--help", "help", "-V", "--version", "completions"].contains(w));
+    // Help, version and completions print text whatever `--format` says (clap reads `-h` inside `-h1x` too).
+    let text_only = matches!(parse_args(&words), Ok(Action::Text(_) | Action::Completions(_)));
     if wants_json(&words) && !text_only {
         serde_json::from_str::<serde_json::Value>(&a.stdout)
             .map_err(|e| format!("--format json printed no JSON ({e}): {}", a.stdout))?;
