@@ -128,7 +128,17 @@ pub fn verdict(r: &Report) -> Verdict {
     }
     if let Some((i, g)) = r.groups.iter().enumerate().find(|(_, g)| g.error.is_some()) {
         let e = g.error.as_ref().expect("found");
-        return Verdict::Fails(format!("group {i} ({}, {}): {summary}", g.backend.name(), e.stage.name()));
+        let role = if g.role == qpath_core::report::GroupRole::Drafter {
+            "drafter "
+        } else {
+            ""
+        };
+        return Verdict::Fails(format!(
+            "group {} ({role}{}, {}): {summary}",
+            i + 1,
+            g.backend.name(),
+            e.stage.name()
+        ));
     }
     match r.notes.iter().find(|n| n.contains(QPATH_LIMIT)) {
         Some(note) => Verdict::CannotModel(options::echo_words(note)),
@@ -768,7 +778,7 @@ mod issue15 {
         ));
         assert_eq!(
             a.stdout,
-            "vLLM would fail: group 0 (FLASHINFER, decode_jit): AssertionError: fp8 tensor core is not supported in fa2 backend\n"
+            "vLLM would fail: group 1 (FLASHINFER, decode_jit): AssertionError: fp8 tensor core is not supported in fa2 backend\n"
         );
         let a = answer(&format!("--check -- {LLAMA} --bogus"));
         assert_eq!(

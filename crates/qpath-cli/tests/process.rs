@@ -97,7 +97,7 @@ fn the_exit_code_is_0_when_vllm_serves_1_when_it_fails_2_when_qpath_cannot_tell(
     ));
     assert_eq!(code, Some(1));
     assert!(
-        out.starts_with("vLLM would fail: group 0 (FLASHINFER, decode_jit): AssertionError"),
+        out.starts_with("vLLM would fail: group 1 (FLASHINFER, decode_jit): AssertionError"),
         "{out}"
     );
     let (code, out, _) = qpath(&["--format", "json", "--", "vllm", "serve", "no-such-org/no-such-model"]);
