@@ -311,7 +311,7 @@ fn methods_without_attention_layers_add_no_group() {
     let r = run(
         "b200",
         "0.24.0",
-        &format!(r#"vllm serve Qwen/Qwen3-8B --speculative-config '{{"method":"ngram","num_speculative_tokens":3}}'"#),
+        r#"vllm serve Qwen/Qwen3-8B --speculative-config '{"method":"ngram","num_speculative_tokens":3}'"#,
     );
     assert_log(
         &r,
@@ -370,7 +370,7 @@ fn the_speculative_config_errors_are_vllms() {
     for (vllm, at) in [("0.24.0", "speculative.py:769"), ("0.33.0", "speculative.py:1499")] {
         let e = error(
             vllm,
-            format!(r#"vllm serve Qwen/Qwen3-8B --speculative-config '{{"method":"mtp","num_speculative_tokens":1}}'"#),
+            r#"vllm serve Qwen/Qwen3-8B --speculative-config '{"method":"mtp","num_speculative_tokens":1}'"#.to_string(),
         );
         assert_eq!(
             (e.kind, e.message.as_str()),

@@ -1,6 +1,6 @@
 //! Ordered JSON: Python dicts keep insertion order, and so do vLLM's messages (serde_json's Map sorts its keys).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -20,12 +20,13 @@ pub(super) enum Value {
     Object(Obj),
 }
 
-/// An insertion-ordered JSON object, with an index from key to position so that building one with n keys costs O(n)
-/// (50,000 dotted keys merge into one `--hf-overrides` dict).
+/// An insertion-ordered JSON object, with an index from key to position so that building one with n keys costs
+/// O(n log n), not O(n²) (50,000 dotted keys merge into one `--hf-overrides` dict).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Obj {
     entries: Vec<(String, Value)>,
-    index: HashMap<String, usize>,
+    /// A B-tree (24 bytes, not a hash map's 48) so that a [`Value`] stays small: it sits in every pydantic error.
+    index: BTreeMap<String, usize>,
 }
 
 impl PartialEq for Obj {
@@ -493,5 +494,99 @@ impl Loads<'_> {
             }
             _ => return Err(LoadsError::Invalid),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(s: &str) -> String {
+        super::super::python::py_repr(&loads(s).unwrap_or_else(|e| panic!("{s}: {e:?}")))
+    }
+
+    /// Each case's expected value is `repr(json.loads(s))` as CPython 3.11 prints it.
+    #[test]
+    fn loads_reads_what_pythons_json_loads_reads() {
+        for (s, repr) in [
+            ("NaN", "nan"),
+            ("Infinity", "inf"),
+            ("-Infinity", "-inf"),
+            ("1e309", "inf"),
+            ("-1e309", "-inf"),
+            ("1e-400", "0.0"),
+            ("-0", "0"),
+            ("1.5E+2", "150.0"),
+            ("12345678901234567890", "12345678901234567890"),
+            (" \t\n[1, 2.0, true, null] \r", "[1, 2.0, True, None]"),
+            (r#"{"a": 1, "b": 2, "a": 3}"#, "{'a': 3, 'b': 2}"),
+            (r#""\ud83d\ude00 \u200b \/""#, "'😀 \\u200b /'"),
+            (
+                r#"{"rope_theta": NaN, "x": [Infinity, -Infinity]}"#,
+                "{'rope_theta': nan, 'x': [inf, -inf]}",
+            ),
+        ] {
+            assert_eq!(ok(s), repr, "{s}");
+        }
+    }
+
+    #[test]
+    fn loads_rejects_what_pythons_json_loads_rejects() {
+        for s in [
+            "",
+            "nan",
+            "-NaN",
+            "infinity",
+            "01",
+            "1.",
+            "1e",
+            "-",
+            "+1",
+            ".5",
+            "[1,]",
+            "{\"a\":1,}",
+            "{'a': 1}",
+            "tru",
+            "\"\u{1}\"",
+            "\"a",
+            "[1] 2",
+            "\u{feff}1",
+            "\"\\x41\"",
+            "\"\\u12\"",
+        ] {
+            assert_eq!(loads(s), Err(LoadsError::Invalid), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn loads_names_what_qpath_cannot_hold() {
+        let deep = format!(
+            "{}{}",
+            "[".repeat(crate::serve::limits::MAX_JSON_DEPTH + 1),
+            "]".repeat(crate::serve::limits::MAX_JSON_DEPTH + 1)
+        );
+        assert!(matches!(loads(&deep), Err(LoadsError::CannotModel(m)) if m.contains("nested deeper than 900 levels")));
+        let at_cap = format!(
+            "{}{}",
+            "[".repeat(crate::serve::limits::MAX_JSON_DEPTH),
+            "]".repeat(crate::serve::limits::MAX_JSON_DEPTH)
+        );
+        assert!(loads(&at_cap).is_ok());
+        assert!(matches!(loads(r#""\ud800""#), Err(LoadsError::CannotModel(m)) if m.contains("lone surrogate \\ud800")));
+        assert!(matches!(loads(&"9".repeat(400)), Err(LoadsError::CannotModel(m)) if m.contains("400 digits")));
+    }
+
+    #[test]
+    fn objects_with_many_keys_keep_order_and_last_values() {
+        let mut o = Obj::new();
+        for i in 0..50_000 {
+            o.insert(format!("k{}", i % 25_000), Value::from(i as i64));
+        }
+        assert_eq!(o.iter().count(), 25_000);
+        assert_eq!(
+            o.iter().next().map(|(k, v)| (k.as_str(), v.to_string())),
+            Some(("k0", "25000".to_string()))
+        );
+        assert_eq!(o.get("k24999"), Some(&Value::from(49_999i64)));
     }
 }

@@ -177,7 +177,6 @@ fn dataclass_json(model: &str, raw: &str) -> Result<Obj, String> {
     let expanded = expand_hr_numbers(raw)?;
     match super::json::loads(&expanded) {
         Ok(Value::Object(m)) => Ok(m),
-        Err(super::json::LoadsError::CannotModel(m)) => Err(m),
         Ok(v) => Err(pydantic_message(
             model,
             &[PydErr {
@@ -187,7 +186,8 @@ fn dataclass_json(model: &str, raw: &str) -> Result<Obj, String> {
                 input: v,
             }],
         )),
-        Err(super::json::LoadsError::Invalid) => Err(pydantic_message(
+        // pydantic reads the text with its own JSON parser (jiter), whose errors are serde_json's texts.
+        Err(_) => Err(pydantic_message(
             model,
             &[PydErr {
                 loc: None,
