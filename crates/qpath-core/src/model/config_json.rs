@@ -340,7 +340,7 @@ impl Fields<'_> {
             Some(0) => err(format!("{}: {} = 0: must be a positive integer", self.file, self.path(key))),
             Some(n) if n <= u64::from(max) => Ok(Some(n as u32)),
             Some(n) => err(format!(
-                "{}: {} = {n}: larger than qpath's limit of {max}",
+                "{}: qpath cannot model this: {} = {n}: larger than qpath's limit of {max}",
                 self.file,
                 self.path(key)
             )),
