@@ -345,7 +345,12 @@ async fn without_a_speculative_config_there_is_no_drafter() {
 #[wasm_bindgen_test]
 async fn a_spec_decode_cuda_graph_downgrade_is_shown_once() {
     let spec = r#"--speculative-config '{"model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}'"#;
-    let root = mount(report("h100-sxm", Release::V0_24_0, &format!("--attention-backend FLASHINFER {spec}"))).await;
+    let root = mount(report(
+        "h100-sxm",
+        Release::V0_24_0,
+        &format!("--attention-backend FLASHINFER {spec}"),
+    ))
+    .await;
     assert_eq!(
         text(&root, "#result-cuda-graphs"),
         "CUDA graphs: cudagraph_mode FULL_AND_PIECEWISE (the default optimization level -O2) → PIECEWISE \

@@ -527,7 +527,18 @@ fn drafter_backend(
                     show(spec_backend)
                 ),
             );
-            (spec_backend, v1_kv(r, &target_kv, spec_kv, t))
+            (
+                spec_backend,
+                drafter_kv(
+                    KvSource {
+                        read_by: (r >= Release::V0_26_0).then_some(&source::V1_DRAFT_KV_CACHE_DTYPE),
+                        default: &source::V1_DRAFT_BACKEND,
+                    },
+                    &target_kv,
+                    spec_kv,
+                    t,
+                ),
+            )
         }
         ModelRunner::V2 if method == "draft_model" => v2_draft_model(r, target_forced, spec_backend, &target_kv, spec_kv, t),
         ModelRunner::V2 => v2_eagle(r, target_forced, spec_backend, &target_kv, spec_kv, t),
@@ -542,12 +553,19 @@ fn drafter_backend(
     Ok((backend, kv))
 }
 
-/// V1: the drafter's cache dtype is the target's, or (0.26.0+) the speculative config's `kv_cache_dtype`.
-fn v1_kv(r: Release, target_kv: &str, spec_kv: Option<String>, t: &mut Trace) -> String {
-    match spec_kv {
-        Some(kv) if r >= Release::V0_26_0 => {
+/// Where the drafter's cache dtype comes from: the speculative config's `kv_cache_dtype` when it is set and the
+/// loader reads it (`read_by`: the statement that applies it, `None` where this loader ignores it), else the target's
+/// cache config (`default`: the statement that passes it on).
+struct KvSource {
+    read_by: Option<&'static Cite>,
+    default: &'static Cite,
+}
+
+fn drafter_kv(from: KvSource, target_kv: &str, spec_kv: Option<String>, t: &mut Trace) -> String {
+    match (spec_kv, from.read_by) {
+        (Some(kv), Some(cite)) => {
             t.step(
-                Some(&source::V1_DRAFT_KV_CACHE_DTYPE),
+                Some(cite),
                 "drafter cache dtype",
                 format!("speculative config kv_cache_dtype: {kv}"),
             );
@@ -555,7 +573,7 @@ fn v1_kv(r: Release, target_kv: &str, spec_kv: Option<String>, t: &mut Trace) ->
         }
         _ => {
             t.step(
-                Some(&source::V1_DRAFT_BACKEND),
+                Some(from.default),
                 "drafter cache dtype",
                 format!("the target's cache config: {target_kv}"),
             );
@@ -611,29 +629,20 @@ fn v2_eagle(
             target_forced
         }
     };
-    let kv = match spec_kv {
-        Some(kv) if r >= Release::V0_26_0 => {
-            let cite = if r >= Release::V0_31_0 {
-                overrides
-            } else {
-                &source::V2_EAGLE_KV_CACHE_DTYPE
-            };
-            t.step(
-                Some(cite),
-                "drafter cache dtype",
-                format!("speculative config kv_cache_dtype: {kv}"),
-            );
-            kv
-        }
-        _ => {
-            t.step(
-                Some(&source::V2_EAGLE_LOAD),
-                "drafter cache dtype",
-                format!("the target's cache config: {target_kv}"),
-            );
-            target_kv.to_string()
-        }
+    let read_by = match r {
+        _ if r >= Release::V0_31_0 => Some(overrides),
+        _ if r >= Release::V0_26_0 => Some(&source::V2_EAGLE_KV_CACHE_DTYPE),
+        _ => None,
     };
+    let kv = drafter_kv(
+        KvSource {
+            read_by,
+            default: &source::V2_EAGLE_LOAD,
+        },
+        target_kv,
+        spec_kv,
+        t,
+    );
     (backend, kv)
 }
 
@@ -667,23 +676,7 @@ fn v2_draft_model(
             }
         ),
     );
-    let kv = match spec_kv {
-        Some(kv) if r >= Release::V0_32_0 => {
-            t.step(
-                Some(&source::V2_STANDALONE_KV_CACHE_DTYPE),
-                "drafter cache dtype",
-                format!("speculative config kv_cache_dtype: {kv}"),
-            );
-            kv
-        }
-        _ => {
-            t.step(
-                Some(load),
-                "drafter cache dtype",
-                format!("the target's cache config: {target_kv}"),
-            );
-            target_kv.to_string()
-        }
-    };
+    let read_by = (r >= Release::V0_32_0).then_some(&source::V2_STANDALONE_KV_CACHE_DTYPE);
+    let kv = drafter_kv(KvSource { read_by, default: load }, target_kv, spec_kv, t);
     (target_forced, kv)
 }

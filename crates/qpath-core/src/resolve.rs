@@ -191,7 +191,6 @@ fn resolve_into(
     let selection = selection_logs(r, &rows);
     report.logs.extend(selection.iter().map(|l| l.text.clone()));
     report.log_records.extend(selection);
-    let mut p = p;
     let align_steps = hybrid_alignment(&mut p, &cmd, &spec, &rows, report);
     let mut groups = Vec::new();
     let device = report.gpu.name.clone();

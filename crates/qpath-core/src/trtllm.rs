@@ -334,6 +334,7 @@ mod vllm_unit_tests {
                 mode: "FULL_AND_PIECEWISE".into(),
                 set_by: "the default".into(),
             },
+            resolved_graphs: None,
         }
     }
 

@@ -217,6 +217,20 @@ fn the_drafter_backend_differs_from_the_target_forced_one() {
     );
     assert_eq!(r.speculative.as_ref().unwrap().runner, ModelRunner::V1);
     assert_eq!(drafter(&r).backend, Backend::FlashAttn);
+    // The V1 rule is in every release: at 0.24.0 (Llama on V2 by default) with VLLM_USE_V2_MODEL_RUNNER=0 the head
+    // auto-selects too (llm_base_proposer.py:1212).
+    let r = run(
+        "h100-sxm",
+        "0.24.0",
+        &format!("VLLM_USE_V2_MODEL_RUNNER=0 {LLAMA} --attention-backend FLASHINFER {EAGLE3}"),
+    );
+    let d = drafter(&r);
+    assert_eq!(d.backend, Backend::FlashAttn);
+    assert!(has_step(
+        d,
+        "drafter backend",
+        "vllm/v1/spec_decode/llm_base_proposer.py:1212"
+    ));
     // 0.24.0-0.29.0, V2: the speculative config's attention_backend is not read (eagle/utils.py load_eagle_model).
     let r = run(
         "h100-sxm",
@@ -311,7 +325,7 @@ fn methods_without_attention_layers_add_no_group() {
     let r = run(
         "b200",
         "0.24.0",
-        &format!(r#"vllm serve Qwen/Qwen3-8B --speculative-config '{{"method":"ngram","num_speculative_tokens":3}}'"#),
+        r#"vllm serve Qwen/Qwen3-8B --speculative-config '{"method":"ngram","num_speculative_tokens":3}'"#,
     );
     assert_log(
         &r,
@@ -370,7 +384,7 @@ fn the_speculative_config_errors_are_vllms() {
     for (vllm, at) in [("0.24.0", "speculative.py:769"), ("0.33.0", "speculative.py:1499")] {
         let e = error(
             vllm,
-            format!(r#"vllm serve Qwen/Qwen3-8B --speculative-config '{{"method":"mtp","num_speculative_tokens":1}}'"#),
+            r#"vllm serve Qwen/Qwen3-8B --speculative-config '{"method":"mtp","num_speculative_tokens":1}'"#.to_string(),
         );
         assert_eq!(
             (e.kind, e.message.as_str()),

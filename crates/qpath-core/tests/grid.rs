@@ -139,6 +139,7 @@ fn builder_grid() {
                                                             mode: "FULL_AND_PIECEWISE".into(),
                                                             set_by: "the default".into(),
                                                         },
+                                                        resolved_graphs: None,
                                                     };
                                                     let spec_dtype = match *kv {
                                                         "float16" => TorchDtype::Float16,
