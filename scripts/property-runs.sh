@@ -42,6 +42,7 @@ run "JS API arguments (the API's reading)" cargo test --release -p qpath-web --l
 
 if [ "$browser" = 1 ]; then
   export QPATH_API_FUZZ_CASES="${QPATH_API_FUZZ_CASES:-10000}"
+  export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-600}"
   run "JS API in Chromium" env -u GECKODRIVER CHROMEDRIVER="$(command -v chromedriver)" \
     cargo test --target wasm32-unknown-unknown -p qpath-web --test api_fuzz -- --nocapture
   run "JS API in Firefox" env -u CHROMEDRIVER GECKODRIVER="$(command -v geckodriver)" \
