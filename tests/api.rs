@@ -64,8 +64,9 @@ fn api_json(cmd: &str, options: &str) -> Value {
 
 /// What the real CLI (`qpath_cli::run`, the binary's whole logic) prints for these arguments, parsed.
 fn cli_json(argv: &[String]) -> Value {
-    let out = qpath_cli::run(argv).unwrap_or_else(|e| panic!("qpath {argv:?} failed: {e}"));
-    serde_json::from_str(&out).unwrap()
+    let out = qpath_cli::run(argv);
+    assert!(out.stderr.is_empty(), "qpath {argv:?} failed: {}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
 }
 
 /// The message of a thrown JS `Error`.

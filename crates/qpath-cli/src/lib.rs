@@ -1,153 +1,172 @@
 //! `qpath`: what vLLM's FlashInfer backend decides for a GPU, a release and a `vllm serve` command line. The binary
-//! (`src/main.rs`) only hands `argv` to [`run`] and prints; everything else is here, so tests (the crate's own and
-//! the page's JS API tests, which compare the API with this CLI) call the real parser.
+//! (`src/main.rs`) only hands `argv` to [`run`] and prints the [`Answer`]; everything else is here, so tests (the
+//! crate's own and the page's JS API tests, which compare the API with this CLI) call the real parser.
 //!
 //! ```text
-//! qpath [--gpu ID | --compute-capability X.Y] [--vllm VERSION] [--cuda X.Y] [--trtllm-cubins yes|no]
-//!       [--flashinfer VERSION] [--model-config FILE] [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
+//! qpath [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]      one scenario (--format table|json|markdown)
+//! qpath matrix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] all GPUs x FlashInfer cache dtypes
+//! qpath gpus | releases [--format table|json]                          the tables
+//! qpath completions bash|zsh|fish|elvish|powershell                    a shell's completion script
 //! ```
 //!
-//! The model's config.json is read as vLLM would find it, without the network: `--model-config FILE`; else MODEL as
-//! a local directory holding config.json; else MODEL as a Hugging Face id in the local HF cache (`$HF_HUB_CACHE`,
-//! else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`: `models--ORG--NAME/snapshots/<refs/main or the newest>/
-//! config.json`); else a qpath preset of that id. The report says which (`model.config`).
+//! qpath's options are read by clap (`args.rs`): help with examples, `--version` with the releases qpath models,
+//! did-you-mean on qpath's own options and (qpath's) on GPU ids, subcommands, completions from the same definition.
+//! The vLLM command after `--` is not clap's: the core parses it as that release's argparse does (`line.rs` joins the
+//! words back into one shell line, `NAME=value` words before `vllm` staying assignments).
 //!
-//! ```text
-//! qpath matrix [same options; --format markdown|json] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
-//! qpath gpus | releases
-//! ```
+//! The exit code is the same in every mode ([`exit`]): 0 vLLM would start and serve, 1 vLLM would fail (the report
+//! says where), 2 qpath could not read the input or cannot model it. With `--format json` an error in qpath's own
+//! options or input is a JSON object on standard output: `{"error": {"type": "usage" | "input", "message": …}}` (plus
+//! `usage`, qpath's usage lines, for `usage`).
+//!
+//! The model's config.json is read as vLLM would find it, without the network (`config.rs`): `--model-config FILE`;
+//! else MODEL as a local directory holding config.json; else MODEL as a Hugging Face id in the local HF cache; else a
+//! qpath preset of that id. The report says which (`model.config`).
 
-use std::path::{Path, PathBuf};
+mod args;
+mod config;
+mod line;
+
+pub use args::{
+    close_gpu_ids, command, option_message, parse_args, version_text, Action, Args, Format, UsageError, EXIT_CODES,
+    GPU_SUGGESTIONS, USAGE_LINE,
+};
+pub use config::{find_model_config, hf_cache_config, hf_hub_cache, FoundConfig};
+pub use line::{command_line, shell_quote};
 
 use qpath_core::gpu::GPUS;
-use qpath_core::options::{self, OptionKey, ScenarioOptions};
-use qpath_core::release::{FlashInfer, Release};
-use qpath_core::resolve::{resolve, Scenario, DEFAULT_CUDA};
-use qpath_core::{matrix, render};
+use qpath_core::matrix::{self, CellStatus, Matrix};
+use qpath_core::release::Release;
+use qpath_core::report::{Report, ScenarioErrorKind, QPATH_LIMIT};
+use qpath_core::resolve::{default_cubins, resolve, Scenario};
+use qpath_core::{options, render};
 
-/// The usage text; its release range and defaults come from the core's data.
-pub fn usage() -> String {
-    format!(
-        "usage:
-  qpath [--gpu ID | --compute-capability X.Y] [--vllm VERSION] [--cuda X.Y] [--trtllm-cubins yes|no]
-        [--flashinfer VERSION] [--model-config FILE] [--format table|json|markdown] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
-  qpath matrix [the same options, --format markdown|json] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
-  qpath gpus        list the GPU table's ids
-  qpath releases    list the vLLM releases ({range}) and the FlashInfer each pins
-defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}, TRTLLM cubins available in every release (flashinfer-cubin
-  installed or NVIDIA's artifactory reachable); --trtllm-cubins no: offline without flashinfer-cubin
---vllm: a release ({range}) or any vLLM version (a nightly such as 0.27.2rc1.dev77+g1234abc, a patch): it runs as
-  the last release at or before it, and the report says so
---flashinfer: the installed flashinfer-python when it is not the release's pin ({fis}); FlashInfer's rules follow it
-MODEL's config.json: --model-config FILE, else MODEL as a directory with config.json, else MODEL in the local Hugging Face
-  cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), else qpath's preset of that id",
-        fis = FlashInfer::list_text(),
-        range = Release::range_text(),
-        gpu = options::DEFAULT_GPU,
-        latest = Release::LATEST.name(),
-        cuda = DEFAULT_CUDA,
-    )
+/// qpath's exit codes, the same for a scenario, `qpath matrix`, `qpath gpus` and `qpath releases`.
+pub mod exit {
+    /// vLLM would start and serve (a matrix: every cell); also help, version, the tables, completions.
+    pub const SERVES: u8 = 0;
+    /// vLLM would fail: the scenario's error of vLLM's own kind (ArgumentError, ValueError, NotImplementedError,
+    /// AssertionError, ZeroDivisionError) or a group's `error` (a matrix: any cell).
+    pub const FAILS: u8 = 1;
+    /// qpath could not read the input (its own options, a config.json) or cannot model it (InputError, "qpath cannot
+    /// model this"; a matrix: a cell qpath cannot model and none that fails).
+    pub const CANNOT: u8 = 2;
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Format {
-    Table,
-    Json,
-    Markdown,
+/// What one run prints and how it ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub stdout: String,
+    pub stderr: String,
+    /// One of [`exit`]'s codes.
+    pub code: u8,
 }
 
-/// What the command line asks for.
-#[derive(Debug)]
-pub struct Args {
-    pub matrix: bool,
-    pub options: ScenarioOptions,
-    pub format: Option<Format>,
-    /// `--model-config FILE`: the model's config.json.
-    pub model_config: Option<String>,
-    /// The vLLM command line's words, after `--`.
-    pub command: Vec<String>,
-}
-
-impl Args {
-    /// The scenario: the options (the core's defaults where absent) and the words joined back into one line.
-    pub fn scenario(&self) -> Result<Scenario, String> {
-        let line: Vec<String> = self.command.iter().map(|s| shell_quote(s)).collect();
-        self.options.scenario(line.join(" ")).map_err(|e| option_message(&e))
-    }
-}
-
-/// An option error as the CLI says it: `--gpu `h900` is not in qpath's GPU table (see `qpath gpus`)`.
-fn option_message(e: &options::OptionError) -> String {
-    let hint = if e.key == OptionKey::Gpu { " (see `qpath gpus`)" } else { "" };
-    format!("{} `{}` {}{hint}", e.key.flag(), options::echo(&e.value), e.reason)
-}
-
-/// Quotes one argument for a POSIX shell when it needs it, so the core parses the joined line back to the same tokens.
-fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,@%+".contains(c));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-/// Reads qpath's own options and the vLLM command line after `--`.
-pub fn parse_args(argv: &[String]) -> Result<Args, String> {
-    let mut a = Args {
-        matrix: false,
-        options: ScenarioOptions::default(),
-        format: None,
-        model_config: None,
-        command: vec![],
-    };
-    let mut i = 0;
-    if argv.first().map(String::as_str) == Some("matrix") {
-        a.matrix = true;
-        i = 1;
-    }
-    while i < argv.len() {
-        let arg = argv[i].as_str();
-        if arg == "--" {
-            a.command = argv[i + 1..].to_vec();
-            break;
+impl Answer {
+    fn out(stdout: impl Into<String>, code: u8) -> Answer {
+        Answer {
+            stdout: stdout.into(),
+            stderr: String::new(),
+            code,
         }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (arg, None),
+    }
+}
+
+/// What a scenario comes to, for the exit code and `--check`'s line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// vLLM would start and serve: what runs (`bf16/bf16 fa2/fa2`).
+    Serves(String),
+    /// vLLM would fail: where (the scenario's error, or the first group's).
+    Fails(String),
+    /// qpath cannot model it: why.
+    CannotModel(String),
+}
+
+impl Verdict {
+    pub fn code(&self) -> u8 {
+        match self {
+            Verdict::Serves(_) => exit::SERVES,
+            Verdict::Fails(_) => exit::FAILS,
+            Verdict::CannotModel(_) => exit::CANNOT,
+        }
+    }
+
+    /// `--check`'s one line, with its newline: text, or with `--format json` one JSON object
+    /// `{"exit_code": 1, "verdict": "fails", "message": …}` (`verdict`: `serves`, `fails`, `cannot-model`).
+    pub fn check_line(&self, json: bool) -> String {
+        if !json {
+            return format!("{}\n", self.line());
+        }
+        let (verdict, message) = match self {
+            Verdict::Serves(m) => ("serves", m),
+            Verdict::Fails(m) => ("fails", m),
+            Verdict::CannotModel(m) => ("cannot-model", m),
         };
-        let key = OptionKey::ALL.into_iter().find(|k| k.flag() == name);
-        if key.is_none() && name != "--format" && name != "--model-config" {
-            return Err(format!("unknown option `{arg}`"));
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => {
-                i += 1;
-                argv.get(i).cloned().ok_or_else(|| format!("`{name}` needs a value"))?
-            }
-        };
-        match key {
-            Some(key) => a.options.set(key, &value).map_err(|e| option_message(&e))?,
-            None if name == "--model-config" => a.model_config = Some(value),
-            None => {
-                a.format = Some(match value.as_str() {
-                    "table" => Format::Table,
-                    "json" => Format::Json,
-                    "markdown" | "md" => Format::Markdown,
-                    _ => return Err(format!("--format `{value}`: table, json or markdown")),
-                })
-            }
-        }
-        i += 1;
+        let object = serde_json::json!({"exit_code": self.code(), "verdict": verdict, "message": message});
+        format!("{object}\n")
     }
-    if a.command.is_empty() {
-        return Err("give the vLLM command line after `--`, e.g. `qpath --gpu l4 -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8`".into());
+
+    /// `--check`'s text line.
+    pub fn line(&self) -> String {
+        match self {
+            Verdict::Serves(s) => format!("vLLM would start and serve: {s}"),
+            Verdict::Fails(s) => format!("vLLM would fail: {s}"),
+            Verdict::CannotModel(s) => s.clone(),
+        }
     }
-    Ok(a)
 }
 
-/// Runs `qpath ARGS…` and returns what it prints on success; an error is the message for standard error.
+/// A report's verdict: vLLM's error (the scenario's, else a group's) fails it; an InputError or a note of qpath's
+/// limit (a drafter qpath cannot model, beside a target that runs) is "cannot model"; else it serves.
+pub fn verdict(r: &Report) -> Verdict {
+    let (status, summary) = matrix::summarize(r);
+    match &r.error {
+        Some(e) if e.kind == ScenarioErrorKind::InputError => return Verdict::CannotModel(summary),
+        Some(_) => return Verdict::Fails(format!("the scenario: {summary}")),
+        None => {}
+    }
+    if let Some((i, g)) = r.groups.iter().enumerate().find(|(_, g)| g.error.is_some()) {
+        let e = g.error.as_ref().expect("found");
+        let role = if g.role == qpath_core::report::GroupRole::Drafter {
+            "drafter "
+        } else {
+            ""
+        };
+        return Verdict::Fails(format!(
+            "group {} ({role}{}, {}): {summary}",
+            i + 1,
+            g.backend.name(),
+            e.stage.name()
+        ));
+    }
+    match r.notes.iter().find(|n| n.contains(QPATH_LIMIT)) {
+        Some(note) => Verdict::CannotModel(options::echo_words(note)),
+        None if status == CellStatus::OtherBackend => Verdict::Serves(format!("no layer on FlashInfer ({summary})")),
+        None => Verdict::Serves(summary),
+    }
+}
+
+/// A matrix's verdict: any cell that fails fails it; else any cell qpath cannot model; else it serves.
+pub fn matrix_verdict(m: &Matrix) -> Verdict {
+    let cannot = |c: &&matrix::Cell| c.status == CellStatus::Error && c.summary.starts_with(QPATH_LIMIT);
+    let failing: Vec<&matrix::Cell> = m
+        .cells
+        .iter()
+        .filter(|c| c.status == CellStatus::Error && !cannot(c))
+        .collect();
+    let unmodelled: Vec<&matrix::Cell> = m.cells.iter().filter(cannot).collect();
+    let n = m.cells.len();
+    let first = |c: &matrix::Cell| format!("first: {} {}: {}", c.gpu, c.kv_cache_dtype, c.summary);
+    if let Some(c) = failing.first() {
+        return Verdict::Fails(format!("{} of {n} cells ({})", failing.len(), first(c)));
+    }
+    if let Some(c) = unmodelled.first() {
+        return Verdict::CannotModel(format!("{QPATH_LIMIT} in {} of {n} cells ({})", unmodelled.len(), first(c)));
+    }
+    Verdict::Serves(format!("all {n} cells"))
+}
+
 /// The arguments as text: each must be valid UTF-8 (a file name or a word in another encoding is named by its position,
 /// counted from 1 after the program name, its bytes shown with `\xNN` escapes), else the message to print.
 pub fn utf8_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Result<Vec<String>, String> {
@@ -185,165 +204,176 @@ pub fn write_answer(out: &mut dyn std::io::Write, text: &str) -> Written {
     }
 }
 
-pub fn run(argv: &[String]) -> Result<String, String> {
+/// Runs `qpath ARGS…` (without the program name): what to print and the exit code.
+pub fn run(argv: &[String]) -> Answer {
     run_with_env(argv, &|name| std::env::var(name).ok())
 }
 
 /// [`run`] with the environment read through `env` (the HF cache variables and `HOME`), so tests need not change the
 /// process's environment.
-pub fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
-    match argv.first().map(String::as_str) {
-        Some("gpus") => {
-            return Ok(GPUS
-                .iter()
-                .map(|g| format!("{:<24} {:<5} {}\n", g.id, g.capability.to_string(), g.name))
-                .collect());
+pub fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> Answer {
+    let json = wants_json(argv);
+    match parse_args(argv) {
+        Err(e) => usage_answer(&e, json),
+        Ok(Action::Text(text)) => Answer::out(text, exit::SERVES),
+        Ok(Action::Gpus(f)) => Answer::out(gpus(f), exit::SERVES),
+        Ok(Action::Releases(f)) => Answer::out(releases(f), exit::SERVES),
+        Ok(Action::Completions(shell)) => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command(), "qpath", &mut out);
+            Answer::out(String::from_utf8_lossy(&out), exit::SERVES)
         }
-        Some("releases") => {
-            return Ok(Release::ALL
-                .iter()
-                .map(|r| match r.note() {
-                    Some(note) => format!("{:<14} flashinfer {:<13} {note}\n", r.name(), r.flashinfer()),
-                    None => format!("{:<14} flashinfer {}\n", r.name(), r.flashinfer()),
-                })
-                .collect());
-        }
-        Some("-h" | "--help" | "help") | None => return Ok(format!("{}\n", usage())),
-        _ => {}
+        Ok(Action::Scenario(a)) => scenario_answer(&a, json, env),
     }
-    let a = parse_args(argv)?;
-    let mut scenario = a.scenario()?;
-    let found = find_model_config(&a, &scenario, env)?;
+}
+
+/// Whether qpath's own options (the words before `--`) ask for JSON, so that even an error in them is JSON.
+pub fn wants_json(argv: &[String]) -> bool {
+    let mut own = argv.iter().map(String::as_str).take_while(|a| *a != "--");
+    let mut last = None;
+    while let Some(word) = own.next() {
+        if word == "--format" {
+            last = own.next();
+        } else if let Some(value) = word.strip_prefix("--format=") {
+            last = Some(value);
+        }
+    }
+    // The last `--format` wins, as clap reads it.
+    last == Some("json")
+}
+
+/// An error in qpath's options or input: JSON on standard output with `--format json`, else a message (and, for
+/// qpath's own options, the usage lines) on standard error; exit 2.
+fn usage_answer(e: &UsageError, json: bool) -> Answer {
+    if json {
+        let mut error = serde_json::json!({
+            "type": if e.show_usage { "usage" } else { "input" },
+            "message": e.message,
+        });
+        if e.show_usage {
+            error["usage"] = USAGE_LINE.into();
+        }
+        return Answer::out(pretty(&serde_json::json!({ "error": error })), exit::CANNOT);
+    }
+    let usage = if e.show_usage {
+        format!("\n\n{USAGE_LINE}")
+    } else {
+        String::new()
+    };
+    Answer {
+        stdout: String::new(),
+        stderr: format!("qpath: {}{usage}\n", e.message),
+        code: exit::CANNOT,
+    }
+}
+
+fn pretty<T: serde::Serialize>(value: &T) -> String {
+    // The core's DTOs serialise without a failure (strings, numbers, enums as strings).
+    serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
+}
+
+/// `qpath gpus`: the table's ids, capability and name; as JSON the JS API's `gpus()` objects.
+fn gpus(f: Format) -> String {
+    if f == Format::Json {
+        let rows: Vec<serde_json::Value> = GPUS
+            .iter()
+            .map(|g| {
+                serde_json::json!({
+                    "id": g.id, "name": g.name, "arch": g.arch, "compute_capability": g.capability, "sm": g.sm,
+                    "memory_gb": g.memory_gb, "fp8": g.fp8, "fp4": g.fp4, "segment": g.segment, "year": g.year,
+                })
+            })
+            .collect();
+        return pretty(&rows);
+    }
+    GPUS.iter()
+        .map(|g| format!("{:<24} {:<5} {}\n", g.id, g.capability.to_string(), g.name))
+        .collect()
+}
+
+/// `qpath releases`: each release and its FlashInfer pin; as JSON the JS API's `releases()` objects.
+fn releases(f: Format) -> String {
+    if f == Format::Json {
+        let rows: Vec<serde_json::Value> = Release::ALL
+            .iter()
+            .map(|&r| serde_json::json!({"vllm": r.name(), "flashinfer": r.flashinfer(), "cubinsByDefault": default_cubins(r)}))
+            .collect();
+        return pretty(&rows);
+    }
+    Release::ALL
+        .iter()
+        .map(|r| match r.note() {
+            Some(note) => format!("{:<14} flashinfer {:<13} {note}\n", r.name(), r.flashinfer()),
+            None => format!("{:<14} flashinfer {}\n", r.name(), r.flashinfer()),
+        })
+        .collect()
+}
+
+/// The scenario of the options and the command line, with the model's config.json the CLI found.
+fn scenario_of(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<(Scenario, Option<FoundConfig>), UsageError> {
+    let mut scenario = a.options.scenario(command_line(&a.command)).map_err(|e| UsageError {
+        message: option_message(&e),
+        show_usage: true,
+    })?;
+    let found = find_model_config(a.model_config.as_deref(), &scenario, env).map_err(|message| UsageError {
+        message,
+        show_usage: false,
+    })?;
     if let Some(f) = &found {
         scenario.model_config = Some(f.text.clone());
     }
+    Ok((scenario, found))
+}
+
+/// The default action and `qpath matrix`.
+fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -> Answer {
+    let (scenario, found) = match scenario_of(a, env) {
+        Ok(s) => s,
+        Err(e) => return usage_answer(&e, json),
+    };
     if a.matrix {
-        let m = matrix::matrix(&scenario)?;
-        return Ok(match a.format {
-            Some(Format::Json) => serde_json::to_string_pretty(&m).map_err(|e| e.to_string())? + "\n",
-            _ => matrix::markdown(&m),
-        });
+        return matrix_answer(a, &scenario);
     }
     let mut report = resolve(&scenario);
     if let (Some(f), Some(m)) = (&found, report.model.as_mut()) {
         m.config = Some(f.origin.clone());
     }
-    Ok(match a.format.unwrap_or(Format::Table) {
-        Format::Json => serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n",
+    let v = verdict(&report);
+    let text = match a.format.unwrap_or(Format::Table) {
+        f if a.check => v.check_line(f == Format::Json),
+        Format::Json => pretty(&report),
         Format::Markdown => render::markdown(&report, &scenario.command_line, None),
         Format::Table => render::text(&report),
-    })
-}
-
-/// A config.json the CLI found, and where (for the report).
-#[derive(Debug)]
-pub struct FoundConfig {
-    pub text: String,
-    pub origin: String,
-}
-
-/// The model's config.json as vLLM would find it without the network: `--model-config FILE`, MODEL as a local
-/// directory with config.json, MODEL as a Hugging Face id in the local cache; None when none applies (a preset, or a
-/// model `--hf-overrides` describes). A command line that does not parse is left to the core to report.
-pub fn find_model_config(
-    a: &Args,
-    scenario: &Scenario,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<FoundConfig>, String> {
-    if let Some(file) = &a.model_config {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("--model-config {file}: {e}"))?;
-        return Ok(Some(FoundConfig {
-            text,
-            origin: format!("--model-config {file}"),
-        }));
-    }
-    let Ok(cmd) = qpath_core::serve::parse(scenario.release, &scenario.command_line) else {
-        return Ok(None);
     };
-    let model = cmd.model.as_str();
-    let dir = Path::new(model);
-    if dir.is_dir() {
-        let file = dir.join("config.json");
-        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        return Ok(Some(FoundConfig {
-            text,
-            origin: file.display().to_string(),
-        }));
-    }
-    if let Some(file) = hf_cache_config(model, env)? {
-        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        return Ok(Some(FoundConfig {
-            text,
-            origin: format!("{} (Hugging Face cache)", file.display()),
-        }));
-    }
-    Ok(None)
+    Answer::out(text, v.code())
 }
 
-/// The HF hub cache directory: `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`.
-pub fn hf_hub_cache(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let set = |name: &str| env(name).filter(|v| !v.is_empty());
-    if let Some(c) = set("HF_HUB_CACHE") {
-        return Some(PathBuf::from(c));
-    }
-    if let Some(h) = set("HF_HOME") {
-        return Some(Path::new(&h).join("hub"));
-    }
-    set("HOME").map(|h| Path::new(&h).join(".cache").join("huggingface").join("hub"))
-}
-
-/// `models--ORG--NAME/snapshots/<rev>/config.json` for an `ORG/NAME` id: the revision `refs/main` names when it
-/// exists, else the newest snapshot (by modification time) holding config.json. None when the cache has no folder for
-/// the id; an error naming the folder when it has one without a usable snapshot.
-pub fn hf_cache_config(model: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Option<PathBuf>, String> {
-    let Some((org, name)) = model.split_once('/') else {
-        return Ok(None);
+/// `qpath matrix`: Markdown (or JSON); a command line vLLM rejects is its error alone, with the single scenario's code.
+fn matrix_answer(a: &Args, scenario: &Scenario) -> Answer {
+    let json = a.format == Some(Format::Json);
+    let m = match matrix::matrix(scenario) {
+        Ok(m) => m,
+        Err(_) => {
+            let report = resolve(scenario);
+            let v = verdict(&report);
+            let text = match (&report.error, json) {
+                _ if a.check => v.check_line(json),
+                (Some(e), true) => pretty(&serde_json::json!({ "error": e })),
+                (Some(e), false) => format!("{}: {}\n", e.kind.heading(), options::echo_words(&e.kind.body(&e.message))),
+                (None, _) => format!("{}\n", v.line()),
+            };
+            return Answer::out(text, v.code());
+        }
     };
-    if org.is_empty() || name.is_empty() || name.contains('/') || model.starts_with('.') {
-        return Ok(None);
-    }
-    let Some(cache) = hf_hub_cache(env) else { return Ok(None) };
-    let folder = cache.join(format!("models--{org}--{name}"));
-    if !folder.is_dir() {
-        return Ok(None);
-    }
-    let snapshots = folder.join("snapshots");
-    let refs_main = folder.join("refs").join("main");
-    if let Ok(rev) = std::fs::read_to_string(&refs_main) {
-        let rev = rev.trim();
-        let file = snapshots.join(rev).join("config.json");
-        if file.is_file() {
-            return Ok(Some(file));
-        }
-        return Err(format!(
-            "{}: refs/main names revision {rev}, but {} does not exist",
-            folder.display(),
-            file.display()
-        ));
-    }
-    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
-    if let Ok(entries) = std::fs::read_dir(&snapshots) {
-        for entry in entries.flatten() {
-            let file = entry.path().join("config.json");
-            if !file.is_file() {
-                continue;
-            }
-            let time = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .unwrap_or(std::time::SystemTime::UNIX_EPOCH);
-            if newest.as_ref().is_none_or(|(t, p)| time > *t || (time == *t && file > *p)) {
-                newest = Some((time, file));
-            }
-        }
-    }
-    match newest {
-        Some((_, file)) => Ok(Some(file)),
-        None => Err(format!(
-            "{}: the Hugging Face cache folder of {model} has no snapshot holding config.json (snapshots/*/config.json)",
-            folder.display()
-        )),
-    }
+    let v = matrix_verdict(&m);
+    let text = if a.check {
+        v.check_line(json)
+    } else if json {
+        pretty(&m)
+    } else {
+        matrix::markdown(&m)
+    };
+    Answer::out(text, v.code())
 }
 
 #[cfg(test)]
@@ -391,9 +421,54 @@ mod tests {
     }
 
     use super::*;
+    use qpath_core::release::FlashInfer;
+    use std::path::PathBuf;
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    /// What a run printed: standard output when it printed there (a report, with any exit code), else the message.
+    fn printed(a: Answer) -> Result<String, String> {
+        if a.stdout.is_empty() {
+            Err(a.stderr.strip_prefix("qpath: ").unwrap_or(&a.stderr).to_string())
+        } else {
+            Ok(a.stdout)
+        }
+    }
+
+    fn run(argv: &[String]) -> Result<String, String> {
+        printed(super::run(argv))
+    }
+
+    fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+        printed(super::run_with_env(argv, env))
+    }
+
+    /// The scenario a command line asks for, or the message of its error.
+    fn parse_args(argv: &[String]) -> Result<Args, String> {
+        match super::parse_args(argv) {
+            Ok(Action::Scenario(a)) => Ok(*a),
+            Ok(other) => panic!("not a scenario: {other:?}"),
+            Err(e) => Err(e.message),
+        }
+    }
+
+    fn usage() -> String {
+        command().render_long_help().to_string()
+    }
+
+    /// The scenario of parsed arguments (the options and the joined command line).
+    trait ScenarioOf {
+        fn scenario(&self) -> Result<Scenario, String>;
+    }
+
+    impl ScenarioOf for Args {
+        fn scenario(&self) -> Result<Scenario, String> {
+            self.options
+                .scenario(command_line(&self.command))
+                .map_err(|e| option_message(&e))
+        }
     }
 
     #[test]
@@ -620,14 +695,334 @@ mod tests {
             .unwrap()
             .contains("models--envorg--envmodel/snapshots/abc/config.json"));
     }
+}
+
+/// Issue 15's rows that are the CLI's: exit codes, JSON errors, did-you-mean, one-string commands, assignments.
+#[cfg(test)]
+mod issue15 {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn answer(s: &str) -> Answer {
+        run_with_env(&argv(s), &no_env)
+    }
+
+    const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
 
     #[test]
-    fn quoting_keeps_json_arguments_whole() {
-        assert_eq!(shell_quote("fp8"), "fp8");
+    fn exit_codes_are_the_same_in_every_mode() {
+        // 0: vLLM would start and serve; the tables, help, version, completions.
+        for s in [
+            format!("-- {LLAMA}"),
+            format!("--gpu b200 --format json -- {LLAMA} --kv-cache-dtype fp8"),
+            "gpus".into(),
+            "releases --format json".into(),
+            "--help".into(),
+            "--version".into(),
+            "completions zsh".into(),
+            String::new(),
+        ] {
+            assert_eq!(answer(&s).code, exit::SERVES, "{s}");
+        }
+        // 1: vLLM would fail, in every format and in the matrix: argparse's error, a group's error.
+        for s in [
+            format!("-- {LLAMA} --bogus"),
+            format!("--format json -- {LLAMA} --bogus"),
+            format!("--format markdown -- {LLAMA} --bogus"),
+            format!("--gpu l4 --vllm 0.25.0-prefix -- {LLAMA} --kv-cache-dtype fp8"),
+            format!("--gpu v100 -- {LLAMA} --attention-backend FLASHINFER"),
+            format!("matrix -- {LLAMA}"),
+            format!("matrix -- {LLAMA} --bogus"),
+            format!("matrix --format json -- {LLAMA} --bogus"),
+        ] {
+            let a = answer(&s);
+            assert_eq!((a.code, a.stderr.as_str()), (exit::FAILS, ""), "{s}");
+            assert!(!a.stdout.is_empty(), "{s}: the report says where");
+        }
+        // 2: qpath cannot model it (the report still printed) or could not read its options (the message).
+        for s in [
+            "-- vllm serve no-such-org/no-such-model",
+            "matrix -- vllm serve no-such-org/no-such-model",
+        ] {
+            let a = answer(s);
+            assert_eq!(a.code, exit::CANNOT, "{s}");
+            assert!(a.stdout.contains(QPATH_LIMIT), "{s}: {}", a.stdout);
+        }
+        for s in [
+            "--gpu h900 -- vllm serve m",
+            "--bogus -- vllm serve m",
+            "gpus --format yaml",
+            "matrix --gpu l4",
+        ] {
+            let a = answer(s);
+            assert_eq!((a.code, a.stdout.as_str()), (exit::CANNOT, ""), "{s}");
+            assert!(
+                a.stderr.starts_with("qpath: ") && a.stderr.contains("see `qpath --help`"),
+                "{s}: {}",
+                a.stderr
+            );
+        }
+    }
+
+    #[test]
+    fn the_report_says_where_vllm_fails() {
+        let a = answer(&format!(
+            "--check --gpu l4 --vllm 0.25.0-prefix -- {LLAMA} --kv-cache-dtype fp8"
+        ));
         assert_eq!(
-            shell_quote(r#"{"use_trtllm_attention": false}"#),
-            r#"'{"use_trtllm_attention": false}'"#
+            a.stdout,
+            "vLLM would fail: group 1 (FLASHINFER, decode_jit): AssertionError: fp8 tensor core is not supported in fa2 backend\n"
         );
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        let a = answer(&format!("--check -- {LLAMA} --bogus"));
+        assert_eq!(
+            (a.code, a.stdout.as_str()),
+            (
+                1,
+                "vLLM would fail: the scenario: ArgumentError: vllm: error: unrecognized arguments: --bogus\n"
+            )
+        );
+        let a = answer(&format!("--check -- {LLAMA}"));
+        assert_eq!(a.stdout, "vLLM would start and serve: no layer on FlashInfer (FLASH_ATTN)\n");
+        let a = answer(&format!("--check --gpu b200 -- {LLAMA} --kv-cache-dtype fp8"));
+        assert!(a.code == 0 && a.stdout.starts_with("vLLM would start and serve: ") && a.stdout.lines().count() == 1);
+        let a = answer("--check -- vllm serve no-such-org/no-such-model");
+        assert!(
+            a.code == 2 && a.stdout.starts_with("qpath cannot model this: no-such-org/no-such-model"),
+            "{a:?}"
+        );
+        let a = answer(&format!("--check --format json -- {LLAMA} --bogus"));
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!((j["exit_code"].clone(), j["verdict"].clone()), (1.into(), "fails".into()));
+        assert_eq!(a.stdout.lines().count(), 1);
+        let a = answer(&format!("matrix --check -- {LLAMA}"));
+        assert!(
+            a.code == 1 && a.stdout.starts_with("vLLM would fail: ") && a.stdout.contains(" cells (first: "),
+            "{a:?}"
+        );
+        // The matrix of a command line argparse rejects: the error alone (text: vLLM's heading; JSON: the error object).
+        let a = answer(&format!("matrix -- {LLAMA} --bogus"));
+        assert_eq!(
+            a.stdout,
+            "vLLM rejects this scenario: ArgumentError: vllm: error: unrecognized arguments: --bogus\n"
+        );
+        let j: serde_json::Value =
+            serde_json::from_str(&answer(&format!("matrix --format json -- {LLAMA} --bogus")).stdout).unwrap();
+        assert_eq!(j["error"]["type"], "ArgumentError");
+    }
+
+    fn cell(status: CellStatus, summary: &str) -> matrix::Cell {
+        matrix::Cell {
+            gpu: "l4",
+            kv_cache_dtype: "fp8",
+            command_line: String::new(),
+            status,
+            summary: summary.into(),
+        }
+    }
+
+    #[test]
+    fn a_matrix_fails_on_any_failing_cell_then_on_any_cell_qpath_cannot_model() {
+        let m = |cells: Vec<matrix::Cell>| Matrix {
+            vllm: "0.33.0",
+            kv_cache_dtypes: vec!["fp8"],
+            gpus: vec!["l4"],
+            cells,
+        };
+        let ok = || cell(CellStatus::Ok, "bf16/bf16 fa2/fa2");
+        let other = || cell(CellStatus::OtherBackend, "FLASH_ATTN");
+        let fails = || cell(CellStatus::Error, "ValueError: x");
+        let cannot = || cell(CellStatus::Error, "qpath cannot model this: y");
+        assert_eq!(matrix_verdict(&m(vec![ok(), other()])), Verdict::Serves("all 2 cells".into()));
+        assert_eq!(matrix_verdict(&m(vec![ok(), cannot()])).code(), exit::CANNOT);
+        assert_eq!(matrix_verdict(&m(vec![cannot(), fails(), ok()])).code(), exit::FAILS);
+        assert_eq!(
+            matrix_verdict(&m(vec![cannot(), fails()])).line(),
+            "vLLM would fail: 1 of 2 cells (first: l4 fp8: ValueError: x)"
+        );
+    }
+
+    #[test]
+    fn with_format_json_an_option_error_is_a_json_object() {
+        for s in [
+            "--format json --gp l4 -- vllm serve m",
+            "--format=json --gpu h100 -- vllm serve m",
+            "matrix --format json --gpu -- vllm serve m",
+            "gpus --format json --gpu l4",
+            "--format markdown --format json --gp l4",
+        ] {
+            let a = answer(s);
+            assert_eq!((a.code, a.stderr.as_str()), (exit::CANNOT, ""), "{s}");
+            let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+            assert_eq!(j["error"]["type"], "usage", "{s}");
+            assert!(j["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{s}");
+            assert_eq!(j["error"]["usage"], USAGE_LINE, "{s}");
+        }
+        assert!(!wants_json(&argv("--format json --format markdown -- vllm serve m")));
+        assert!(!wants_json(&argv("-- vllm serve m --format json")));
+        // An input qpath cannot read: "input", without the usage.
+        let a = answer("--format json --model-config /nonexistent/qpath.json -- vllm serve m");
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!(j["error"]["type"], "input");
+        assert!(j["error"].get("usage").is_none() && a.code == 2);
+        // The same in text: the message, and the usage lines only for qpath's own options.
+        let a = answer("--model-config /nonexistent/qpath.json -- vllm serve m");
+        assert!(a.stderr.starts_with("qpath: --model-config /nonexistent/qpath.json: ") && !a.stderr.contains("usage"));
+        let a = answer("--bogus -- vllm serve m");
+        assert_eq!(a.stderr, format!("qpath: unknown option `--bogus`\n\n{USAGE_LINE}\n"));
+    }
+
+    #[test]
+    fn did_you_mean_on_options_commands_and_gpu_ids() {
+        let said = |s: &str| answer(s).stderr.lines().next().unwrap_or_default().to_string();
+        assert_eq!(
+            said("--gpu h100 -- vllm serve m"),
+            "qpath: --gpu `h100` is not in qpath's GPU table; did you mean `h100-pcie`, `h100-sxm` or `h100-nvl`? (see `qpath gpus`)"
+        );
+        assert_eq!(
+            said("--gp l4 -- vllm serve m"),
+            "qpath: unknown option `--gp`; did you mean `--gpu`?"
+        );
+        assert_eq!(
+            said("vllm serve M"),
+            "qpath: put `--` before the vLLM command: qpath [OPTIONS] -- vllm serve MODEL [FLAGS...]"
+        );
+        assert_eq!(said("--gpu l4 vllm serve M"), said("vllm serve M"));
+        assert_eq!(said("HF_HOME=/x vllm serve M"), said("vllm serve M"));
+        assert_eq!(said("matrix vllm serve M"), said("vllm serve M"));
+        assert_eq!(said("--gpu -- vllm serve m"), "qpath: `--gpu` needs a value");
+        assert_eq!(said("--format -- vllm serve m"), "qpath: `--format` needs a value");
+        assert!(said("gpu").starts_with("qpath: unknown command `gpu`; did you mean `gpus`?"));
+        assert!(said("matrx -- vllm serve m").starts_with("qpath: unknown command `matrx`; did you mean `matrix`?"));
+        assert_eq!(
+            said("--format jsn -- vllm serve m"),
+            "qpath: --format `jsn`: one of table, json, markdown; did you mean `json`?"
+        );
+        assert_eq!(close_gpu_ids("4090"), ["rtx-4090"]);
+        assert_eq!(close_gpu_ids("L40"), ["l40", "l40s"]);
+        assert_eq!(close_gpu_ids("h10"), ["h100-pcie", "h100-sxm", "h100-nvl"]);
+        assert_eq!(close_gpu_ids("b20o"), ["b200"]);
+        assert!(close_gpu_ids("zzzzzz").is_empty() && close_gpu_ids("").is_empty());
+        assert!(close_gpu_ids("a").len() <= GPU_SUGGESTIONS);
+        // A repeated option: the last one wins (as before clap).
+        assert_eq!(answer("--gpu h900 --gpu l4 -- vllm serve m").code, exit::CANNOT); // m: not a preset
+        assert!(answer(&format!("--gpu h900 --gpu l4 -- {LLAMA}")).stderr.is_empty());
+    }
+
+    #[test]
+    fn one_string_after_dashes_is_the_command_line() {
+        let split = answer(&format!("--gpu l4 --format json -- {LLAMA} --kv-cache-dtype fp8"));
+        let one = run_with_env(
+            &[
+                "--gpu",
+                "l4",
+                "--format",
+                "json",
+                "--",
+                &format!("{LLAMA} --kv-cache-dtype fp8"),
+            ]
+            .map(String::from),
+            &no_env,
+        );
+        assert_eq!(one, split);
+        // With assignments and quotes, as a user pastes it.
+        let pasted = format!("VLLM_USE_V2_MODEL_RUNNER=0 {LLAMA} --hf-overrides '{{\"num_hidden_layers\": 4}}'");
+        let a = run_with_env(&["--format".into(), "json".into(), "--".into(), pasted], &no_env);
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!(
+            (j["error"].clone(), j["model"]["num_layers"].clone()),
+            (serde_json::Value::Null, 4.into()),
+            "{a:?}"
+        );
+    }
+
+    /// A directory removed on drop.
+    struct Dir(std::path::PathBuf);
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn an_hf_home_assignment_with_a_blank_is_read_by_the_cache_lookup() {
+        let home = Dir(std::env::temp_dir().join(format!("qpath-cli-hf home-{}", std::process::id())));
+        let snap = home.0.join("hub").join("models--acme--spaced").join("snapshots").join("r1");
+        std::fs::create_dir_all(&snap).unwrap();
+        std::fs::write(
+            snap.join("config.json"),
+            r#"{"architectures": ["Qwen3ForCausalLM"], "head_dim": 128, "hidden_size": 1024, "model_type": "qwen3",
+                "num_attention_heads": 16, "num_hidden_layers": 5, "num_key_value_heads": 8, "torch_dtype": "bfloat16"}"#,
+        )
+        .unwrap();
+        let assignment = format!("HF_HOME={}", home.0.display());
+        let words = ["--format", "json", "--", &assignment, "vllm", "serve", "acme/spaced"].map(String::from);
+        let a = run_with_env(&words, &no_env);
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!(j["model"]["num_layers"], 5, "{a:?}");
+        assert!(
+            j["model"]["config"].as_str().unwrap().contains("hf home-"),
+            "{}",
+            j["model"]["config"]
+        );
+        // The command's HF_HOME wins over the process's; HF_HUB_CACHE (either's) still wins over HF_HOME, as in hf_hub.
+        let other = |name: &str| (name == "HF_HOME").then(|| "/nonexistent".to_string());
+        assert_eq!(run_with_env(&words, &other), a);
+        // The same in one string.
+        let one = format!("HF_HOME='{}' vllm serve acme/spaced", home.0.display());
+        let b = run_with_env(&["--format".into(), "json".into(), "--".into(), one], &no_env);
+        assert_eq!(b, a);
+    }
+
+    #[test]
+    fn help_version_and_the_tables() {
+        let help = answer("--help").stdout;
+        for line in [
+            "qpath --gpu l4 --vllm 0.25.0-prefix -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8",
+            "qpath --gpu h100-sxm --format json -- vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER",
+            "qpath matrix --vllm 0.33.0 -- vllm serve google/gemma-3-27b-it",
+            "qpath --check -- vllm serve M --kv-cache-dtype fp8 || exit 1",
+            EXIT_CODES,
+        ] {
+            assert!(help.contains(line), "{line}\n{help}");
+        }
+        assert_eq!(answer("").stdout, command().render_help().to_string());
+        let version = answer("--version").stdout;
+        assert!(version.starts_with(&format!("qpath {}\nmodels vLLM 0.24.0 to 0.33.0", env!("CARGO_PKG_VERSION"))));
+        for r in Release::ALL {
+            let pin = format!("  {:<14} flashinfer-python {}", r.name(), r.flashinfer());
+            assert!(version.contains(&pin), "{pin}\n{version}");
+        }
+        assert!(version.contains("0.25.0-prefix  flashinfer-python 0.6.13 (never released"));
+        let gpus: serde_json::Value = serde_json::from_str(&answer("gpus --format json").stdout).unwrap();
+        assert_eq!(gpus.as_array().map(Vec::len), Some(GPUS.len()));
+        assert_eq!(
+            (gpus[0]["id"].clone(), gpus[0]["compute_capability"].clone()),
+            (GPUS[0].id.into(), GPUS[0].capability.to_string().into())
+        );
+        let releases: serde_json::Value = serde_json::from_str(&answer("releases --format json").stdout).unwrap();
+        assert_eq!(releases.as_array().map(Vec::len), Some(Release::ALL.len()));
+        assert_eq!(
+            releases[0],
+            serde_json::json!({"vllm": "0.24.0", "flashinfer": "0.6.12", "cubinsByDefault": true})
+        );
+        assert_eq!(answer("gpus --format table").stdout, answer("gpus").stdout);
+        for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+            let a = answer(&format!("completions {shell}"));
+            assert!(
+                a.code == 0 && a.stdout.contains("matrix") && a.stdout.contains("--gpu"),
+                "{shell}"
+            );
+        }
+        assert!(answer("completions tcsh")
+            .stderr
+            .starts_with("qpath: shell `tcsh`: one of bash, elvish, fish, powershell, zsh"));
     }
 }

@@ -65,3 +65,107 @@ fn a_reader_that_goes_away_ends_the_run_quietly() {
     let (code, err) = stderr_of(child);
     assert_eq!((code, err.as_str()), (Some(0), ""));
 }
+
+/// Runs qpath with `args`: (exit code, standard output, standard error).
+fn qpath(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(QPATH)
+        .args(args)
+        .env_remove("HF_HUB_CACHE")
+        .env_remove("HF_HOME")
+        .output()
+        .expect("qpath ran");
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("UTF-8 output");
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
+const LLAMA: [&str; 3] = ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"];
+
+fn with_llama<'a>(before: &[&'a str], after: &[&'a str]) -> Vec<&'a str> {
+    [before, &["--"], &LLAMA, after].concat()
+}
+
+#[test]
+fn the_exit_code_is_0_when_vllm_serves_1_when_it_fails_2_when_qpath_cannot_tell() {
+    let (code, out, err) = qpath(&with_llama(&["--check"], &[]));
+    assert_eq!((code, out.lines().count(), err.as_str()), (Some(0), 1, ""), "{out}");
+    let (code, out, err) = qpath(&with_llama(&[], &["--bogus"]));
+    assert_eq!((code, err.as_str()), (Some(1), ""));
+    assert!(out.contains("unrecognized arguments: --bogus"), "{out}");
+    let (code, out, _) = qpath(&with_llama(
+        &["--gpu", "l4", "--vllm", "0.25.0-prefix", "--check"],
+        &["--kv-cache-dtype", "fp8"],
+    ));
+    assert_eq!(code, Some(1));
+    assert!(
+        out.starts_with("vLLM would fail: group 1 (FLASHINFER, decode_jit): AssertionError"),
+        "{out}"
+    );
+    let (code, out, _) = qpath(&["--format", "json", "--", "vllm", "serve", "no-such-org/no-such-model"]);
+    assert_eq!(code, Some(2));
+    assert!(out.contains("\"InputError\""), "{out}");
+    let (code, out, _) = qpath(&with_llama(&["matrix"], &[]));
+    assert_eq!(code, Some(1), "a cell fails (nvfp4 off SM100)");
+    assert!(out.starts_with("| GPU |"));
+    for tables in [&["gpus"][..], &["releases", "--format", "json"], &["--version"], &["--help"]] {
+        assert_eq!(qpath(tables).0, Some(0), "{tables:?}");
+    }
+}
+
+#[test]
+fn an_error_in_qpaths_own_options_is_named_with_exit_2() {
+    let (code, out, err) = qpath(&["--gpu", "h100", "--", "vllm", "serve", "m"]);
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert!(
+        err.starts_with("qpath: --gpu `h100` is not in qpath's GPU table; did you mean `h100-pcie`, `h100-sxm` or `h100-nvl`?"),
+        "{err}"
+    );
+    assert!(
+        err.contains("\nusage: qpath [OPTIONS] --") && !err.contains("defaults:"),
+        "the usage lines, not the help: {err}"
+    );
+    let (code, _, err) = qpath(&["vllm", "serve", "m"]);
+    assert_eq!(code, Some(2));
+    assert!(err.starts_with("qpath: put `--` before the vLLM command"), "{err}");
+    let (_, _, err) = qpath(&["--gp", "l4", "--", "vllm", "serve", "m"]);
+    assert!(
+        err.starts_with("qpath: unknown option `--gp`; did you mean `--gpu`?"),
+        "{err}"
+    );
+    let (_, _, err) = qpath(&["--gpu", "--", "vllm", "serve", "m"]);
+    assert!(err.starts_with("qpath: `--gpu` needs a value\n"), "{err}");
+    // With --format json: a JSON object on standard output, nothing on standard error.
+    let (code, out, err) = qpath(&["--format", "json", "--gp", "l4", "--", "vllm", "serve", "m"]);
+    assert_eq!((code, err.as_str()), (Some(2), ""));
+    assert!(
+        out.starts_with("{\n  \"error\": {\n") && out.contains("\"type\": \"usage\""),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_one_string_command_and_an_assignment_with_a_blank_are_read() {
+    let one = LLAMA.join(" ") + " --kv-cache-dtype fp8";
+    let (code, out, err) = qpath(&["--gpu", "b200", "--format", "json", "--", &one]);
+    let split = qpath(&with_llama(
+        &["--gpu", "b200", "--format", "json"],
+        &["--kv-cache-dtype", "fp8"],
+    ));
+    assert_eq!((code, out, err), split);
+    let dir = std::env::temp_dir().join(format!("qpath process hf-{}", std::process::id()));
+    let snap = dir.join("hub/models--acme--blank/snapshots/r");
+    std::fs::create_dir_all(&snap).unwrap();
+    std::fs::write(
+        snap.join("config.json"),
+        r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+            "num_hidden_layers": 3, "num_key_value_heads": 8, "torch_dtype": "bfloat16"}"#,
+    )
+    .unwrap();
+    let home = format!("HF_HOME={}", dir.display());
+    let (code, out, err) = qpath(&["--format", "json", "--", &home, "vllm", "serve", "acme/blank"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!((code, err.as_str()), (Some(0), ""), "{out}");
+    assert!(
+        out.contains("\"num_layers\": 3") && out.contains("qpath process hf-"),
+        "{out}"
+    );
+}

@@ -2,7 +2,7 @@
 //! skip-adjusted cache dtypes, each layer selects its backend, layers are grouped like vLLM groups them into attention
 //! groups, and each FlashInfer group runs through [`crate::builder`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -177,6 +177,7 @@ fn resolve_into(
     let mut cmd = parse_command(s)?;
     report.unused_flags = cmd.unused.clone();
     let env = read_env(r, &cmd, report)?;
+    let env_records = retired_env(r, &cmd, report)?;
     let (spec, model_dtype) = load_model(s, &cmd, cc, report)?;
     let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
     let forced = forced_backend(r, &cmd)?;
@@ -186,8 +187,9 @@ fn resolve_into(
     input_notes(&cmd, &spec, report);
     let checkpoint_set = report.model.as_ref().is_some_and(|m| m.checkpoint_kv_cache_dtype.is_some());
     let rows = select_layers(&p, forced, &cmd, &spec, checkpoint_set)?;
-    report.log_records = checkpoint_records(r, &checkpoint_logs);
-    report.logs = checkpoint_logs;
+    report.log_records = env_records;
+    report.log_records.extend(checkpoint_records(r, &checkpoint_logs));
+    report.logs = report.log_records.iter().map(|l| l.text.clone()).collect();
     let selection = selection_logs(r, &rows);
     report.logs.extend(selection.iter().map(|l| l.text.clone()));
     report.log_records.extend(selection);
@@ -525,8 +527,56 @@ fn recurrent_backend_steps(h: &model::HybridSpec, t: &mut Trace) {
 
 /// `vllm serve`'s argparse (`FlexibleArgumentParser`): a command line it rejects is an `ArgumentError`.
 fn parse_command(s: &Scenario) -> Result<ServeCommand, ScenarioError> {
-    serve::parse(s.release, &s.command_line)
-        .map_err(|e| scenario_error(ScenarioErrorKind::ArgumentError, e.to_string(), None, s.release))
+    let cmd = serve::parse(s.release, &s.command_line).map_err(|e| {
+        let kind = if e.message.starts_with(serve::CANNOT_MODEL) {
+            ScenarioErrorKind::InputError
+        } else {
+            ScenarioErrorKind::ArgumentError
+        };
+        scenario_error(kind, e.to_string(), None, s.release)
+    })?;
+    let cap = serve::limits::MAX_SKIP_LAYER_TOKENS;
+    if cmd.kv_cache_dtype_skip_layers.len() > cap {
+        return Err(scenario_error(
+            ScenarioErrorKind::InputError,
+            format!(
+                "qpath cannot model this: more than {cap} --kv-cache-dtype-skip-layers tokens ({}; qpath's cap \
+                 serve::limits::MAX_SKIP_LAYER_TOKENS)",
+                cmd.kv_cache_dtype_skip_layers.len()
+            ),
+            None,
+            s.release,
+        ));
+    }
+    non_finite_overrides(&cmd).map_err(|m| scenario_error(ScenarioErrorKind::InputError, m, None, s.release))?;
+    Ok(cmd)
+}
+
+/// `json.loads` reads `NaN`, `Infinity`, `-Infinity` (and `1e309`) as floats, and vLLM puts them on the config as
+/// they are. Under a key qpath reads ([`model::LAYOUT_KEYS`], the dtype keys) qpath cannot tell what the model file
+/// then does; under any other key (`rope_theta`, …) the float changes nothing qpath models.
+fn non_finite_overrides(cmd: &ServeCommand) -> Result<(), String> {
+    let Some(top) = &cmd.hf_overrides else { return Ok(()) };
+    let read = |k: &str| model::LAYOUT_KEYS.contains(&k) || model::DTYPE_KEYS.contains(&k);
+    let nested = top.get("text_config").and_then(|v| v.as_object());
+    let levels = [("", Some(top)), ("text_config.", nested)];
+    for (prefix, m) in levels.iter().filter_map(|(p, m)| m.map(|m| (p, m))) {
+        for (k, v) in m.iter().filter(|(k, _)| read(k)) {
+            if let Some(word) = serve::non_finite_of(v) {
+                return Err(format!(
+                    "qpath cannot model this: --hf-overrides {prefix}{k} = {word}: json.loads reads it as the float \
+                     {}, which vLLM sets on the config as it is; qpath does not follow a non-finite {k} through the \
+                     model file",
+                    match word {
+                        "NaN" => "nan",
+                        "Infinity" => "inf",
+                        _ => "-inf",
+                    }
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The environment variables that matter (`vllm/envs.py`, read as `bool(int(...))`, which raises `ValueError`).
@@ -551,6 +601,69 @@ fn read_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Env, 
     })
 }
 
+/// Environment variables older vLLM read for FlashInfer, and the flag that replaced each. No release qpath models
+/// (0.24.0 to 0.33.0) has them in `vllm/envs.py`'s `environment_variables` (checked per release), and none prints a
+/// deprecation text for them.
+pub const RETIRED_ENV: [(&str, &str); 3] = [
+    (
+        "VLLM_ATTENTION_BACKEND",
+        "--attention-backend (e.g. --attention-backend FLASHINFER)",
+    ),
+    (
+        "VLLM_USE_TRTLLM_ATTENTION",
+        "--attention-config.use_trtllm_attention (true / false)",
+    ),
+    (
+        "VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION",
+        "--attention-config.disable_flashinfer_q_quantization true",
+    ),
+];
+
+/// `validate_environ` (`EngineArgs.create_engine_config`, before the model config): a `VLLM_` variable the release does
+/// not define is logged as unknown, or raised with `--fail-on-environ-validation`. qpath knows this for
+/// [`RETIRED_ENV`] only, and adds a note naming the flag to use instead.
+fn retired_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Vec<LogRecord>, ScenarioError> {
+    let (raise, log) = if r < Release::V0_31_0 {
+        (&source::ENV_UNKNOWN_RAISE, &source::ENV_UNKNOWN_LOG)
+    } else {
+        (&source::PLATFORM_ENV_UNKNOWN_RAISE, &source::PLATFORM_ENV_UNKNOWN_LOG)
+    };
+    let hard_fail = cmd.unused.iter().rev().find_map(|w| match w.as_str() {
+        "--fail-on-environ-validation" => Some(true),
+        "--no-fail-on-environ-validation" => Some(false),
+        _ => None,
+    });
+    let mut records = Vec::new();
+    let mut seen = HashSet::new();
+    for (name, _) in &cmd.env {
+        let Some((_, flag)) = RETIRED_ENV.iter().find(|(n, _)| n == name) else {
+            continue;
+        };
+        if !seen.insert(name.as_str()) {
+            continue;
+        }
+        if hard_fail == Some(true) {
+            return Err(scenario_error(
+                ScenarioErrorKind::ValueError,
+                format!("Unknown vLLM environment variable detected: {name}"),
+                Some(raise),
+                r,
+            ));
+        }
+        report.notes.push(format!(
+            "{name}: vLLM {r} does not read it (it is not in vllm/envs.py's environment_variables; no release from \
+             0.24.0 on reads it), so it changes nothing; use {flag}."
+        ));
+        records.push(LogRecord::new(
+            LogLevel::Warning,
+            log,
+            (r, r.flashinfer_pin()),
+            format!("Unknown vLLM environment variable detected: {name}"),
+        ));
+    }
+    Ok(records)
+}
+
 /// `ModelConfig`: the model's layers (preset and `--hf-overrides`), its dtype (`_resolve_dtype` with `--dtype`), and
 /// `ParallelConfig`'s check that the attention heads divide by the tensor-parallel size.
 fn load_model(
@@ -560,6 +673,20 @@ fn load_model(
     report: &mut Report,
 ) -> Result<(ModelSpec, TorchDtype), ScenarioError> {
     let r = s.release;
+    let cap = serve::limits::MAX_CONFIG_JSON_BYTES;
+    if let Some(text) = s.model_config.as_ref().filter(|t| t.len() > cap) {
+        return Err(scenario_error(
+            ScenarioErrorKind::InputError,
+            format!(
+                "qpath cannot model this: config.json of {} has {} bytes, more than {cap} (qpath's cap \
+                 serve::limits::MAX_CONFIG_JSON_BYTES)",
+                cmd.model,
+                text.len()
+            ),
+            None,
+            r,
+        ));
+    }
     let spec: ModelSpec = match &s.model_config {
         Some(text) => model::resolve_model_from_config(
             r,
@@ -759,24 +886,73 @@ fn input_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Report) {
             "VLLM_KV_CACHE_LAYOUT is read by vLLM but its effect on the layout FlashInfer gets is not modelled yet.".into(),
         );
     }
-    // Skip layers: tokens that match no layer are accepted by vLLM and do nothing; say so.
-    let n = spec.layers.len();
-    for tok in &cmd.kv_cache_dtype_skip_layers {
-        let matches_any = if tok == "sliding_window" {
-            spec.layers.iter().any(|l| l.sliding_window.is_some())
-        } else {
-            spec.layers.iter().any(|l| l.index.to_string() == *tok)
-        };
-        if !matches_any {
-            report.notes.push(if tok == "sliding_window" {
-                "--kv-cache-dtype-skip-layers sliding_window: this model has no sliding-window layer, so it skips nothing.".to_string()
-            } else {
-                format!(
-                    "--kv-cache-dtype-skip-layers `{tok}` matches no layer: vLLM compares each layer's index (0 to {}) as a string, exactly, and ignores other tokens.",
-                    n.saturating_sub(1)
-                )
-            });
+    skip_notes(cmd, spec, report);
+}
+
+/// `--kv-cache-dtype-skip-layers` read once: `Attention.__init__` skips a layer when `str(layer_idx)` is one of the
+/// tokens, or when it has a sliding window and `sliding_window` is one ([`source::ATTN_SKIP_LAYERS`]). Built in one
+/// pass over the tokens, so that each layer's check is a set lookup (linear in tokens + layers).
+pub(crate) struct SkipList {
+    indices: HashSet<u32>,
+    sliding_window: bool,
+}
+
+impl SkipList {
+    pub(crate) fn new(tokens: &[String]) -> Self {
+        SkipList {
+            indices: tokens.iter().filter_map(|t| layer_index_token(t)).collect(),
+            sliding_window: tokens.iter().any(|t| t == "sliding_window"),
         }
+    }
+
+    /// Whether `Attention.__init__` gives this layer kv_cache_dtype "auto".
+    pub(crate) fn skips(&self, layer: u32, sliding: bool) -> bool {
+        (sliding && self.sliding_window) || self.indices.contains(&layer)
+    }
+}
+
+/// The layer index a token names: `str(layer_idx) == token`, so only the canonical decimal ("7", not "07" or "+7").
+fn layer_index_token(token: &str) -> Option<u32> {
+    let n: u32 = token.parse().ok()?;
+    (n.to_string() == token).then_some(n)
+}
+
+/// Skip tokens that match no layer are accepted by vLLM and do nothing: one note naming them (each once, at most
+/// [`serve::limits::MAX_LISTED`]); past [`serve::limits::MAX_SKIP_LAYER_TOKENS`] the scenario stops earlier.
+fn skip_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Report) {
+    let tokens = &cmd.kv_cache_dtype_skip_layers;
+    if tokens.is_empty() {
+        return;
+    }
+    let layers: HashSet<u32> = spec.layers.iter().map(|l| l.index).collect();
+    let has_window = spec.layers.iter().any(|l| l.sliding_window.is_some());
+    let mut seen = HashSet::new();
+    let mut unmatched: Vec<String> = Vec::new();
+    let mut window_token = false;
+    for tok in tokens {
+        if tok == "sliding_window" {
+            window_token = !has_window;
+        } else if !layer_index_token(tok).is_some_and(|n| layers.contains(&n)) && seen.insert(tok.as_str()) {
+            unmatched.push(format!("`{}`", crate::serve::escape_for_message(tok)));
+        }
+    }
+    if window_token {
+        report.notes.push(
+            "--kv-cache-dtype-skip-layers sliding_window: this model has no sliding-window layer, so it skips nothing."
+                .to_string(),
+        );
+    }
+    if !unmatched.is_empty() {
+        let what = if unmatched.len() == 1 {
+            format!("{} matches", unmatched[0])
+        } else {
+            format!("tokens {} match", crate::serve::limits::capped_list(&unmatched))
+        };
+        report.notes.push(format!(
+            "--kv-cache-dtype-skip-layers {what} no layer: vLLM compares each layer's index (0 to {}) as a string, \
+             exactly, and ignores other tokens.",
+            spec.layers.len().saturating_sub(1)
+        ));
     }
 }
 
@@ -800,7 +976,7 @@ fn select_layers<'a>(
     checkpoint_set: bool,
 ) -> Result<Vec<LayerRow<'a>>, ScenarioError> {
     let r = p.release;
-    let skip = &cmd.kv_cache_dtype_skip_layers;
+    let skip = SkipList::new(&cmd.kv_cache_dtype_skip_layers);
     let tp = cmd.tensor_parallel_size.max(1);
     let mut cache: HashMap<LayerQuery, Result<Selection, SelectionError>> = HashMap::new();
     let mut rows = Vec::with_capacity(spec.layers.len());
@@ -817,9 +993,7 @@ fn select_layers<'a>(
         });
     // A hybrid model's recurrent layers are not `Attention` layers: they never reach get_attn_backend.
     for l in spec.layers.iter().filter(|l| l.kind.is_attention()) {
-        let skipped = !skip.is_empty()
-            && ((l.sliding_window.is_some() && skip.iter().any(|t| t == "sliding_window"))
-                || skip.contains(&l.index.to_string()));
+        let skipped = skip.skips(l.index, l.sliding_window.is_some());
         let query = LayerQuery {
             head_size: l.head_dim,
             kv_cache_dtype: if skipped {
@@ -986,36 +1160,77 @@ fn group_layers(rows: &[LayerRow]) -> Vec<(GroupKey, Vec<u32>)> {
     groups
 }
 
+/// The "layer cache dtype" step of a group: which of its layers `--kv-cache-dtype-skip-layers` names (exactly those),
+/// and, when the cache dtype is "auto" anyway, that skipping them changes nothing (skipped and other layers then share
+/// a group).
+fn layer_cache_dtype_text(cmd: &ServeCommand, layers: &[u32], row: &LayerRow) -> String {
+    let tokens = &cmd.kv_cache_dtype_skip_layers;
+    let q = &row.query;
+    let skip = SkipList::new(tokens);
+    let sliding = row.layer.sliding_window.is_some();
+    let (skipped, kept): (Vec<u32>, Vec<u32>) = layers.iter().partition(|&&i| skip.skips(i, sliding));
+    let named = |l: &[u32]| {
+        if l.len() == 1 {
+            format!("layer {} is", l[0])
+        } else {
+            format!("layers {} are", short_list(l))
+        }
+    };
+    if !skipped.is_empty() && q.kv_cache_dtype == "auto" && cmd.kv_cache_dtype == "auto" {
+        let rest = if kept.is_empty() {
+            String::new()
+        } else {
+            format!("; {} not in it", named(&kept))
+        };
+        return format!(
+            "{} in --kv-cache-dtype-skip-layers, which changes nothing: the cache dtype is \"auto\" already \
+             (--kv-cache-dtype auto){rest}: kv_cache_dtype \"auto\"",
+            named(&skipped)
+        );
+    }
+    if row.skipped {
+        format!("{} in --kv-cache-dtype-skip-layers: kv_cache_dtype \"auto\"", named(&skipped))
+    } else if let Some((field, _)) = row.from_checkpoint {
+        format!(
+            "kv_cache_dtype {:?}, from the checkpoint's {field} (--kv-cache-dtype auto){}",
+            q.kv_cache_dtype,
+            if tokens.is_empty() { "" } else { "; not in the skip list" }
+        )
+    } else if tokens.is_empty() {
+        format!("kv_cache_dtype {:?} (no skip list)", q.kv_cache_dtype)
+    } else {
+        format!(
+            "not in the skip list [{}]: kv_cache_dtype {:?}",
+            skip_tokens_shown(tokens),
+            q.kv_cache_dtype
+        )
+    }
+}
+
+/// The skip tokens as the trace showed them (`"0", "2"`), at most [`serve::limits::MAX_LISTED`].
+fn skip_tokens_shown(tokens: &[String]) -> String {
+    let quoted: Vec<String> = tokens
+        .iter()
+        .take(serve::limits::MAX_LISTED + 1)
+        .map(|t| format!("{t:?}"))
+        .collect();
+    let mut shown = serve::limits::capped_list(&quoted[..quoted.len().min(serve::limits::MAX_LISTED)]);
+    if tokens.len() > serve::limits::MAX_LISTED {
+        shown.push_str(&format!(", … and {} more", tokens.len() - serve::limits::MAX_LISTED));
+    }
+    shown
+}
+
 /// The trace steps every group starts with: its layers' cache dtype (`Attention.__init__`'s skip-layer check) and how
 /// their backend was selected (`get_attn_backend_cls`).
 fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], row: &LayerRow) -> Trace {
-    let skip = &cmd.kv_cache_dtype_skip_layers;
-    let (q, sel) = (&row.query, &row.selection);
+    let sel = &row.selection;
     let mut head = Trace::new(p.release);
     let cite = match row.from_checkpoint {
         Some((_, cite)) if !row.skipped => cite,
         _ => &source::ATTN_SKIP_LAYERS,
     };
-    head.step(
-        Some(cite),
-        "layer cache dtype",
-        if row.skipped {
-            format!(
-                "layers {} are in --kv-cache-dtype-skip-layers: kv_cache_dtype \"auto\"",
-                short_list(layers)
-            )
-        } else if let Some((field, _)) = row.from_checkpoint {
-            format!(
-                "kv_cache_dtype {:?}, from the checkpoint's {field} (--kv-cache-dtype auto){}",
-                q.kv_cache_dtype,
-                if skip.is_empty() { "" } else { "; not in the skip list" }
-            )
-        } else if skip.is_empty() {
-            format!("kv_cache_dtype {:?} (no skip list)", q.kv_cache_dtype)
-        } else {
-            format!("not in the skip list {skip:?}: kv_cache_dtype {:?}", q.kv_cache_dtype)
-        },
-    );
+    head.step(Some(cite), "layer cache dtype", layer_cache_dtype_text(cmd, layers, row));
     if sel.forced {
         head.step(
             Some(&source::CUDA_FORCED_INVALID),

@@ -32,7 +32,7 @@ pub const LAYOUT_KEYS: [&str; 7] = [
 const CONSTRUCTOR_ONLY_KEYS: [&str; 3] = ["sliding_window_pattern", "use_sliding_window", "max_window_layers"];
 
 /// `--hf-overrides` keys naming the config dtype (transformers 5 calls it `dtype`; `torch_dtype` is its alias).
-const DTYPE_KEYS: [&str; 2] = ["torch_dtype", "dtype"];
+pub const DTYPE_KEYS: [&str; 2] = ["torch_dtype", "dtype"];
 
 /// The override object split by where vLLM applies its keys.
 pub(super) struct Overrides<'a> {
@@ -189,7 +189,8 @@ fn positive_int(name: &str, path: &str, v: &Value, max: u32) -> Result<u32, Mode
         Some(0) => err(format!("{name}: --hf-overrides {path} = 0: must be a positive integer")),
         Some(n) if n <= u64::from(max) => Ok(n as u32),
         Some(n) => err(format!(
-            "{name}: --hf-overrides {path} = {n}: larger than qpath's limit of {max}"
+            "{name}: qpath cannot model this: --hf-overrides {path} = {n}: larger than qpath's limit of {max} \
+             (model::MAX_LAYERS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE)"
         )),
         None => err(format!(
             "{name}: --hf-overrides {path} = {}: must be a positive integer",

@@ -12,6 +12,7 @@ use super::preprocess::Tok;
 use super::python::py_str_repr;
 use super::shell::shell_quote;
 use super::table::{FlagRow, Kind};
+use super::CANNOT_MODEL;
 use super::{err, AttentionConfig, ParseError};
 use crate::release::Release;
 
@@ -314,6 +315,13 @@ impl<'p, 't> Run<'p, 't> {
 
     fn arg_error(&self, action: usize, msg: &str, token: Option<String>) -> ParseError {
         let name = self.p.actions.get(action).map_or("", |a| a.name.as_str());
+        if msg.starts_with(CANNOT_MODEL) {
+            // Not argparse's error: qpath's own limit while reading this argument.
+            return ParseError {
+                message: format!("{msg} (argument {name})"),
+                token,
+            };
+        }
         ParseError {
             message: format!("vllm serve: error: argument {name}: {msg}"),
             token,

@@ -3,7 +3,7 @@
 
 use super::argparse::Conv;
 use super::enums::Enums;
-use super::json::Value;
+use super::json::{self, LoadsError, Value};
 use super::pydantic::{validate_attention, validate_dataclass_shape};
 use super::python::{human_readable_int, py_float, py_int, py_lower, py_str_repr, py_strip, HrErr};
 use super::table::Ty;
@@ -15,7 +15,10 @@ use crate::release::Release::V0_31_0;
 pub(super) fn convert(release: Release, enums: &Enums, ty: &Ty, raw: &str) -> Result<Conv, String> {
     let none_like = raw.is_empty() || raw == "None";
     let loads = |s: &str| {
-        serde_json::from_str::<Value>(s).map_err(|_| format!("Value {s} cannot be converted to <function loads at 0x…>."))
+        json::loads(s).map_err(|e| match e {
+            LoadsError::Invalid => format!("Value {s} cannot be converted to <function loads at 0x…>."),
+            LoadsError::CannotModel(m) => m,
+        })
     };
     Ok(match ty {
         Ty::Any => Conv::Str(raw.to_string()),
@@ -58,9 +61,10 @@ pub(super) fn convert(release: Release, enums: &Enums, ty: &Ty, raw: &str) -> Re
         Ty::Json => Conv::Json(loads(raw)?),
         Ty::JsonOpt if none_like => Conv::None,
         Ty::JsonOpt => Conv::Json(loads(raw)?),
-        Ty::JsonRaw => match serde_json::from_str::<Value>(raw) {
+        Ty::JsonRaw => match json::loads(raw) {
             Ok(v) => Conv::Json(v),
-            Err(_) => return Err(format!("invalid loads value: {}", py_str_repr(raw))),
+            Err(LoadsError::Invalid) => return Err(format!("invalid loads value: {}", py_str_repr(raw))),
+            Err(LoadsError::CannotModel(m)) => return Err(m),
         },
         Ty::DictOrStr => {
             let t = py_strip(raw);

@@ -416,6 +416,8 @@ fn pydantic_int(f: &str, val: &Value) -> Result<Option<i128>, PydErr> {
                 val.clone(),
             )),
         },
+        // pydantic-core's float_as_int: nan and inf are not finite numbers (NaN, Infinity, 1e309 from json.loads).
+        Value::Float(_) => Err(pyd(f, "Input should be a finite number", "finite_number", val.clone())),
         Value::String(s) => match py_int(s) {
             Ok(n) => Ok(n),
             Err(()) => match py_float(s).filter(|x| x.fract() == 0.0 && x.abs() < 1e30) {

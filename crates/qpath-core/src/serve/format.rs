@@ -111,7 +111,9 @@ pub fn format(cmd: &ServeCommand) -> String {
     }
     if let Some(m) = cmd.hf_overrides.as_ref().filter(|m| !m.is_empty()) {
         parts.push("--hf-overrides".into());
-        parts.push(shell_quote(&serde_json::Value::Object(m.clone()).to_string()));
+        parts.push(shell_quote(&super::json::restore_non_finite(
+            &serde_json::Value::Object(m.clone()).to_string(),
+        )));
     }
     parts.extend(cmd.unused.iter().cloned());
     if !model_first {

@@ -41,9 +41,11 @@ mod argparse;
 mod convert;
 mod engine;
 mod enums;
+mod escape;
 mod format;
 mod graphs;
 mod json;
+pub mod limits;
 mod parse;
 mod preprocess;
 mod pydantic;
@@ -53,10 +55,15 @@ mod table;
 #[cfg(test)]
 mod tests;
 
+pub use self::escape::{escape_for_message, hidden_characters, is_hidden};
 pub use self::format::{format, without_unread_env, DROPPED_VALUE, READ_ENV};
 pub use self::graphs::{cuda_graphs, CudaGraphs};
+pub(crate) use self::json::non_finite_of;
 pub use self::parse::parse;
 use self::python::{py_int, py_str_repr};
+
+/// How qpath's own limits start: a [`ParseError`] whose message starts so is not vLLM's error.
+pub const CANNOT_MODEL: &str = "qpath cannot model this";
 
 /// `ModelConfig.model`'s default (`config/model.py`, every release 0.24.0–0.33.0): what `vllm serve` serves when the
 /// command line names no model (e.g. when `--kv-cache-dtype-skip-layers` swallowed it).

@@ -1,9 +1,13 @@
 //! [`parse`](fn@parse): the four steps in order, and the top-level parser's errors (`unrecognized arguments:` with
 //! vLLM's and qpath's hints).
 
+use std::collections::HashSet;
+
 use super::argparse::{cached_parser, OptParser, Run};
 use super::engine::build;
 use super::enums::enums;
+use super::escape::{escape_for_message, hidden_characters};
+use super::limits::{capped_list, MAX_ARGUMENTS, MAX_SUGGESTED};
 use super::preprocess::{matches_option_regex, preprocess, Tok};
 use super::python::py_lower;
 use super::shell::{tokenize, Word};
@@ -27,9 +31,38 @@ use crate::release::Release::V0_29_0;
 /// - unknown options: `vllm: error: unrecognized arguments: …`, with qpath's hint (the releases that have it, or the
 ///   closest option of this release).
 pub fn parse(release: Release, command_line: &str) -> Result<ServeCommand, ParseError> {
+    parse_words(release, command_line).map_err(name_hidden_characters)
+}
+
+/// An error about a token with characters a terminal does not show gets qpath's line naming them (vLLM's own text
+/// before it is unchanged). `unrecognized arguments:` names them itself.
+fn name_hidden_characters(mut e: ParseError) -> ParseError {
+    if let Some(t) = e.token.as_deref() {
+        let named = hidden_characters(t);
+        if !named.is_empty() && !e.message.contains("qpath: characters a terminal does not show") {
+            e.message.push_str(&format!(
+                "\nqpath: characters a terminal does not show: `{}`{named}",
+                escape_for_message(t)
+            ));
+        }
+    }
+    e
+}
+
+fn parse_words(release: Release, command_line: &str) -> Result<ServeCommand, ParseError> {
     let rows = table()?;
     let enums = enums()?;
     let words = tokenize(command_line)?;
+    if words.len() > MAX_ARGUMENTS {
+        return Err(err(
+            format!(
+                "qpath cannot model this: more than {MAX_ARGUMENTS} words on the command line ({}; qpath's cap \
+                 serve::limits::MAX_ARGUMENTS)",
+                words.len()
+            ),
+            None,
+        ));
+    }
     let (env, i) = environment(&words);
     let args = serve_args(&words, i)?;
     let toks = preprocess(&args)?;
@@ -138,16 +171,7 @@ fn unrecognized(release: Release, rows: &[FlagRow], parser: &OptParser, run: &Ru
              --convert reward.",
         );
     }
-    let mut seen = Vec::new();
-    for t in &texts {
-        if let Some(h) = suggest(release, rows, parser, t) {
-            if !seen.contains(&h) {
-                msg.push_str("\nqpath: ");
-                msg.push_str(&h);
-                seen.push(h);
-            }
-        }
-    }
+    msg.push_str(&qpath_hints(release, rows, parser, &texts));
     let token = run
         .extras
         .first()
@@ -157,6 +181,49 @@ fn unrecognized(release: Release, rows: &[FlagRow], parser: &OptParser, run: &Ru
         message: msg,
         token: token.filter(|t| !t.is_empty()).or(texts.first().map(|t| t.to_string())),
     }
+}
+
+/// qpath's lines after `unrecognized arguments:`: the hidden characters of each token (escaped and named), then a
+/// suggestion per distinct token, for at most [`MAX_SUGGESTED`] tokens (each suggestion scans the option table), each
+/// hint once.
+fn qpath_hints(release: Release, rows: &[FlagRow], parser: &OptParser, texts: &[&str]) -> String {
+    let mut out = String::new();
+    let mut tokens_seen = HashSet::new();
+    let mut hints_seen = HashSet::new();
+    let mut hidden = Vec::new();
+    let mut unchecked = 0usize;
+    for t in texts {
+        if !tokens_seen.insert(*t) {
+            continue;
+        }
+        let named = hidden_characters(t);
+        if !named.is_empty() {
+            hidden.push(format!("`{}`{named}", escape_for_message(t)));
+        }
+        if tokens_seen.len() > MAX_SUGGESTED {
+            unchecked += 1;
+            continue;
+        }
+        if let Some(h) = suggest(release, rows, parser, t) {
+            if hints_seen.insert(h.clone()) {
+                out.push_str("\nqpath: ");
+                out.push_str(&h);
+            }
+        }
+    }
+    if !hidden.is_empty() {
+        out.push_str(&format!(
+            "\nqpath: characters a terminal does not show: {}",
+            capped_list(&hidden)
+        ));
+    }
+    if unchecked > 0 {
+        out.push_str(&format!(
+            "\nqpath: {unchecked} more unrecognized arguments not checked for a suggestion (qpath suggests for the \
+             first {MAX_SUGGESTED}, serve::limits::MAX_SUGGESTED)"
+        ));
+    }
+    out
 }
 
 /// A row range as the hint shows it. `last` is a source release: the range runs to the newest release that reads it
@@ -187,7 +254,8 @@ fn suggest(release: Release, rows: &[FlagRow], parser: &OptParser, token: &str) 
             having.iter().filter_map(|r| r.last).max()
         };
         return Some(format!(
-            "`{name}` is an option of vLLM {}, not of {}",
+            "`{}` is an option of vLLM {}, not of {}",
+            escape_for_message(name),
             range_text(first, last),
             release.name()
         ));
@@ -205,7 +273,13 @@ fn suggest(release: Release, rows: &[FlagRow], parser: &OptParser, token: &str) 
     }
     let (d, s) = best?;
     let limit = if name.chars().count() >= 12 { 3 } else { 2 };
-    (d <= limit).then(|| format!("`{name}` is not an option of vLLM {}; did you mean `{s}`?", release.name()))
+    (d <= limit).then(|| {
+        format!(
+            "`{}` is not an option of vLLM {}; did you mean `{s}`?",
+            escape_for_message(name),
+            release.name()
+        )
+    })
 }
 
 fn levenshtein(a: &str, b: &str) -> usize {

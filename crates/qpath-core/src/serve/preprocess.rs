@@ -332,7 +332,7 @@ const MAX_DOTTED_DEPTH: usize = 980;
 
 /// The value of a dotted key: `json.loads`, else `human_readable_int`, else the string.
 fn decode_dotted_value(s: &str) -> Value {
-    if let Ok(v) = serde_json::from_str::<Value>(s) {
+    if let Ok(v) = super::json::loads(s) {
         return v;
     }
     match human_readable_int(s) {

@@ -175,7 +175,7 @@ pub(super) fn expand_hr_numbers(val: &str) -> Result<String, String> {
 /// Parses the expanded JSON as pydantic's `validate_json` would before field validation.
 fn dataclass_json(model: &str, raw: &str) -> Result<Obj, String> {
     let expanded = expand_hr_numbers(raw)?;
-    match serde_json::from_str::<Value>(&expanded) {
+    match super::json::loads(&expanded) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(v) => Err(pydantic_message(
             model,
@@ -186,11 +186,18 @@ fn dataclass_json(model: &str, raw: &str) -> Result<Obj, String> {
                 input: v,
             }],
         )),
-        Err(e) => Err(pydantic_message(
+        // pydantic reads the text with its own JSON parser (jiter), whose errors are serde_json's texts.
+        Err(_) => Err(pydantic_message(
             model,
             &[PydErr {
                 loc: None,
-                msg: format!("Invalid JSON: {e}"),
+                msg: format!(
+                    "Invalid JSON: {}",
+                    serde_json::from_str::<Value>(&expanded)
+                        .err()
+                        .map(|e| e.to_string())
+                        .unwrap_or_default()
+                ),
                 kind: "json_invalid",
                 input: Value::String(expanded),
             }],

@@ -264,7 +264,7 @@ pub(super) fn py_str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if c.is_control() => {
+            c if c.is_control() || super::escape::is_hidden(c) => {
                 let n = c as u32;
                 if n < 0x100 {
                     out.push_str(&format!("\\x{n:02x}"));
@@ -424,6 +424,7 @@ pub(super) fn py_repr(v: &Value) -> String {
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
         Value::Number(n) => py_number(n),
+        Value::Float(f) => py_float_repr(*f),
         Value::String(s) => py_str_repr(s),
         Value::Array(a) => format!("[{}]", a.iter().map(py_repr).collect::<Vec<_>>().join(", ")),
         Value::Object(m) => {
@@ -443,7 +444,7 @@ pub(super) fn py_type(v: &Value) -> &'static str {
         Value::Null => "NoneType",
         Value::Bool(_) => "bool",
         Value::Number(n) if n.is_i64() || n.is_u64() => "int",
-        Value::Number(_) => "float",
+        Value::Number(_) | Value::Float(_) => "float",
         Value::String(_) => "str",
         Value::Array(_) => "list",
         Value::Object(_) => "dict",
@@ -479,6 +480,7 @@ pub(super) fn py_json_dumps(v: &Value) -> String {
             Value::Null => out.push_str("null"),
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Value::Number(n) => out.push_str(&py_number(n)),
+            Value::Float(f) => out.push_str(super::json::json_non_finite(*f)),
             Value::String(s) => string(s, out),
             Value::Array(a) => {
                 out.push('[');

@@ -1039,8 +1039,17 @@ fn junk_never_panics_and_accepted_lines_round_trip() {
     assert!(fail(V0_33_0, &deep_json)
         .message
         .contains("validation error for AttentionConfig"));
+    // 300 levels: json.dumps and json.loads both read it (Python's limit is near 1000 frames).
     let hf = format!("vllm serve m --hf-overrides{} 1", ".x".repeat(300));
-    assert!(parse(V0_33_0, &hf).is_err(), "deeper than serde_json's recursion limit");
+    assert!(parse(V0_33_0, &hf).is_ok(), "json.loads reads 300 levels");
+    let hf = format!(
+        "vllm serve m --hf-overrides{} 1",
+        ".x".repeat(super::limits::MAX_JSON_DEPTH + 1)
+    );
+    assert!(parse(V0_33_0, &hf)
+        .unwrap_err()
+        .message
+        .starts_with("qpath cannot model this: JSON nested deeper"));
     let wide = format!("vllm serve m{}", " -tp 2 --enforce-eager -ac.use_non_causal 1".repeat(5000));
     let c = ok(V0_33_0, &wide);
     assert_eq!((c.tensor_parallel_size, c.unused.len()), (2, 5000));
