@@ -6,7 +6,6 @@
 #   scripts/property-runs.sh              every native run
 #   scripts/property-runs.sh --browser    and the JS API fuzz in headless Chromium and Firefox (QPATH_API_FUZZ_CASES,
 #                                         default 10,000; the browser tests build in debug, as `make test` runs them)
-# The argv-bytes run of the CLI is the CLI's own (crates/qpath-cli); add it here when it lands.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -32,11 +31,13 @@ run() { # run LABEL COMMAND...: the command's summary lines and its wall time
 # Build first, so the timed runs below measure the runs.
 cargo test --release -p qpath-core --test fuzz --test fuzz_config --test fuzz_options --no-run
 cargo test --release -p qpath-web --lib --no-run
+cargo test --release -p qpath-cli --test fuzz_argv --no-run
 
 run "command line, hf-overrides, whole scenarios" \
   cargo test --release -p qpath-core --test fuzz -- --nocapture --test-threads 1
 run "config.json" cargo test --release -p qpath-core --test fuzz_config -- --nocapture
 run "JS API options (core reader)" cargo test --release -p qpath-core --test fuzz_options -- --nocapture
+run "argv bytes (the CLI)" cargo test --release -p qpath-cli --test fuzz_argv -- --nocapture
 run "URL hash" cargo test --release -p qpath-web --lib generated_hashes -- --nocapture
 run "JS API arguments (the API's reading)" cargo test --release -p qpath-web --lib api::tests::generated -- --nocapture
 
