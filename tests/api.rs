@@ -303,7 +303,20 @@ fn bad_options_throw_errors_naming_option_and_value() {
     let proxy = js_sys::Function::new_no_args("return new Proxy({}, {ownKeys() { throw new Error('no keys'); }});")
         .call0(&JsValue::NULL)
         .unwrap();
-    assert!(message(api::resolve(cmd, proxy).unwrap_err().into()).contains("options"));
+    assert!(message(api::resolve(cmd.clone(), proxy).unwrap_err().into()).contains("options"));
+    // A revoked Proxy (Array.isArray throws on it) as the options, an option or modelConfig: a thrown qpath Error
+    // naming it, not a TypeError escaping the wasm mid-call (found by tests/api_fuzz.rs).
+    for (make, must_name) in [
+        ("return p.proxy;", "options"),
+        ("return {gpu: p.proxy};", "option gpu"),
+        ("return {modelConfig: p.proxy};", "option modelConfig"),
+    ] {
+        let options = js_sys::Function::new_no_args(&format!("const p = Proxy.revocable({{}}, {{}}); p.revoke(); {make}"))
+            .call0(&JsValue::NULL)
+            .unwrap();
+        let m = message(api::resolve(cmd.clone(), options).unwrap_err().into());
+        assert!(m.contains(must_name), "{make}: {m}");
+    }
 }
 
 #[wasm_bindgen_test]
