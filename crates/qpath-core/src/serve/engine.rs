@@ -5,7 +5,7 @@ use super::argparse::{Conv, Ns, Role};
 use super::enums::Enums;
 use super::json::{int_value, to_serde_map, Obj, Value};
 use super::pydantic::{backend_member, pyd, pydantic_message, pydantic_or_list, PydErr};
-use super::python::{py_float, py_int, py_json_dumps, py_lower, py_str_repr};
+use super::python::{py_float, py_int, py_json_dumps, py_lower, py_str_repr, py_upper};
 use super::table::FlagRow;
 use super::{err, qpath_u32, ParseError, ServeCommand, SpeculativeConfig, DEFAULT_MODEL};
 use crate::release::Release;
@@ -348,7 +348,7 @@ fn speculative_backend(release: Release, enums: &Enums, value: Option<&Value>, n
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if py_lower(s) == "auto" => Ok(Some(s.clone())),
         Some(Value::String(s)) => {
-            let upper = s.to_uppercase();
+            let upper = py_upper(s);
             if enums.backends(release).contains(&upper.as_str()) {
                 Ok(Some(s.clone()))
             } else {
