@@ -221,7 +221,8 @@ fn speculative(r: &Report) -> Html {
 
 fn capitalized(line: &str) -> String {
     let mut c = line.chars();
-    c.next().map_or(String::new(), |f| f.to_ascii_uppercase().to_string() + c.as_str())
+    c.next()
+        .map_or(String::new(), |f| f.to_ascii_uppercase().to_string() + c.as_str())
 }
 
 fn scenario_error(e: &ScenarioError) -> Html {
