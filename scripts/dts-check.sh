@@ -3,8 +3,8 @@
 # (`qpath --format json`, `qpath matrix --format json`), each becomes a .ts file `const value: Report = <json>;` in a
 # temporary folder, and `tsc --noEmit --strict` (tests/e2e's pinned typescript) type-checks them against the d.ts. A key
 # the d.ts lacks, a key it has that the JSON lacks, a wrong type or a string outside one of its unions fails the check.
-# `qpath gpus` and `qpath releases` print text, not JSON, so the d.ts's GpuInfo and ReleaseInfo (the JS API's gpus()
-# and releases()) are not checked here.
+# `qpath gpus --format json` and `qpath releases --format json` print the JS API's gpus() and releases() objects,
+# checked as GpuInfo[] and ReleaseInfo[].
 # Needs tests/e2e's node packages (scripts/setup.sh test, or `npm ci` in tests/e2e). Ends with "dts: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +24,9 @@ emit() {
   local name="$1" type="$2"
   shift 2
   {
-    printf 'import type { %s } from "./qpath.d.ts";\n\nexport const value: %s = ' "$type" "$type"
-    "$QPATH" "$@"
+    printf 'import type { %s } from "./qpath.d.ts";\n\nexport const value: %s = ' "${type%\[\]}" "$type"
+    # The CLI's exit code says whether vLLM would serve (0), fail (1) or qpath cannot model it (2); all print JSON.
+    "$QPATH" "$@" || [ $? -le 2 ]
     printf ';\n'
   } >"$DIR/$name.ts"
   count=$((count + 1))
@@ -57,6 +58,17 @@ emit multi-group-skip Report --gpu b200 --format json -- \
   vllm serve google/gemma-3-27b-it --kv-cache-dtype fp8 --kv-cache-dtype-skip-layers sliding_window
 # A raw compute capability (gpu.id is null).
 emit capability Report --compute-capability 9.0 --format json -- $LLAMA
+# Speculative decoding: an MTP drafter on the hybrid Qwen3-Next, an EAGLE-3 head under V1 with the CUDA-graph downgrade,
+# a method without drafter layers, a drafter qpath cannot model.
+emit spec-mtp Report --gpu b200 --format json -- vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct \
+  --speculative-config '{"method": "qwen3_next_mtp", "num_speculative_tokens": 2}'
+emit spec-eagle3 Report --gpu h100-sxm --vllm 0.25.0 --format json -- $LLAMA --attention-backend FLASHINFER \
+  --speculative-config '{"model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}'
+emit spec-ngram Report --gpu l4 --vllm 0.24.0 --format json -- $LLAMA --speculative-config '{"method": "ngram", "num_speculative_tokens": 2}'
+emit spec-unknown Report --format json -- $LLAMA --speculative-config '{"model": "someone/EAGLE3-x", "num_speculative_tokens": 2}'
+# The tables.
+emit gpus 'GpuInfo[]' gpus --format json
+emit releases 'ReleaseInfo[]' releases --format json
 # Matrices: every status (ok, error, other-backend) appears in these.
 emit matrix Matrix matrix --vllm 0.33.0 --format json -- $LLAMA
 emit matrix-gemma Matrix matrix --vllm 0.28.0 --format json -- vllm serve google/gemma-3-27b-it
