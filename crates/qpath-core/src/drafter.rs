@@ -221,36 +221,8 @@ fn drafter_layers(
     } else {
         model::resolve_model_at(r, id, None).ok()
     };
-    let lower = id.to_ascii_lowercase();
-    let detected = match method {
-        "eagle" | "eagle3" => method.to_string(),
-        _ if lower.contains("eagle-") => step_to(t, &source::SPEC_EAGLE_BY_NAME, "eagle", id),
-        _ if lower.contains("eagle3") => step_to(t, &source::SPEC_EAGLE3_BY_NAME, "eagle3", id),
-        _ if draft.as_ref().and_then(mtp_model_type).is_some() => {
-            let ty = draft.as_ref().and_then(mtp_model_type).unwrap_or("mtp");
-            t.step(
-                Some(&source::SPEC_UNSUPPORTED_RAISE),
-                "method",
-                format!("hf_config_override makes {id}'s model_type {ty}, one of MTPModelTypes: mtp"),
-            );
-            "mtp".to_string()
-        }
-        "draft_model" => "draft_model".to_string(),
-        _ if draft.is_none() => {
-            notes.push(format!(
-                "qpath cannot model this: the drafter model `{id}` is not one of qpath's presets, so its model_type \
-                 (which decides the method) and its layers are unknown"
-            ));
-            return Ok((method.to_string(), None));
-        }
-        _ => {
-            return Err(error(
-                ScenarioErrorKind::NotImplementedError,
-                format!("Unsupported speculative method: '{method}'"),
-                &source::SPEC_UNSUPPORTED_RAISE,
-                r,
-            ))
-        }
+    let Some(detected) = detect_method(r, method, id, draft.as_ref(), t, notes)? else {
+        return Ok((method.to_string(), None));
     };
     if detected == "mtp" && sc.num_speculative_tokens.is_some_and(|n| n > 1) {
         t.warn(
@@ -272,6 +244,50 @@ fn drafter_layers(
         _ => Some(draft_model_layers(&draft, t)),
     };
     Ok((detected, layers))
+}
+
+/// `__post_init__`'s detection chain for a model-based drafter, in its order: an EAGLE method kept, "eagle-" / "eagle3"
+/// in the model id, an MTP model_type after `hf_config_override`, draft_model kept, else vLLM's NotImplementedError.
+/// `None` when the drafter is not a preset, so its model_type is unknown.
+fn detect_method(
+    r: Release,
+    method: &str,
+    id: &str,
+    draft: Option<&ModelSpec>,
+    t: &mut Trace,
+    notes: &mut Vec<String>,
+) -> Result<Option<String>, ScenarioError> {
+    let lower = id.to_ascii_lowercase();
+    Ok(Some(match method {
+        "eagle" | "eagle3" => method.to_string(),
+        _ if lower.contains("eagle-") => step_to(t, &source::SPEC_EAGLE_BY_NAME, "eagle", id),
+        _ if lower.contains("eagle3") => step_to(t, &source::SPEC_EAGLE3_BY_NAME, "eagle3", id),
+        _ if draft.and_then(mtp_model_type).is_some() => {
+            let ty = draft.and_then(mtp_model_type).unwrap_or("mtp");
+            t.step(
+                Some(&source::SPEC_MTP_BY_MODEL_TYPE),
+                "method",
+                format!("hf_config_override makes {id}'s model_type {ty}, one of MTPModelTypes: mtp"),
+            );
+            "mtp".to_string()
+        }
+        "draft_model" => "draft_model".to_string(),
+        _ if draft.is_none() => {
+            notes.push(format!(
+                "qpath cannot model this: the drafter model `{id}` is not one of qpath's presets, so its model_type \
+                 (which decides the method) and its layers are unknown"
+            ));
+            return Ok(None);
+        }
+        _ => {
+            return Err(error(
+                ScenarioErrorKind::NotImplementedError,
+                format!("Unsupported speculative method: '{method}'"),
+                &source::SPEC_UNSUPPORTED_RAISE,
+                r,
+            ))
+        }
+    }))
 }
 
 fn step_to(t: &mut Trace, cite: &Cite, method: &str, id: &str) -> String {
