@@ -399,42 +399,8 @@ fn group_card(props: &GroupCardProps) -> Html {
                 if drafter { { drafter_badge() } }
                 if fp8_query { <span class="badge fp8-badge">{ "FP8 query" }</span> }
             </h3>
-            <p class="shape">
-                <span class="attention">{ attention_words(g) }</span>
-                if g.backend.is_recurrent() {
-                    <span class="sep" aria-hidden="true">{ " · " }</span>
-                    <span class="family">{ "Mamba-family backend (MambaAttentionBackendEnum)" }</span>
-                } else {
-                <span class="sep" aria-hidden="true">{ " · " }</span>
-                <span class="heads">{ format!("heads {}/{} (q/kv)", g.num_q_heads, g.num_kv_heads) }</span>
-                <span class="sep" aria-hidden="true">{ " · " }</span>
-                <span class="head-dim">{ format!("head_dim {}", g.head_dim) }</span>
-                <span class="sep" aria-hidden="true">{ " · " }</span>
-                <span class="sinks">{ if g.has_sinks { "attention sinks" } else { "no sinks" } }</span>
-                }
-            </p>
-            <dl class="decision">
-                <dt>{ "Backend" }</dt>
-                <dd class="backend">{ g.backend.name() }</dd>
-                if !g.backend.is_recurrent() {
-                    <dt>{ "Cache dtype" }</dt>
-                    <dd class="cache-dtype">{ cache_dtype_words(&g.cache_dtype) }</dd>
-                }
-                if let Some(cg) = g.cudagraph_support.filter(|s| Some(*s) != props.min_cg) {
-                    <dt>{ "CUDA graphs" }</dt>
-                    <dd class="cudagraph-support">{ cg.name() }</dd>
-                }
-                if flashinfer {
-                    <dt>{ "Q dtype, prefill" }</dt>
-                    <dd>{ dtype_value("q-prefill", g.q_dtype.prefill, raised) }</dd>
-                    <dt>{ "Q dtype, decode" }</dt>
-                    <dd>{ dtype_value("q-decode", g.q_dtype.decode, raised) }</dd>
-                    <dt>{ "Kernel, prefill" }</dt>
-                    <dd>{ kernel_value("kernel-prefill", g.kernel.prefill, raised) }</dd>
-                    <dt>{ "Kernel, decode" }</dt>
-                    <dd>{ kernel_value("kernel-decode", g.kernel.decode, raised) }</dd>
-                }
-            </dl>
+            { group_shape(g) }
+            { decision(g, props.min_cg) }
             if g.backend.is_recurrent() {
                 <p class="not-flashinfer recurrent">{ RECURRENT_WORDS }</p>
             } else if !flashinfer {
@@ -465,6 +431,57 @@ fn group_card(props: &GroupCardProps) -> Html {
                 <ol class="trace">{ for g.trace.iter().map(trace_step) }</ol>
             </div>
         </article>
+    }
+}
+
+/// The group's shape: its attention, heads, head size and sinks (a recurrent group: its backend family).
+fn group_shape(g: &GroupReport) -> Html {
+    html! {
+    <p class="shape">
+        <span class="attention">{ attention_words(g) }</span>
+        if g.backend.is_recurrent() {
+            <span class="sep" aria-hidden="true">{ " · " }</span>
+            <span class="family">{ "Mamba-family backend (MambaAttentionBackendEnum)" }</span>
+        } else {
+        <span class="sep" aria-hidden="true">{ " · " }</span>
+        <span class="heads">{ format!("heads {}/{} (q/kv)", g.num_q_heads, g.num_kv_heads) }</span>
+        <span class="sep" aria-hidden="true">{ " · " }</span>
+        <span class="head-dim">{ format!("head_dim {}", g.head_dim) }</span>
+        <span class="sep" aria-hidden="true">{ " · " }</span>
+        <span class="sinks">{ if g.has_sinks { "attention sinks" } else { "no sinks" } }</span>
+        }
+    </p>
+    }
+}
+
+/// What the group decides: backend, cache dtype, its CUDA-graph support where it differs from the scenario's minimum
+/// (`min_cg`), and on FlashInfer the Q dtypes and kernels per phase.
+fn decision(g: &GroupReport, min_cg: Option<qpath_core::cudagraph::CgSupport>) -> Html {
+    let flashinfer = g.backend == Backend::FlashInfer;
+    let raised = g.error.is_some();
+    html! {
+    <dl class="decision">
+        <dt>{ "Backend" }</dt>
+        <dd class="backend">{ g.backend.name() }</dd>
+        if !g.backend.is_recurrent() {
+            <dt>{ "Cache dtype" }</dt>
+            <dd class="cache-dtype">{ cache_dtype_words(&g.cache_dtype) }</dd>
+        }
+        if let Some(cg) = g.cudagraph_support.filter(|s| Some(*s) != min_cg) {
+            <dt>{ "CUDA graphs" }</dt>
+            <dd class="cudagraph-support">{ cg.name() }</dd>
+        }
+        if flashinfer {
+            <dt>{ "Q dtype, prefill" }</dt>
+            <dd>{ dtype_value("q-prefill", g.q_dtype.prefill, raised) }</dd>
+            <dt>{ "Q dtype, decode" }</dt>
+            <dd>{ dtype_value("q-decode", g.q_dtype.decode, raised) }</dd>
+            <dt>{ "Kernel, prefill" }</dt>
+            <dd>{ kernel_value("kernel-prefill", g.kernel.prefill, raised) }</dd>
+            <dt>{ "Kernel, decode" }</dt>
+            <dd>{ kernel_value("kernel-decode", g.kernel.decode, raised) }</dd>
+        }
+    </dl>
     }
 }
 
