@@ -528,8 +528,12 @@ fn drafter_backend(
     if NO_ATTENTION.contains(&method) {
         return Ok((None, cmd.kv_cache_dtype.clone()));
     }
-    let target_kv = cmd.kv_cache_dtype.clone();
-    let spec_kv = sc.kv_cache_dtype.clone();
+    let asked = Asked {
+        target_forced,
+        spec_backend,
+        target_kv: cmd.kv_cache_dtype.clone(),
+        spec_kv: sc.kv_cache_dtype.clone(),
+    };
     let show = |b: Option<Backend>| b.map_or("auto (selected by priority)".to_string(), |b| b.name().to_string());
     let (backend, kv) = match runner {
         ModelRunner::V1 => {
@@ -550,14 +554,13 @@ fn drafter_backend(
                         read_by: (r >= Release::V0_26_0).then_some(&source::V1_DRAFT_KV_CACHE_DTYPE),
                         default: &source::V1_DRAFT_BACKEND,
                     },
-                    &target_kv,
-                    spec_kv,
+                    &asked,
                     t,
                 ),
             )
         }
-        ModelRunner::V2 if method == "draft_model" => v2_draft_model(r, target_forced, spec_backend, &target_kv, spec_kv, t),
-        ModelRunner::V2 => v2_eagle(r, target_forced, spec_backend, &target_kv, spec_kv, t),
+        ModelRunner::V2 if method == "draft_model" => v2_draft_model(r, &asked, t),
+        ModelRunner::V2 => v2_eagle(r, &asked, t),
     };
     if method == "mtp" && cmd.kv_cache_dtype_skip_layers.iter().any(|s| s == "0") {
         notes.push(
@@ -569,6 +572,15 @@ fn drafter_backend(
     Ok((backend, kv))
 }
 
+/// What the drafter's config could take its backend and cache dtype from: the target's `--attention-backend` and
+/// `--kv-cache-dtype`, and the speculative config's `attention_backend` and `kv_cache_dtype`.
+struct Asked {
+    target_forced: Option<Backend>,
+    spec_backend: Option<Backend>,
+    target_kv: String,
+    spec_kv: Option<String>,
+}
+
 /// Where the drafter's cache dtype comes from: the speculative config's `kv_cache_dtype` when it is set and the
 /// loader reads it (`read_by`: the statement that applies it, `None` where this loader ignores it), else the target's
 /// cache config (`default`: the statement that passes it on).
@@ -577,23 +589,23 @@ struct KvSource {
     default: &'static Cite,
 }
 
-fn drafter_kv(from: KvSource, target_kv: &str, spec_kv: Option<String>, t: &mut Trace) -> String {
-    match (spec_kv, from.read_by) {
+fn drafter_kv(from: KvSource, a: &Asked, t: &mut Trace) -> String {
+    match (&a.spec_kv, from.read_by) {
         (Some(kv), Some(cite)) => {
             t.step(
                 Some(cite),
                 "drafter cache dtype",
                 format!("speculative config kv_cache_dtype: {kv}"),
             );
-            kv
+            kv.clone()
         }
         _ => {
             t.step(
                 Some(from.default),
                 "drafter cache dtype",
-                format!("the target's cache config: {target_kv}"),
+                format!("the target's cache config: {}", a.target_kv),
             );
-            target_kv.to_string()
+            a.target_kv.clone()
         }
     }
 }
@@ -601,14 +613,8 @@ fn drafter_kv(from: KvSource, target_kv: &str, spec_kv: Option<String>, t: &mut 
 /// V2 EAGLE / EAGLE-3 / MTP (`load_eagle_model`): the target's `VllmConfig`, so its forced backend and cache dtype;
 /// the speculative config's `kv_cache_dtype` overrides from 0.26.0, its `attention_backend` from 0.30.0
 /// (`apply_draft_overrides` from 0.31.0).
-fn v2_eagle(
-    r: Release,
-    target_forced: Option<Backend>,
-    spec_backend: Option<Backend>,
-    target_kv: &str,
-    spec_kv: Option<String>,
-    t: &mut Trace,
-) -> (Option<Backend>, String) {
+fn v2_eagle(r: Release, a: &Asked, t: &mut Trace) -> (Option<Backend>, String) {
+    let (target_forced, spec_backend) = (a.target_forced, a.spec_backend);
     let overrides = if r >= Release::V0_31_0 {
         &source::V2_EAGLE_DRAFT_OVERRIDES
     } else {
@@ -655,8 +661,7 @@ fn v2_eagle(
             read_by,
             default: &source::V2_EAGLE_LOAD,
         },
-        target_kv,
-        spec_kv,
+        a,
         t,
     );
     (backend, kv)
@@ -665,14 +670,8 @@ fn v2_eagle(
 /// V2 draft model (0.31.0+, `load_draft_model`): the target's `VllmConfig` with the draft's model config, so the
 /// target's backend (the speculative config's `attention_backend` is not read) and cache dtype (0.32.0+: the
 /// speculative config's `kv_cache_dtype` overrides).
-fn v2_draft_model(
-    r: Release,
-    target_forced: Option<Backend>,
-    spec_backend: Option<Backend>,
-    target_kv: &str,
-    spec_kv: Option<String>,
-    t: &mut Trace,
-) -> (Option<Backend>, String) {
+fn v2_draft_model(r: Release, a: &Asked, t: &mut Trace) -> (Option<Backend>, String) {
+    let (target_forced, spec_backend) = (a.target_forced, a.spec_backend);
     let load = if r >= Release::V0_32_0 {
         &source::V2_STANDALONE_LOAD
     } else {
@@ -693,6 +692,6 @@ fn v2_draft_model(
         ),
     );
     let read_by = (r >= Release::V0_32_0).then_some(&source::V2_STANDALONE_KV_CACHE_DTYPE);
-    let kv = drafter_kv(KvSource { read_by, default: load }, target_kv, spec_kv, t);
+    let kv = drafter_kv(KvSource { read_by, default: load }, a, t);
     (target_forced, kv)
 }
