@@ -15,7 +15,7 @@ const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
 const QWEN3_NEXT: &str = "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct";
 
 /// The platform the rules read, from the public API (the fields the CUDA-graph rules read: release, capability,
-/// cubins, `use_trtllm_attention`, DCP, the cudagraph_mode); resolve.rs builds the same one for its groups.
+/// cubins, `use_trtllm_attention`, DCP, the cudagraph_mode); resolve/mod.rs builds the same one for its groups.
 fn platform(r: Release, report: &Report, command: &str) -> Platform {
     let cmd = serve::parse(r, command).unwrap();
     Platform {

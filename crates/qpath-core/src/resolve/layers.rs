@@ -1,0 +1,490 @@
+//! Each layer's cache dtype (the skip list), backend selection, and grouping into attention groups, with their
+//! trace steps and the engine's selection log lines; qpath's notes on input vLLM accepts silently.
+
+use super::*;
+
+/// qpath's notes on input vLLM accepts silently: what is not modelled yet, and skip tokens that match no layer.
+pub(super) fn input_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Report) {
+    if cmd.env.iter().any(|(k, _)| k == "VLLM_KV_CACHE_LAYOUT") {
+        report.notes.push(
+            "VLLM_KV_CACHE_LAYOUT is read by vLLM but its effect on the layout FlashInfer gets is not modelled yet.".into(),
+        );
+    }
+    skip_notes(cmd, spec, report);
+}
+
+/// `--kv-cache-dtype-skip-layers` read once: `Attention.__init__` skips a layer when `str(layer_idx)` is one of the
+/// tokens, or when it has a sliding window and `sliding_window` is one ([`source::ATTN_SKIP_LAYERS`]). Built in one
+/// pass over the tokens, so that each layer's check is a set lookup (linear in tokens + layers).
+pub(super) struct SkipList {
+    indices: HashSet<u32>,
+    sliding_window: bool,
+}
+
+impl SkipList {
+    pub(crate) fn new(tokens: &[String]) -> Self {
+        SkipList {
+            indices: tokens.iter().filter_map(|t| layer_index_token(t)).collect(),
+            sliding_window: tokens.iter().any(|t| t == "sliding_window"),
+        }
+    }
+
+    /// Whether `Attention.__init__` gives this layer kv_cache_dtype "auto".
+    pub(crate) fn skips(&self, layer: u32, sliding: bool) -> bool {
+        (sliding && self.sliding_window) || self.indices.contains(&layer)
+    }
+}
+
+/// The layer index a token names: `str(layer_idx) == token`, so only the canonical decimal ("7", not "07" or "+7").
+pub(super) fn layer_index_token(token: &str) -> Option<u32> {
+    let n: u32 = token.parse().ok()?;
+    (n.to_string() == token).then_some(n)
+}
+
+/// Skip tokens that match no layer are accepted by vLLM and do nothing: one note naming them (each once, at most
+/// [`serve::limits::MAX_LISTED`]); past [`serve::limits::MAX_SKIP_LAYER_TOKENS`] the scenario stops earlier.
+pub(super) fn skip_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Report) {
+    let tokens = &cmd.kv_cache_dtype_skip_layers;
+    if tokens.is_empty() {
+        return;
+    }
+    let layers: HashSet<u32> = spec.layers.iter().map(|l| l.index).collect();
+    let has_window = spec.layers.iter().any(|l| l.sliding_window.is_some());
+    let mut seen = HashSet::new();
+    let mut unmatched: Vec<String> = Vec::new();
+    let mut window_token = false;
+    for tok in tokens {
+        if tok == "sliding_window" {
+            window_token = !has_window;
+        } else if !layer_index_token(tok).is_some_and(|n| layers.contains(&n)) && seen.insert(tok.as_str()) {
+            unmatched.push(format!("`{}`", crate::serve::escape_for_message(tok)));
+        }
+    }
+    if window_token {
+        report.notes.push(
+            "--kv-cache-dtype-skip-layers sliding_window: this model has no sliding-window layer, so it skips nothing."
+                .to_string(),
+        );
+    }
+    if !unmatched.is_empty() {
+        let what = if unmatched.len() == 1 {
+            format!("{} matches", unmatched[0])
+        } else {
+            format!("tokens {} match", crate::serve::limits::capped_list(&unmatched))
+        };
+        report.notes.push(format!(
+            "--kv-cache-dtype-skip-layers {what} no layer: vLLM compares each layer's index (0 to {}) as a string, \
+             exactly, and ignores other tokens.",
+            spec.layers.len().saturating_sub(1)
+        ));
+    }
+}
+
+/// One layer after selection: its skip-adjusted query to the selector and the backend it got.
+pub(super) struct LayerRow<'a> {
+    pub(super) layer: &'a LayerSpec,
+    skipped: bool,
+    /// The checkpoint field that set the cache dtype (`--kv-cache-dtype auto` with a quantized-KV checkpoint).
+    from_checkpoint: Option<(&'static str, &'static source::Cite)>,
+    query: LayerQuery,
+    pub(super) selection: Selection,
+}
+
+/// Per layer, in order (`Attention.__init__`): the skip-adjusted cache dtype, then `get_attn_backend`, which is
+/// cached on its arguments (`functools.cache`), so equal queries get one selection.
+pub(super) fn select_layers<'a>(
+    p: &Platform,
+    forced: Option<Backend>,
+    cmd: &ServeCommand,
+    spec: &'a ModelSpec,
+    checkpoint_set: bool,
+) -> Result<Vec<LayerRow<'a>>, ScenarioError> {
+    let r = p.release;
+    let skip = SkipList::new(&cmd.kv_cache_dtype_skip_layers);
+    let tp = cmd.tensor_parallel_size.max(1);
+    let mut cache: HashMap<LayerQuery, Result<Selection, SelectionError>> = HashMap::new();
+    let mut rows = Vec::with_capacity(spec.layers.len());
+    let from_checkpoint = spec
+        .checkpoint_kv
+        .as_ref()
+        .filter(|kv| kv.cache_dtype.as_deref() == Some(cmd.kv_cache_dtype.as_str()) && checkpoint_set)
+        .map(|kv| {
+            let cite = match kv.scheme {
+                model::KvScheme::CompressedTensors(_) => &source::CHECKPOINT_KV_SCHEME,
+                _ => &source::CHECKPOINT_KV_MODELOPT,
+            };
+            (kv.field(), cite)
+        });
+    // A hybrid model's recurrent layers are not `Attention` layers: they never reach get_attn_backend.
+    for l in spec.layers.iter().filter(|l| l.kind.is_attention()) {
+        let skipped = skip.skips(l.index, l.sliding_window.is_some());
+        let query = LayerQuery {
+            head_size: l.head_dim,
+            kv_cache_dtype: if skipped {
+                "auto".to_string()
+            } else {
+                cmd.kv_cache_dtype.clone()
+            },
+            has_sinks: l.has_sinks,
+            sliding_window: l.sliding_window.is_some(),
+            q_heads: l.num_q_heads / tp,
+            kv_heads: (l.num_kv_heads / tp).max(1),
+            block_size: cmd.block_size,
+            use_mm_prefix: spec.is_mm_prefix_lm(r),
+            use_per_head_quant_scales: spec.checkpoint_kv.as_ref().is_some_and(|kv| kv.per_head_scales()),
+            use_non_causal: cmd.attention_config.use_non_causal,
+            use_dcp: cmd.decode_context_parallel_size > 1,
+        };
+        heads_divide(r, spec.vllm_model, l, tp)?;
+        let selection = cache
+            .entry(query.clone())
+            .or_insert_with(|| selection::select(p, forced, &query))
+            .clone()
+            .map_err(|e| {
+                scenario_error(
+                    ScenarioErrorKind::ValueError,
+                    e.message,
+                    Some(if e.forced {
+                        &source::CUDA_FORCED_INVALID
+                    } else {
+                        &source::CUDA_NONE_VALID
+                    }),
+                    r,
+                )
+            })?;
+        checkpoint_layer_errors(r, spec, &query.kv_cache_dtype)?;
+        rows.push(LayerRow {
+            layer: l,
+            skipped,
+            from_checkpoint,
+            query,
+            selection,
+        });
+    }
+    Ok(rows)
+}
+
+/// A layer's head checks at engine start, in vLLM's order, before `get_attn_backend`: the model file's bare asserts
+/// ([`model::VllmModel::kv_tp_asserts`]), `QKVParallelLinear`'s `divide` of KV heads and ranks
+/// ([`source::ENSURE_DIVISIBILITY`]), then `Attention.__init__`'s `num_heads % num_kv_heads`
+/// ([`source::ATTENTION_HEADS_DIVISIBLE`]) on the rank's heads: heads / tp and max(1, KV heads / tp), except
+/// `gpt_oss.py`'s plain KV heads // tp, which is 0 (a `ZeroDivisionError`) with fewer KV heads than ranks.
+pub(super) fn heads_divide(r: Release, rule: model::VllmModel, l: &model::LayerSpec, tp: u32) -> Result<(), ScenarioError> {
+    let kv = l.num_kv_heads;
+    let raise = |kind, message: String, cite| Err(scenario_error(kind, message, Some(cite), r));
+    if let Some((kv_split, tp_split)) = rule.kv_tp_asserts() {
+        if kv >= tp && kv % tp != 0 {
+            return raise(ScenarioErrorKind::AssertionError, String::new(), kv_split);
+        }
+        if kv < tp && tp % kv != 0 {
+            return raise(ScenarioErrorKind::AssertionError, String::new(), tp_split);
+        }
+    }
+    let (n, d) = if tp >= kv { (tp, kv) } else { (kv, tp) };
+    if n % d != 0 {
+        let m = format!("{n} is not divisible by {d}");
+        return raise(ScenarioErrorKind::AssertionError, m, &source::ENSURE_DIVISIBILITY);
+    }
+    let q = l.num_q_heads / tp;
+    let kv_rank = if rule == model::VllmModel::GptOss {
+        kv / tp
+    } else {
+        (kv / tp).max(1)
+    };
+    let at = &source::ATTENTION_HEADS_DIVISIBLE;
+    if kv_rank == 0 {
+        return raise(ScenarioErrorKind::ZeroDivisionError, "integer modulo by zero".into(), at);
+    }
+    if q % kv_rank != 0 {
+        let m = format!("num_heads ({q}) is not divisible by num_kv_heads ({kv_rank})");
+        return raise(ScenarioErrorKind::AssertionError, m, at);
+    }
+    Ok(())
+}
+
+/// After a layer's backend is selected, `Attention.__init__` sets up its KV-cache quantization
+/// (`_init_kv_cache_quant`): with a checkpoint whose attention layers load k/v scales, a layer whose cache dtype is
+/// `fp8_e5m2` raises ([`source::CHECKPOINT_KV_E5M2`]), and compressed-tensors validates its `kv_cache_scheme`
+/// ([`source::CT_VALIDATE_KV_SCHEME`], `NotImplementedError`).
+pub(super) fn checkpoint_layer_errors(r: Release, spec: &ModelSpec, kv_cache_dtype: &str) -> Result<(), ScenarioError> {
+    let Some(kv) = &spec.checkpoint_kv else { return Ok(()) };
+    if kv.loads_kv_scales() && kv_cache_dtype == "fp8_e5m2" {
+        return Err(scenario_error(
+            ScenarioErrorKind::ValueError,
+            "fp8_e5m2 kv-cache is not supported with fp8 checkpoints.",
+            Some(&source::CHECKPOINT_KV_E5M2),
+            r,
+        ));
+    }
+    if let Some(m) = kv.scheme_error() {
+        let (kind, cite) = if m.starts_with("qpath cannot model this") {
+            (ScenarioErrorKind::InputError, None)
+        } else {
+            (ScenarioErrorKind::NotImplementedError, Some(&source::CT_VALIDATE_KV_SCHEME))
+        };
+        return Err(scenario_error(kind, m, cite, r));
+    }
+    Ok(())
+}
+
+/// The engine-wide log line of each distinct selection (`get_attn_backend_cls`'s `logger.info_once`), in order.
+pub(super) fn selection_logs(r: Release, rows: &[LayerRow]) -> Vec<LogRecord> {
+    let mut seen: Vec<LogRecord> = Vec::new();
+    for row in rows {
+        let sel = &row.selection;
+        let (call, line) = if sel.forced {
+            let text = format!("Using AttentionBackendEnum.{} backend.", sel.backend.name());
+            (&source::CUDA_FORCED_LOG, text)
+        } else {
+            let names: Vec<String> = sel.valid.iter().map(|b| format!("'{}'", b.name())).collect();
+            let text = format!(
+                "Using {} attention backend out of potential backends: [{}].",
+                sel.backend.name(),
+                names.join(", ")
+            );
+            (&source::CUDA_CHOSEN_LOG, text)
+        };
+        if !seen.iter().any(|l| l.text == line) {
+            seen.push(LogRecord::new(LogLevel::Info, call, (r, r.flashinfer_pin()), line));
+        }
+    }
+    seen
+}
+
+/// The checkpoint's warning (`checkpoint_cache_dtype`'s log lines) as records of `get_kv_cache_quant_algo_string`'s
+/// `logger.warning(` (whose text itself starts with "WARNING: ").
+pub(super) fn checkpoint_records(r: Release, logs: &[String]) -> Vec<LogRecord> {
+    let call = &source::CHECKPOINT_KV_UNKNOWN_ALGO_LOG;
+    logs.iter()
+        .map(|l| LogRecord::new(LogLevel::Warning, call, (r, r.flashinfer_pin()), l.clone()))
+        .collect()
+}
+
+/// Each attention group's report, in the order of its first layer ([`group_layers`]): its selection trace and
+/// `align_steps` (a hybrid model's block-size alignment), the builder for a FlashInfer group, the init-time checks of
+/// the other backends (crate::backends). The target's groups and the drafter's are built here alike.
+pub(super) fn attention_groups(
+    p: &Platform,
+    cmd: &ServeCommand,
+    engine: &crate::backends::Engine,
+    rows: &[LayerRow],
+    align_steps: &[crate::report::TraceStep],
+) -> Vec<GroupReport> {
+    let mut groups = Vec::new();
+    for (key, layers) in group_layers(rows) {
+        let Some(row) = rows.iter().find(|row| row.layer.index == layers[0]) else {
+            continue;
+        };
+        let mut g = group_report(p, cmd, key, layers, row, align_steps);
+        if g.backend != Backend::FlashInfer {
+            crate::backends::init_checks(p, engine, &row.query, &mut g);
+        }
+        groups.push(g);
+    }
+    groups
+}
+
+/// Attention groups (the KV-cache groups, one metadata builder each): layers sharing backend, per-layer KV spec and
+/// per-rank heads, in the order of their first layer.
+pub(super) fn group_layers(rows: &[LayerRow]) -> Vec<(GroupKey, Vec<u32>)> {
+    let mut groups: Vec<(GroupKey, Vec<u32>)> = Vec::new();
+    for row in rows {
+        let (l, q) = (row.layer, &row.query);
+        let key = GroupKey {
+            backend: row.selection.backend,
+            kind: l.kind,
+            window: l.sliding_window,
+            kv: q.kv_cache_dtype.clone(),
+            head_dim: l.head_dim,
+            q_heads: q.q_heads,
+            kv_heads: q.kv_heads,
+            sinks: l.has_sinks,
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, layers)) => layers.push(l.index),
+            None => groups.push((key, vec![l.index])),
+        }
+    }
+    groups
+}
+
+/// The "layer cache dtype" step of a group: which of its layers `--kv-cache-dtype-skip-layers` names (exactly those),
+/// and, when the cache dtype is "auto" anyway, that skipping them changes nothing (skipped and other layers then share
+/// a group).
+pub(super) fn layer_cache_dtype_text(cmd: &ServeCommand, layers: &[u32], row: &LayerRow) -> String {
+    let tokens = &cmd.kv_cache_dtype_skip_layers;
+    let q = &row.query;
+    let skip = SkipList::new(tokens);
+    let sliding = row.layer.sliding_window.is_some();
+    let (skipped, kept): (Vec<u32>, Vec<u32>) = layers.iter().partition(|&&i| skip.skips(i, sliding));
+    let named = |l: &[u32]| {
+        if l.len() == 1 {
+            format!("layer {} is", l[0])
+        } else {
+            format!("layers {} are", short_list(l))
+        }
+    };
+    if !skipped.is_empty() && q.kv_cache_dtype == "auto" && cmd.kv_cache_dtype == "auto" {
+        let rest = if kept.is_empty() {
+            String::new()
+        } else {
+            format!("; {} not in it", named(&kept))
+        };
+        return format!(
+            "{} in --kv-cache-dtype-skip-layers, which changes nothing: the cache dtype is \"auto\" already \
+             (--kv-cache-dtype auto){rest}: kv_cache_dtype \"auto\"",
+            named(&skipped)
+        );
+    }
+    if row.skipped {
+        format!("{} in --kv-cache-dtype-skip-layers: kv_cache_dtype \"auto\"", named(&skipped))
+    } else if let Some((field, _)) = row.from_checkpoint {
+        format!(
+            "kv_cache_dtype {:?}, from the checkpoint's {field} (--kv-cache-dtype auto){}",
+            q.kv_cache_dtype,
+            if tokens.is_empty() { "" } else { "; not in the skip list" }
+        )
+    } else if tokens.is_empty() {
+        format!("kv_cache_dtype {:?} (no skip list)", q.kv_cache_dtype)
+    } else {
+        format!(
+            "not in the skip list [{}]: kv_cache_dtype {:?}",
+            skip_tokens_shown(tokens),
+            q.kv_cache_dtype
+        )
+    }
+}
+
+/// The skip tokens as the trace showed them (`"0", "2"`), at most [`serve::limits::MAX_LISTED`].
+pub(super) fn skip_tokens_shown(tokens: &[String]) -> String {
+    let quoted: Vec<String> = tokens
+        .iter()
+        .take(serve::limits::MAX_LISTED + 1)
+        .map(|t| format!("{t:?}"))
+        .collect();
+    let mut shown = serve::limits::capped_list(&quoted[..quoted.len().min(serve::limits::MAX_LISTED)]);
+    if tokens.len() > serve::limits::MAX_LISTED {
+        shown.push_str(&format!(", … and {} more", tokens.len() - serve::limits::MAX_LISTED));
+    }
+    shown
+}
+
+/// The trace steps every group starts with: its layers' cache dtype (`Attention.__init__`'s skip-layer check) and how
+/// their backend was selected (`get_attn_backend_cls`).
+pub(super) fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], row: &LayerRow) -> Trace {
+    let sel = &row.selection;
+    let mut head = Trace::new(p.release);
+    let cite = match row.from_checkpoint {
+        Some((_, cite)) if !row.skipped => cite,
+        _ => &source::ATTN_SKIP_LAYERS,
+    };
+    head.step(Some(cite), "layer cache dtype", layer_cache_dtype_text(cmd, layers, row));
+    if sel.forced {
+        head.step(
+            Some(&source::CUDA_FORCED_INVALID),
+            "attention backend",
+            format!("forced {}: valid for these layers", sel.backend.name()),
+        );
+    } else {
+        for (b, why) in &sel.rejected {
+            head.step(
+                Some(&source::CUDA_NONE_VALID),
+                format!("backend {} (priority order)", b.name()),
+                format!("rejected: {}", why.join(", ")),
+            );
+        }
+        head.step(
+            Some(&source::CUDA_CHOSEN_LOG),
+            format!("backend {}", sel.backend.name()),
+            "first valid backend in priority order",
+        );
+    }
+    head
+}
+
+/// One group's report; a FlashInfer group also runs its metadata builder ([`builder::resolve_group`]).
+pub(super) fn group_report(
+    p: &Platform,
+    cmd: &ServeCommand,
+    key: GroupKey,
+    layers: Vec<u32>,
+    row: &LayerRow,
+    align_steps: &[crate::report::TraceStep],
+) -> GroupReport {
+    let mut head = selection_trace(p, cmd, &layers, row);
+    head.steps.extend(align_steps.iter().cloned());
+    let mut g = GroupReport {
+        layers,
+        attention: key.kind,
+        sliding_window: key.window,
+        head_dim: key.head_dim,
+        num_q_heads: key.q_heads,
+        num_kv_heads: key.kv_heads,
+        has_sinks: key.sinks,
+        backend: key.backend,
+        cache_dtype: if selection::is_quantized(&key.kv) {
+            key.kv.clone()
+        } else {
+            "auto".to_string()
+        },
+        q_dtype: Phases::default(),
+        kernel: Phases::default(),
+        error: None,
+        phase_errors: Phases::default(),
+        warnings: vec![],
+        logs: vec![],
+        log_records: vec![],
+        trace: head.steps,
+        role: GroupRole::Target,
+        cudagraph_support: None,
+    };
+    if key.backend == Backend::FlashInfer {
+        let spec = GroupSpec {
+            quantized: selection::is_quantized(&key.kv),
+            spec_dtype: selection::unquantized_spec_dtype(&key.kv, p.model_dtype),
+            head_dim: key.head_dim,
+            q_heads: key.q_heads,
+            kv_heads: key.kv_heads,
+            sliding_window: key.window,
+            has_sinks: key.sinks,
+        };
+        let out = builder::resolve_group(p, &spec);
+        g.cache_dtype = out.cache_dtype;
+        g.q_dtype = out.q_dtype;
+        g.kernel = out.kernel;
+        g.error = out.error;
+        g.phase_errors = out.phase_errors;
+        g.warnings = out.trace.warnings;
+        g.logs = out.trace.logs;
+        g.log_records = out.trace.records;
+        g.trace.extend(out.trace.steps);
+    }
+    g
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct GroupKey {
+    backend: Backend,
+    kind: AttentionKind,
+    window: Option<u32>,
+    kv: String,
+    head_dim: u32,
+    q_heads: u32,
+    kv_heads: u32,
+    sinks: bool,
+}
+
+/// The FlashInfer page size: `--block-size`, else 16 (FlashInfer's smallest kernel block). From 0.25.0, with skip
+/// layers and a quantized primary dtype, vLLM raises the block size so the quantized page covers the 16-bit page
+/// (`_align_heterogeneous_kv_block_size`): 32 for an FP8 primary on a 16-bit model.
+pub(super) fn page_size(r: Release, cmd: &ServeCommand) -> u32 {
+    if let Some(b) = cmd.block_size {
+        return b;
+    }
+    let fp8 = cmd.kv_cache_dtype.starts_with("fp8");
+    if r >= Release::V0_25_0Prefix && !cmd.kv_cache_dtype_skip_layers.is_empty() && fp8 {
+        32
+    } else {
+        16
+    }
+}

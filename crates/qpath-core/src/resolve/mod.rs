@@ -1,0 +1,617 @@
+//! One scenario, end to end: the command line is parsed like the release parses it, the model's layers get their
+//! skip-adjusted cache dtypes, each layer selects its backend, layers are grouped like vLLM groups them into attention
+//! groups, and each FlashInfer group runs through [`crate::builder`].
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::builder::{self, GroupSpec};
+use crate::capability::{ComputeCapability, CudaVersion};
+use crate::dtype::TorchDtype;
+use crate::gpu::{self, Gpu};
+use crate::hybrid::{self, AttentionSide, HybridFlags};
+use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
+use crate::platform::Platform;
+use crate::release::{FlashInfer, Release};
+use crate::report::{
+    GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind,
+};
+use crate::selection::{self, Backend, LayerQuery, Selection, SelectionError};
+use crate::serve::{self, ServeCommand};
+use crate::source;
+use crate::trace::Trace;
+
+mod layers;
+mod recurrent;
+mod speculative;
+
+use layers::*;
+use recurrent::*;
+use speculative::*;
+
+/// The hardware of a scenario: a GPU of the table, or a raw compute capability.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Hardware {
+    Gpu(&'static Gpu),
+    Capability(ComputeCapability),
+}
+
+impl Hardware {
+    /// A GPU id of the table, or `X.Y`; the error names the input.
+    pub fn parse(s: &str) -> Result<Hardware, String> {
+        if let Some(g) = gpu::find(s.trim()) {
+            return Ok(Hardware::Gpu(g));
+        }
+        match s.parse::<ComputeCapability>() {
+            Ok(cc) => Ok(Hardware::Capability(cc)),
+            Err(_) => Err(format!(
+                "GPU `{s}` is neither an id of qpath's GPU table nor a compute capability X.Y"
+            )),
+        }
+    }
+}
+
+/// Everything one answer depends on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub hardware: Hardware,
+    pub release: Release,
+    /// The CUDA version of the torch build.
+    pub cuda: CudaVersion,
+    /// TRTLLM cubins available (flashinfer-cubin installed or NVIDIA's artifactory reachable); `None` = the default,
+    /// available ([`default_cubins`]). `VLLM_HAS_FLASHINFER_CUBIN=1` in the command line makes them available regardless.
+    pub trtllm_cubins: Option<bool>,
+    pub command_line: String,
+    /// The model's `config.json` text (a file the CLI found or was given, one pasted into the page or passed to the
+    /// JS API), read instead of the preset of the command line's model id; `None`: the preset or `--hf-overrides`.
+    pub model_config: Option<String>,
+    /// The flashinfer-python release installed when it is not the one the release pins (users upgrade it); `None`:
+    /// the pin ([`Release::flashinfer_pin`]). FlashInfer's rules and citations follow it.
+    pub flashinfer: Option<FlashInfer>,
+    /// The vLLM version as the user gave it when it is not a release qpath knows (a nightly `0.27.2rc1.dev77+g…`, a
+    /// patch `0.31.1`): `release` is then the last known release at or before it, and the report's notes say so.
+    pub vllm_version: Option<String>,
+}
+
+/// The torch CUDA version qpath assumes when none is given.
+pub const DEFAULT_CUDA: CudaVersion = CudaVersion::new(12, 9);
+
+/// TRTLLM cubins are available by default in every release: vLLM's `has_nvidia_artifactory()` is true when
+/// flashinfer-cubin is installed (required up to 0.25.1, in the common images after) or NVIDIA's artifactory answers,
+/// which any networked machine does. "Offline, no flashinfer-cubin" is a choice (`--trtllm-cubins no`), and then the
+/// report carries vLLM's `Failed to connect to NVIDIA artifactory` warning.
+pub fn default_cubins(_release: Release) -> bool {
+    true
+}
+
+impl Scenario {
+    pub fn new(hardware: Hardware, release: Release, command_line: impl Into<String>) -> Self {
+        Scenario {
+            hardware,
+            release,
+            cuda: DEFAULT_CUDA,
+            trtllm_cubins: None,
+            command_line: command_line.into(),
+            model_config: None,
+            flashinfer: None,
+            vllm_version: None,
+        }
+    }
+}
+
+fn scenario_error(
+    kind: ScenarioErrorKind,
+    message: impl Into<String>,
+    cite: Option<&source::Cite>,
+    release: Release,
+) -> ScenarioError {
+    ScenarioError {
+        kind,
+        message: message.into(),
+        source: cite.and_then(|c| c.at(release)).map(|s| s.short()),
+    }
+}
+
+/// Resolves a scenario. Never panics; input errors become the report's `error`.
+pub fn resolve(s: &Scenario) -> Report {
+    let r = s.release;
+    let (gpu_id, gpu_name, cc) = match s.hardware {
+        Hardware::Gpu(g) => (Some(g.id.to_string()), g.name.to_string(), g.capability_under(s.cuda)),
+        Hardware::Capability(cc) => (None, format!("compute capability {cc}"), cc),
+    };
+    let mut report = Report {
+        vllm: r.name().to_string(),
+        flashinfer: s.flashinfer.unwrap_or_else(|| r.flashinfer_pin()).name().to_string(),
+        flashinfer_pinned: r.flashinfer().to_string(),
+        gpu: GpuRef {
+            id: gpu_id,
+            name: gpu_name,
+            compute_capability: cc.to_string(),
+        },
+        cuda: s.cuda.to_string(),
+        trtllm_cubins: s.trtllm_cubins.unwrap_or_else(|| default_cubins(r)),
+        error: None,
+        model: None,
+        groups: vec![],
+        logs: vec![],
+        notes: vec![],
+        unused_flags: vec![],
+        log_records: vec![],
+        speculative: None,
+        cuda_graphs: None,
+    };
+    environment_notes(s, &mut report);
+    let first = report.clone();
+    if let Err(e) = resolve_into(s, cc, &mut report, None) {
+        report.error = Some(e);
+    }
+    // A downgrade that changes whether decodes are captured in full graphs changes which phase's error the engine
+    // meets first: resolve again with the runner's mode (the warnings still come from the requested one).
+    if let Some(resolved) = downgraded(&report) {
+        let mut again = first;
+        if let Err(e) = resolve_into(s, cc, &mut again, Some(resolved)) {
+            again.error = Some(e);
+        }
+        return again;
+    }
+    report
+}
+
+/// The runner's mode when it differs from the command line's in whether decodes get full CUDA graphs.
+fn downgraded(report: &Report) -> Option<crate::serve::CudaGraphs> {
+    let cg = report.cuda_graphs.as_ref()?;
+    let requested = crate::serve::CudaGraphs {
+        mode: cg.requested.clone(),
+        set_by: cg.set_by.clone(),
+    };
+    let resolved = crate::serve::CudaGraphs {
+        mode: cg.mode.clone(),
+        set_by: format!("resolved by the runner from {} ({})", cg.requested, cg.set_by),
+    };
+    (requested.full_decode() != resolved.full_decode()).then_some(resolved)
+}
+
+/// The phases of engine start-up in vLLM's order: the command line (argparse), the environment, the model config,
+/// the forced attention backend, the platform, each layer's backend (`get_attn_backend` per `Attention` layer), the
+/// KV-cache groups, and each group's metadata builder. The first phase that raises ends the scenario.
+fn resolve_into(
+    s: &Scenario,
+    cc: ComputeCapability,
+    report: &mut Report,
+    resolved_graphs: Option<crate::serve::CudaGraphs>,
+) -> Result<(), ScenarioError> {
+    let r = s.release;
+    let mut cmd = parse_command(s)?;
+    report.unused_flags = cmd.unused.clone();
+    let env = read_env(r, &cmd, report)?;
+    let env_records = retired_env(r, &cmd, report)?;
+    let (spec, model_dtype) = load_model(s, &cmd, cc, report)?;
+    let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
+    let forced = forced_backend(r, &cmd)?;
+    gemma4_backend(r, &spec, forced)?;
+    let mut p = platform(s, cc, &cmd, &env, model_dtype);
+    p.resolved_graphs = resolved_graphs;
+    input_notes(&cmd, &spec, report);
+    let checkpoint_set = report.model.as_ref().is_some_and(|m| m.checkpoint_kv_cache_dtype.is_some());
+    let rows = select_layers(&p, forced, &cmd, &spec, checkpoint_set)?;
+    report.log_records = env_records;
+    report.log_records.extend(checkpoint_records(r, &checkpoint_logs));
+    report.logs = report.log_records.iter().map(|l| l.text.clone()).collect();
+    let selection = selection_logs(r, &rows);
+    report.logs.extend(selection.iter().map(|l| l.text.clone()));
+    report.log_records.extend(selection);
+    let align_steps = hybrid_alignment(&mut p, &cmd, &spec, &rows, report);
+    let device = report.gpu.name.clone();
+    let engine = crate::backends::Engine {
+        attention_config: &cmd.attention_config,
+        device: &device,
+        hybrid: spec.hybrid.is_some(),
+    };
+    let mut groups = attention_groups(&p, &cmd, &engine, &rows, &align_steps);
+    if let Some(h) = &spec.hybrid {
+        let layers: Vec<u32> = spec
+            .layers
+            .iter()
+            .filter(|l| !l.kind.is_attention())
+            .map(|l| l.index)
+            .collect();
+        if !layers.is_empty() {
+            let g = recurrent_group(r, h, layers, &align_steps);
+            let at = groups
+                .iter()
+                .position(|x: &GroupReport| x.layers[0] > g.layers[0])
+                .unwrap_or(groups.len());
+            groups.insert(at, g);
+        }
+    }
+    let n_spec = cmd
+        .speculative_config
+        .as_ref()
+        .and_then(|s| s.num_speculative_tokens)
+        .unwrap_or(0);
+    for g in groups.iter_mut().filter(|g| g.backend == Backend::FlashInfer) {
+        spec_as_decode(&p, g, n_spec);
+    }
+    if let Some(d) = crate::drafter::drafter(r, &cmd, &spec, forced)? {
+        drafter_groups(&p, &cmd, &engine, d, &mut groups, report)?;
+    }
+    cuda_graphs(&p, &cmd, &spec, n_spec, &mut groups, report)?;
+    report.groups = groups;
+    Ok(())
+}
+
+/// `vllm serve`'s argparse (`FlexibleArgumentParser`): a command line it rejects is an `ArgumentError`.
+fn parse_command(s: &Scenario) -> Result<ServeCommand, ScenarioError> {
+    let cmd = serve::parse(s.release, &s.command_line).map_err(|e| {
+        let kind = if e.message.starts_with(serve::CANNOT_MODEL) {
+            ScenarioErrorKind::InputError
+        } else {
+            ScenarioErrorKind::ArgumentError
+        };
+        scenario_error(kind, e.to_string(), None, s.release)
+    })?;
+    let cap = serve::limits::MAX_SKIP_LAYER_TOKENS;
+    if cmd.kv_cache_dtype_skip_layers.len() > cap {
+        return Err(scenario_error(
+            ScenarioErrorKind::InputError,
+            format!(
+                "qpath cannot model this: more than {cap} --kv-cache-dtype-skip-layers tokens ({}; qpath's cap \
+                 serve::limits::MAX_SKIP_LAYER_TOKENS)",
+                cmd.kv_cache_dtype_skip_layers.len()
+            ),
+            None,
+            s.release,
+        ));
+    }
+    non_finite_overrides(&cmd).map_err(|m| scenario_error(ScenarioErrorKind::InputError, m, None, s.release))?;
+    Ok(cmd)
+}
+
+/// `json.loads` reads `NaN`, `Infinity`, `-Infinity` (and `1e309`) as floats, and vLLM puts them on the config as
+/// they are. Under a key qpath reads ([`model::LAYOUT_KEYS`], the dtype keys) qpath cannot tell what the model file
+/// then does; under any other key (`rope_theta`, …) the float changes nothing qpath models.
+fn non_finite_overrides(cmd: &ServeCommand) -> Result<(), String> {
+    let Some(top) = &cmd.hf_overrides else { return Ok(()) };
+    let read = |k: &str| model::LAYOUT_KEYS.contains(&k) || model::DTYPE_KEYS.contains(&k);
+    let nested = top.get("text_config").and_then(|v| v.as_object());
+    let levels = [("", Some(top)), ("text_config.", nested)];
+    for (prefix, m) in levels.iter().filter_map(|(p, m)| m.map(|m| (p, m))) {
+        for (k, v) in m.iter().filter(|(k, _)| read(k)) {
+            if let Some(word) = serve::non_finite_of(v) {
+                return Err(format!(
+                    "qpath cannot model this: --hf-overrides {prefix}{k} = {word}: json.loads reads it as the float \
+                     {}, which vLLM sets on the config as it is; qpath does not follow a non-finite {k} through the \
+                     model file",
+                    match word {
+                        "NaN" => "nan",
+                        "Infinity" => "inf",
+                        _ => "-inf",
+                    }
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The environment variables that matter (`vllm/envs.py`, read as `bool(int(...))`, which raises `ValueError`).
+struct Env {
+    batch_invariant: bool,
+    /// TRTLLM cubins available: the scenario's option, or `VLLM_HAS_FLASHINFER_CUBIN=1`.
+    cubins: bool,
+}
+
+/// `VLLM_BATCH_INVARIANT` and `VLLM_HAS_FLASHINFER_CUBIN` (`vllm/envs.py`); the cubin flag is written back to the report.
+fn read_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Env, ScenarioError> {
+    let env_bool = |name: &str| {
+        cmd.env_flag(name)
+            .map_err(|m| scenario_error(ScenarioErrorKind::ValueError, m, None, r))
+    };
+    let batch_invariant = env_bool("VLLM_BATCH_INVARIANT")?.unwrap_or(false);
+    let cubin_env = env_bool("VLLM_HAS_FLASHINFER_CUBIN")?.unwrap_or(false);
+    report.trtllm_cubins = cubin_env || report.trtllm_cubins;
+    Ok(Env {
+        batch_invariant,
+        cubins: report.trtllm_cubins,
+    })
+}
+
+/// Environment variables older vLLM read for FlashInfer, and the flag that replaced each. No release qpath models
+/// (0.24.0 to 0.33.0) has them in `vllm/envs.py`'s `environment_variables` (checked per release), and none prints a
+/// deprecation text for them.
+pub const RETIRED_ENV: [(&str, &str); 3] = [
+    (
+        "VLLM_ATTENTION_BACKEND",
+        "--attention-backend (e.g. --attention-backend FLASHINFER)",
+    ),
+    (
+        "VLLM_USE_TRTLLM_ATTENTION",
+        "--attention-config.use_trtllm_attention (true / false)",
+    ),
+    (
+        "VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION",
+        "--attention-config.disable_flashinfer_q_quantization true",
+    ),
+];
+
+/// `validate_environ` (`EngineArgs.create_engine_config`, before the model config): a `VLLM_` variable the release does
+/// not define is logged as unknown, or raised with `--fail-on-environ-validation`. qpath knows this for
+/// [`RETIRED_ENV`] only, and adds a note naming the flag to use instead.
+fn retired_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Vec<LogRecord>, ScenarioError> {
+    let (raise, log) = if r < Release::V0_31_0 {
+        (&source::ENV_UNKNOWN_RAISE, &source::ENV_UNKNOWN_LOG)
+    } else {
+        (&source::PLATFORM_ENV_UNKNOWN_RAISE, &source::PLATFORM_ENV_UNKNOWN_LOG)
+    };
+    let hard_fail = cmd.unused.iter().rev().find_map(|w| match w.as_str() {
+        "--fail-on-environ-validation" => Some(true),
+        "--no-fail-on-environ-validation" => Some(false),
+        _ => None,
+    });
+    let mut records = Vec::new();
+    let mut seen = HashSet::new();
+    for (name, _) in &cmd.env {
+        let Some((_, flag)) = RETIRED_ENV.iter().find(|(n, _)| n == name) else {
+            continue;
+        };
+        if !seen.insert(name.as_str()) {
+            continue;
+        }
+        if hard_fail == Some(true) {
+            return Err(scenario_error(
+                ScenarioErrorKind::ValueError,
+                format!("Unknown vLLM environment variable detected: {name}"),
+                Some(raise),
+                r,
+            ));
+        }
+        report.notes.push(format!(
+            "{name}: vLLM {r} does not read it (it is not in vllm/envs.py's environment_variables; no release from \
+             0.24.0 on reads it), so it changes nothing; use {flag}."
+        ));
+        records.push(LogRecord::new(
+            LogLevel::Warning,
+            log,
+            (r, r.flashinfer_pin()),
+            format!("Unknown vLLM environment variable detected: {name}"),
+        ));
+    }
+    Ok(records)
+}
+
+/// `ModelConfig`: the model's layers (preset and `--hf-overrides`), its dtype (`_resolve_dtype` with `--dtype`), and
+/// `ParallelConfig`'s check that the attention heads divide by the tensor-parallel size.
+fn load_model(
+    s: &Scenario,
+    cmd: &ServeCommand,
+    cc: ComputeCapability,
+    report: &mut Report,
+) -> Result<(ModelSpec, TorchDtype), ScenarioError> {
+    let r = s.release;
+    let cap = serve::limits::MAX_CONFIG_JSON_BYTES;
+    if let Some(text) = s.model_config.as_ref().filter(|t| t.len() > cap) {
+        return Err(scenario_error(
+            ScenarioErrorKind::InputError,
+            format!(
+                "qpath cannot model this: config.json of {} has {} bytes, more than {cap} (qpath's cap \
+                 serve::limits::MAX_CONFIG_JSON_BYTES)",
+                cmd.model,
+                text.len()
+            ),
+            None,
+            r,
+        ));
+    }
+    let spec: ModelSpec = match &s.model_config {
+        Some(text) => model::resolve_model_from_config(
+            r,
+            &cmd.model,
+            &format!("config.json of {}", cmd.model),
+            text,
+            cmd.hf_overrides.as_ref(),
+        ),
+        None => model::resolve_model_at(r, &cmd.model, cmd.hf_overrides.as_ref()),
+    }
+    .map_err(|e| scenario_error(ScenarioErrorKind::InputError, e.to_string(), None, r))?;
+    let model_dtype = model::resolve_dtype_on(r, &cmd.dtype, spec.config_dtype, spec.model_type(), cc)
+        .map_err(|m| scenario_error(ScenarioErrorKind::ValueError, m, None, r))?;
+    report.model = Some(ModelSummary {
+        id: spec.id.clone(),
+        dtype: model_dtype,
+        num_layers: spec.decoder_layers,
+        preset: spec.preset,
+        config: spec.config_file.clone(),
+        checkpoint_kv_cache_dtype: None,
+    });
+    let tp = cmd.tensor_parallel_size.max(1);
+    if let Some(l) = spec.layers.first() {
+        if l.num_q_heads % tp != 0 {
+            return Err(scenario_error(
+                ScenarioErrorKind::ValueError,
+                format!(
+                    "Total number of attention heads ({}) must be divisible by tensor parallel size ({tp}).",
+                    l.num_q_heads
+                ),
+                None,
+                r,
+            ));
+        }
+    }
+    Ok((spec, model_dtype))
+}
+
+/// The KV cache dtype a checkpoint sets under `--kv-cache-dtype auto` (every release 0.24.0 to 0.33.0): a ModelOpt
+/// `kv_cache_quant_algo` / `kv_cache_scheme` through `resolve_kv_cache_dtype_string` when the engine config is built
+/// ([`source::CHECKPOINT_KV_RESOLVE`], [`source::CHECKPOINT_KV_MODELOPT`]), a compressed-tensors `kv_cache_scheme` in
+/// `Attention.__init__`, which also writes `cache_config.cache_dtype = "fp8"` ([`source::CHECKPOINT_KV_SCHEME`]). The
+/// command's dtype becomes it for every later step (skip layers, selection, the builder). Returns vLLM's log lines.
+fn checkpoint_cache_dtype(r: Release, spec: &ModelSpec, cmd: &mut ServeCommand, report: &mut Report) -> Vec<String> {
+    let Some(kv) = &spec.checkpoint_kv else { return vec![] };
+    if cmd.kv_cache_dtype != "auto" {
+        return vec![];
+    }
+    // resolve_kv_cache_dtype_string reads the checkpoint only under "auto"; its warning is the fallback's.
+    let Some(dtype) = kv.cache_dtype.as_deref().filter(|d| *d != "auto") else {
+        return kv.warning.iter().cloned().collect();
+    };
+    let (cite, what) = match kv.scheme {
+        model::KvScheme::CompressedTensors(_) => (&source::CHECKPOINT_KV_SCHEME, "Attention.__init__"),
+        _ => (&source::CHECKPOINT_KV_RESOLVE, "resolve_kv_cache_dtype_string"),
+    };
+    let at = cite.at(r).map(|c| c.short()).unwrap_or_default();
+    report.notes.push(format!(
+        "--kv-cache-dtype auto: the checkpoint's {} makes vLLM use kv_cache_dtype \"{dtype}\" ({what}, {at}).",
+        kv.field()
+    ));
+    if let Some(m) = report.model.as_mut() {
+        m.checkpoint_kv_cache_dtype = Some(format!("{dtype}, from the checkpoint's {}", kv.field()));
+    }
+    cmd.kv_cache_dtype = dtype.to_string();
+    vec![]
+}
+
+/// `--attention-backend` and `--attention-config.backend` (`EngineArgs`: mutually exclusive; `auto` is no choice).
+fn forced_backend(r: Release, cmd: &ServeCommand) -> Result<Option<Backend>, ScenarioError> {
+    let backend_flag = cmd.attention_backend.as_deref().filter(|b| !b.eq_ignore_ascii_case("auto"));
+    let backend_cfg = cmd
+        .attention_config
+        .backend
+        .as_deref()
+        .filter(|b| !b.eq_ignore_ascii_case("auto"));
+    if cmd.attention_backend.is_some() && backend_cfg.is_some() {
+        return Err(scenario_error(
+            ScenarioErrorKind::ValueError,
+            "attention_backend and attention_config.backend are mutually exclusive",
+            Some(&source::ARGS_BACKEND_EXCLUSIVE),
+            r,
+        ));
+    }
+    match backend_flag.or(backend_cfg) {
+        None => Ok(None),
+        Some(name) => Backend::parse(name).map(Some).ok_or_else(|| {
+            scenario_error(
+                ScenarioErrorKind::InputError,
+                format!(
+                    "qpath cannot model this: attention backend {name}: qpath models FLASH_ATTN, FLASHINFER, \
+                     TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT"
+                ),
+                None,
+                r,
+            )
+        }),
+    }
+}
+
+/// gemma-4 with different head sizes on its sliding and full layers: `Gemma4Config.verify_and_update_config`
+/// ([`source::GEMMA4_VERIFY_BACKEND`], every release) sets FA4 for all layers when FA4 is installed and no other
+/// backend is forced, else forces TRITON_ATTN when no backend is forced. Whether FA4 is installed is outside what
+/// qpath knows, so only a forced backend other than FLASH_ATTN (which neither branch changes) is modelled.
+fn gemma4_backend(r: Release, spec: &ModelSpec, forced: Option<Backend>) -> Result<(), ScenarioError> {
+    if spec.vllm_model != model::VllmModel::Gemma4 {
+        return Ok(());
+    }
+    let sizes = spec.layers.iter().filter(|l| l.kind.is_attention()).map(|l| l.head_dim);
+    let (lo, hi) = (sizes.clone().min().unwrap_or(0), sizes.max().unwrap_or(0));
+    if lo == hi || forced.is_some_and(|b| b != Backend::FlashAttn) {
+        return Ok(());
+    }
+    Err(scenario_error(
+        ScenarioErrorKind::InputError,
+        format!(
+            "qpath cannot model this: --attention-backend {} on a gemma-4 model with head sizes {lo} and {hi}: vLLM's \
+             Gemma4Config.verify_and_update_config then uses FA4 for all layers if FA4 is installed, else TRITON_ATTN \
+             (without a forced backend), and qpath does not know whether FA4 is installed; force a backend (e.g. \
+             --attention-backend FLASHINFER) to see that backend's answer",
+            forced.map_or("unset", |b| b.name()),
+        ),
+        Some(&source::GEMMA4_VERIFY_BACKEND),
+        r,
+    ))
+}
+
+/// What `current_platform` and the engine config tell the attention code: the GPU, CUDA, cubins, the attention config.
+fn platform(s: &Scenario, cc: ComputeCapability, cmd: &ServeCommand, env: &Env, model_dtype: TorchDtype) -> Platform {
+    let r = s.release;
+    Platform {
+        release: r,
+        flashinfer: s.flashinfer.unwrap_or_else(|| r.flashinfer_pin()),
+        cc,
+        cuda: s.cuda,
+        cubins: env.cubins,
+        batch_invariant: env.batch_invariant,
+        model_dtype,
+        force_trtllm: cmd.attention_config.use_trtllm_attention,
+        disable_q_quant: cmd.attention_config.disable_flashinfer_q_quantization,
+        dcp: cmd.decode_context_parallel_size.max(1),
+        page_size: page_size(r, cmd),
+        global_kv: cmd.kv_cache_dtype.clone(),
+        graphs: crate::serve::cuda_graphs(cmd),
+        resolved_graphs: None,
+    }
+}
+
+/// qpath's notes on the environment the scenario names: a vLLM version that is not a known release (a nightly, a
+/// patch) and a FlashInfer other than the pin.
+fn environment_notes(s: &Scenario, report: &mut Report) {
+    let r = s.release;
+    if let Some(given) = s.vllm_version.as_deref().filter(|v| *v != r.name()) {
+        let newest = r == Release::LATEST
+            && crate::release::Pep440::parse(given)
+                .zip(crate::release::Pep440::parse(r.name()))
+                .is_some_and(|(g, n)| !(g.at_or_after_final(&n) && n.at_or_after_final(&g)));
+        report.notes.push(if newest {
+            format!(
+                "vLLM {given} is not a release qpath knows; qpath shows {r}, the newest release it knows, which it \
+                 follows: newer code may differ (qpath cannot model this: the source after {r})"
+            )
+        } else {
+            format!("vLLM {given} is not a release qpath knows; qpath shows {r}, the last release before it, whose code it runs")
+        });
+    }
+    let pin = r.flashinfer_pin();
+    if let Some(fi) = s.flashinfer.filter(|f| *f != pin) {
+        report.notes.push(format!(
+            "FlashInfer {fi} is installed, not the {pin} vLLM {r} pins: FlashInfer's own rules (fa2/fa3, its JIT asserts, \
+             XQA limits) and their source lines follow {fi}; vLLM's attention code is {r}'s, which reads no FlashInfer version{}",
+            if fi < pin {
+                format!(" (qpath cannot model this: whether every FlashInfer function vLLM {r} calls exists in the older {fi})")
+            } else {
+                String::new()
+            }
+        ));
+        // 0.32.0+: the worker compares flashinfer-python's version with flashinfer-cubin's and flashinfer-jit-cache's.
+        if let Some(at) = source::UF_KERNELS_MISSING_WARN.at(r) {
+            report.notes.push(format!(
+                "vLLM {r} warns at start-up (`warn_if_flashinfer_kernels_missing`, {}) when flashinfer-cubin or \
+                 flashinfer-jit-cache is not at flashinfer-python's version ({fi}): \"FlashInfer's precompiled kernels are \
+                 missing or do not match flashinfer-python %s (%s). FlashInfer then downloads and compiles kernels at \
+                 startup, which can take several minutes, or fails to import mismatched ones. Run `vllm download-kernels` \
+                 in this Python environment to install them.\"; qpath cannot model this: which of those packages \
+                 are installed, and at which version",
+                at.short()
+            ));
+        }
+    }
+}
+
+/// `0-3, 5, 7` style.
+pub fn short_list(layers: &[u32]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < layers.len() {
+        let start = layers[i];
+        let mut end = start;
+        while i + 1 < layers.len() && layers[i + 1] == end + 1 {
+            i += 1;
+            end = layers[i];
+        }
+        parts.push(if end == start {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    parts.join(", ")
+}

@@ -1,0 +1,146 @@
+//! A hybrid model's recurrent layers: the block-size alignment to their state page (crate::hybrid) and their own
+//! group (GDN_ATTN / MAMBA2: no query dtype, no kernel).
+
+use super::*;
+
+/// A hybrid model: the block size aligned to the recurrent state page (crate::hybrid), whose kernel block is the page
+/// the attention groups' FlashInfer sees; its config and alignment log lines go around the selection's. Returns the
+/// alignment's trace steps (empty for a model without recurrent layers).
+pub(super) fn hybrid_alignment(
+    p: &mut Platform,
+    cmd: &ServeCommand,
+    spec: &ModelSpec,
+    rows: &[LayerRow],
+    report: &mut Report,
+) -> Vec<crate::report::TraceStep> {
+    let (Some(h), Some(first)) = (&spec.hybrid, rows.first()) else {
+        return Vec::new();
+    };
+    report.unused_flags.retain(|f| !HybridFlags::consumes(f));
+    let side = AttentionSide {
+        backend: first.selection.backend,
+        q_heads: first.layer.num_q_heads,
+        kv_heads: first.layer.num_kv_heads,
+        head_dim: first.layer.head_dim,
+    };
+    let a = hybrid::align(p, cmd, h, &side);
+    let mut logs: Vec<String> = a.config_logs.iter().map(|l| l.text.clone()).collect();
+    logs.append(&mut report.logs);
+    logs.extend(a.trace.logs);
+    report.logs = logs;
+    let mut records = a.config_logs;
+    records.append(&mut report.log_records);
+    records.extend(a.trace.records);
+    report.log_records = records;
+    if let Some(why) = a.unmodelled {
+        report.notes.push(why);
+    } else {
+        p.page_size = a.kernel_block_size;
+    }
+    a.trace.steps
+}
+
+/// A hybrid model's recurrent layers as one group: their kind, the `MambaAttentionBackendEnum` backend their
+/// `mamba_type` names (no `--attention-backend` applies), no query dtype or kernel, and their state page.
+pub(super) fn recurrent_group(
+    r: Release,
+    h: &model::HybridSpec,
+    layers: Vec<u32>,
+    align_steps: &[crate::report::TraceStep],
+) -> GroupReport {
+    let mut t = Trace::new(r);
+    recurrent_layer_steps(r, h, &layers, &mut t);
+    recurrent_backend_steps(h, &mut t);
+    let mut trace = t.steps;
+    const STATE_STEPS: [&str; 10] = [
+        "prefix caching",
+        "mamba cache mode",
+        "NemotronH mamba_ssm_cache_dtype",
+        "NemotronH log",
+        "get_mamba_state_dtype_from_config",
+        "get_mamba_state_shape_from_config",
+        "mamba state dtypes",
+        "mamba state shape",
+        "mamba page size",
+        "mamba page padded",
+    ];
+    trace.extend(align_steps.iter().filter(|s| STATE_STEPS.contains(&s.rule.as_str())).cloned());
+    GroupReport {
+        layers,
+        attention: h.kind,
+        sliding_window: None,
+        head_dim: 0,
+        num_q_heads: 0,
+        num_kv_heads: 0,
+        has_sinks: false,
+        backend: h.backend,
+        cache_dtype: "auto".to_string(),
+        q_dtype: Phases::default(),
+        kernel: Phases::default(),
+        error: None,
+        phase_errors: Phases::default(),
+        warnings: vec![],
+        logs: vec![],
+        log_records: vec![],
+        trace,
+        role: GroupRole::Target,
+        cudagraph_support: None,
+    }
+}
+
+/// The model file's recurrent layers (`layer_types` / `hybrid_override_pattern`): which layers, of which kind, from
+/// which rule.
+pub(super) fn recurrent_layer_steps(r: Release, h: &model::HybridSpec, layers: &[u32], t: &mut Trace) {
+    let (layer_cite, kind_text) = match h.model {
+        model::VllmModel::NemotronH => (
+            &source::NEMOTRONH_LAYER_TYPE,
+            "`M`: NemotronHMambaDecoderLayer (a Mamba2 mixer)",
+        ),
+        _ => (
+            &source::QWEN3NEXT_LAYER_TYPE,
+            "\"linear_attention\": a gated delta net (linear attention)",
+        ),
+    };
+    if h.model == model::VllmModel::Qwen3Next && h.layers_rule.starts_with("no layer_types") {
+        if r < Release::V0_32_0 {
+            t.step(
+                Some(&source::QWEN3NEXT_CONFIG_LAYER_TYPES),
+                "layer_types",
+                "config.json has none: vLLM's Qwen3NextConfig builds \"linear_attention\" if (i + 1) % 4 else \
+                 \"full_attention\"",
+            );
+        } else {
+            t.step(
+                None,
+                "layer_types",
+                "config.json has none: 0.32.0+ use transformers' Qwen3NextConfig, which builds \"linear_attention\" if \
+                 (i + 1) % full_attention_interval else \"full_attention\" (interval default 4; transformers 5.16.1 \
+                 models/qwen3_next/configuration_qwen3_next.py:131-136)",
+            );
+        }
+    }
+    t.step(
+        Some(layer_cite),
+        "recurrent layers",
+        format!("layers {} are {kind_text}, from {}", short_list(layers), h.layers_rule),
+    );
+}
+
+/// The recurrent layers' backend: `mamba_type`, then `get_mamba_attn_backend`.
+pub(super) fn recurrent_backend_steps(h: &model::HybridSpec, t: &mut Trace) {
+    t.step(
+        Some(if h.backend == Backend::Mamba2 {
+            &source::MAMBA_TYPE_MAMBA2
+        } else {
+            &source::MAMBA_TYPE_GDN
+        }),
+        "mamba_type",
+        format!("MambaAttentionBackendEnum.{}", h.backend.name()),
+    );
+    t.step(
+        Some(&source::MAMBA_LAYER_BACKEND),
+        format!("backend {}", h.backend.name()),
+        "get_mamba_attn_backend(self.mamba_type): fixed by the layer type; --attention-backend and the attention \
+         priority list do not apply. A recurrent state per request, no KV cache: no query dtype, no FlashInfer kernel",
+    );
+}

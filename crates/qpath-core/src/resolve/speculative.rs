@@ -1,0 +1,143 @@
+//! Speculative decoding and CUDA graphs in a scenario: the drafter's groups (crate::drafter) selected and built like
+//! the target's, the target's reorder threshold with speculative tokens, and the runner's CUDA-graph resolution over
+//! every group (crate::cudagraph).
+
+use super::*;
+
+/// The runner's `cudagraph_mode` once every group's backend is known (crate::cudagraph, drafter groups included):
+/// each group's support, the downgrade warnings (logged at `initialize_kv_cache`, after the selection lines), and
+/// vLLM's ValueError when full graphs meet a backend that never supports them.
+pub(super) fn cuda_graphs(
+    p: &Platform,
+    cmd: &ServeCommand,
+    spec: &ModelSpec,
+    n_spec: u32,
+    groups: &mut [GroupReport],
+    report: &mut Report,
+) -> Result<(), ScenarioError> {
+    let tp = cmd.tensor_parallel_size.max(1);
+    let model_q_heads = spec
+        .layers
+        .iter()
+        .find(|l| l.kind.is_attention())
+        .map_or(0, |l| l.num_q_heads / tp);
+    let cg = crate::cudagraph::resolve(p, groups, model_q_heads, n_spec, false);
+    for (g, s) in groups.iter_mut().zip(&cg.group_support) {
+        g.cudagraph_support = *s;
+    }
+    report.logs.extend(cg.log_records.iter().map(|l| l.text.clone()));
+    report.log_records.extend(cg.log_records.iter().cloned());
+    if let Some(e) = &cg.error {
+        return Err(e.clone());
+    }
+    report.cuda_graphs = Some(cg);
+    Ok(())
+}
+
+/// The drafter's layers (crate::drafter) selected and grouped like the target's, under the drafter's own backend and
+/// cache dtype, after the target's groups (`role: drafter`). Its config-time warnings (the `SpeculativeConfig` and
+/// the model runner choice) come before every selection log line; its selection lines are `info_once`, so only new
+/// texts are added.
+pub(super) fn drafter_groups(
+    p: &Platform,
+    cmd: &ServeCommand,
+    engine: &crate::backends::Engine,
+    d: crate::drafter::Drafter,
+    groups: &mut Vec<GroupReport>,
+    report: &mut Report,
+) -> Result<(), ScenarioError> {
+    let r = p.release;
+    report.notes.extend(d.notes.iter().cloned());
+    let mut records = d.report.log_records.clone();
+    records.append(&mut report.log_records);
+    report.log_records = records;
+    let mut logs: Vec<String> = d.report.log_records.iter().map(|l| l.text.clone()).collect();
+    logs.append(&mut report.logs);
+    report.logs = logs;
+    if let Some(dspec) = &d.model {
+        let mut dcmd = cmd.clone();
+        dcmd.kv_cache_dtype = d.report.kv_cache_dtype.clone();
+        let rows = select_layers(p, d.forced, &dcmd, dspec, false)?;
+        for rec in selection_logs(r, &rows) {
+            if !report.log_records.iter().any(|l| l.text == rec.text) {
+                report.logs.push(rec.text.clone());
+                report.log_records.push(rec);
+            }
+        }
+        for mut g in attention_groups(p, &dcmd, engine, &rows, &[]) {
+            g.role = GroupRole::Drafter;
+            let mut head = d.report.trace.clone();
+            if g.backend == Backend::FlashInfer && d.report.kv_cache_dtype != cmd.kv_cache_dtype {
+                head.push(drafter_builder_step(r, d.report.runner, &cmd.kv_cache_dtype));
+            }
+            g.trace.splice(0..0, head);
+            groups.push(g);
+        }
+    }
+    report.speculative = Some(d.report);
+    Ok(())
+}
+
+/// The drafter's metadata builder reads the global cache dtype from the config it is built with: the V1 proposer
+/// builds it with the target's `VllmConfig` ([`source::V1_DRAFT_METADATA_BUILDERS`]), so a drafter cache dtype set by
+/// the speculative config meets the target's `--kv-cache-dtype` there. V2 is not read line by line: a prediction.
+pub(super) fn drafter_builder_step(r: Release, runner: crate::drafter::ModelRunner, target_kv: &str) -> crate::report::TraceStep {
+    let mut t = Trace::new(r);
+    let text = format!(
+        "the drafter's FlashInfer metadata builder is created with the target's VllmConfig, so its global cache dtype \
+         is the target's --kv-cache-dtype {target_kv}, not the drafter's"
+    );
+    match runner {
+        crate::drafter::ModelRunner::V1 => t.step(Some(&source::V1_DRAFT_METADATA_BUILDERS), "drafter metadata builder", text),
+        crate::drafter::ModelRunner::V2 => t.unverified(format!("V2 runner: {text} (as the V1 proposer does)")),
+    }
+    t.steps.remove(0)
+}
+
+/// `_init_reorder_batch_threshold(1, supports_spec_as_decode=…)` in `FlashInferMetadataBuilder.__init__`
+/// ([`source::FI_REORDER_THRESHOLD`]): with speculative decoding, requests of up to 1 + num_speculative_tokens query
+/// tokens count as decodes when the decode kernel takes several query tokens — 0.24.0 `can_use_trtllm` (trtllm-gen);
+/// 0.25.0-0.27.0 TRTLLM_GEN; 0.28.0-0.29.0 TRTLLM_GEN or the SM12x dedicated XQA; 0.30.0-0.32.0 any TRTLLM-API kernel;
+/// 0.33.0 also the FA2 native decode (CC < 9.0); never under DCP. Otherwise a verification request is a prefill.
+pub(super) fn spec_as_decode(p: &Platform, g: &mut GroupReport, n: u32) {
+    if n == 0 {
+        return;
+    }
+    let r = p.release;
+    let decode = g.kernel.decode;
+    let trtllm_api = matches!(decode, Some(crate::report::Kernel::TrtllmGen | crate::report::Kernel::Xqa));
+    let supports = if r < Release::V0_28_0 {
+        decode == Some(crate::report::Kernel::TrtllmGen)
+    } else if r < Release::V0_30_0 {
+        decode == Some(crate::report::Kernel::TrtllmGen) || (p.is_family(120) && decode == Some(crate::report::Kernel::Xqa))
+    } else if r < Release::V0_33_0 {
+        trtllm_api
+    } else {
+        trtllm_api || p.cc.major < 9
+    };
+    let supports = supports && p.dcp <= 1;
+    let outcome = if supports {
+        format!(
+            "reorder_batch_threshold = 1 + {n}: a verification request of up to {} query tokens is a decode ({})",
+            n + 1,
+            decode.map_or("native", |k| k.name())
+        )
+    } else {
+        format!(
+            "reorder_batch_threshold = 1 (the decode kernel {} takes one query token{}): a verification request of {} \
+             query tokens is a prefill, run by the prefill path ({})",
+            decode.map_or("native", |k| k.name()),
+            if p.dcp > 1 { ", and DCP > 1" } else { "" },
+            n + 1,
+            g.kernel.prefill.map_or("native", |k| k.name())
+        )
+    };
+    let at = source::FI_REORDER_THRESHOLD.at(r);
+    g.trace.push(crate::report::TraceStep {
+        rule: "speculative decoding".into(),
+        outcome,
+        source: at.as_ref().map(|s| s.short()),
+        url: at.map(|s| s.url),
+        unverified: false,
+    });
+}
