@@ -31,10 +31,13 @@ CAP = 2000
 NEAR = 40
 
 
+LINES = REPO / "data/source-lines.toml"
+
+
 def load_cites():
-    with open(REPO / "data/source-lines.toml", "rb") as f:
+    with open(LINES, "rb") as f:
         cites = tomllib.load(f)
-    text = (REPO / "data/source-lines.toml").read_text()
+    text = LINES.read_text()
     order = sorted(cites, key=lambda k: text.find(f"\n[{k}]\n"))
     return [(name, cites[name]) for name in order]
 
@@ -171,7 +174,7 @@ def start_of(src, repo, key, file, line):
 def fix(src, cites):
     """Moves every line that is not a statement's first line to the first line of the statement holding it, in
     data/source-lines.toml (the anchors are not touched: --check afterwards)."""
-    path = REPO / "data/source-lines.toml"
+    path = LINES
     text = path.read_text()
     moved = 0
     for name, c, key, line, lines, spans in each(src, cites):
@@ -205,7 +208,11 @@ def main():
     mode.add_argument("--show", action="store_true")
     mode.add_argument("--fix", action="store_true", help="move lines inside a statement to its first line")
     ap.add_argument("--out", default=str(REPO / "data/source-statements.tsv"), help="where --write writes")
+    ap.add_argument("--lines", default=None, help="the cites to read (default data/source-lines.toml)")
     args = ap.parse_args()
+    if args.lines:
+        global LINES
+        LINES = Path(args.lines)
     src, cites = Source(args.src), load_cites()
     if args.write:
         sys.exit(write(src, cites, args.out))

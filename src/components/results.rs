@@ -372,7 +372,7 @@ struct GroupCardProps {
     n: usize,
     group: GroupReport,
     /// The scenario's CUDA-graph support (the minimum over all groups), to mark a group whose own differs.
-    min_cg: Option<qpath_core::cudagraph::CgSupport>,
+    min_cg: Option<qpath_core::report::CgSupport>,
 }
 
 #[function_component(GroupCard)]
@@ -456,7 +456,7 @@ fn group_shape(g: &GroupReport) -> Html {
 
 /// What the group decides: backend, cache dtype, its CUDA-graph support where it differs from the scenario's minimum
 /// (`min_cg`), and on FlashInfer the Q dtypes and kernels per phase.
-fn decision(g: &GroupReport, min_cg: Option<qpath_core::cudagraph::CgSupport>) -> Html {
+fn decision(g: &GroupReport, min_cg: Option<qpath_core::report::CgSupport>) -> Html {
     let flashinfer = g.backend == Backend::FlashInfer;
     let raised = g.error.is_some();
     html! {

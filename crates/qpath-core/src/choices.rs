@@ -4,11 +4,11 @@
 //! Every list is per release where vLLM's answer can differ between releases, and every value in it is one that the
 //! release's `vllm serve` accepts (the tests check each against [`crate::serve::parse`]).
 
+use crate::attention::Backend;
 use crate::capability::CudaVersion;
 use crate::matrix::flashinfer_kv_dtypes;
 use crate::model::ModelPreset;
 use crate::release::Release;
-use crate::selection::Backend;
 use crate::serve::{ServeCommand, SpeculativeConfig};
 
 /// The environment variable that turns on vLLM's batch-invariant mode.

@@ -5,72 +5,15 @@
 //! `ValueError` it raises. Both runners (V1 `_check_and_update_cudagraph_mode`, V2 `get_attn_cg_support`) take the
 //! same minimum. `docs/source-notes/cuda-graphs.md` has the statements per release and what is not modelled.
 
-use serde::Serialize;
-
+use crate::attention::{Backend, CgSupport, GroupRole};
 use crate::platform::Platform;
-use crate::release::Release::{V0_25_0Prefix, V0_26_0, V0_28_0, V0_30_0, V0_32_0, V0_33_0};
-use crate::report::{GroupReport, GroupRole, LogRecord, ScenarioError, ScenarioErrorKind, TraceStep};
-use crate::selection::Backend;
+use crate::report::{CudaGraphReport, GroupReport, ScenarioError, ScenarioErrorKind, TraceStep};
 use crate::source::{self, Cite};
 use crate::trace::Trace;
 
-/// `AttentionCGSupport` (`vllm/v1/attention/backend.py`, a plain `Enum`): the widest batches a backend's attention
-/// may be captured in a full CUDA graph for. Ordered as its values (`NEVER` = 0 … `ALWAYS` = 3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub enum CgSupport {
-    #[serde(rename = "NEVER")]
-    Never,
-    /// Batches of single-token decodes only.
-    #[serde(rename = "UNIFORM_SINGLE_TOKEN_DECODE")]
-    UniformSingleTokenDecode,
-    /// Batches whose queries all have the same length (spec-decode verification: 1 + num_speculative_tokens).
-    #[serde(rename = "UNIFORM_BATCH")]
-    UniformBatch,
-    /// Any batch, mixed prefills and decodes too.
-    #[serde(rename = "ALWAYS")]
-    Always,
-}
-
-impl CgSupport {
-    pub const ALL: [CgSupport; 4] = [
-        CgSupport::Never,
-        CgSupport::UniformSingleTokenDecode,
-        CgSupport::UniformBatch,
-        CgSupport::Always,
-    ];
-
-    /// The member's name, the JSON string.
-    pub fn name(self) -> &'static str {
-        match self {
-            CgSupport::Never => "NEVER",
-            CgSupport::UniformSingleTokenDecode => "UNIFORM_SINGLE_TOKEN_DECODE",
-            CgSupport::UniformBatch => "UNIFORM_BATCH",
-            CgSupport::Always => "ALWAYS",
-        }
-    }
-}
-
-/// As Python's `str()` of the member prints it (`AttentionCGSupport.UNIFORM_BATCH`), which vLLM's messages embed.
-impl std::fmt::Display for CgSupport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "AttentionCGSupport.{}", self.name())
-    }
-}
-
 /// The backend class's `__name__`, as `min_cg_attn_backend` carries it into vLLM's messages.
 pub fn backend_class(b: Backend) -> &'static str {
-    match b {
-        Backend::FlashInfer => "FlashInferBackend",
-        Backend::FlashAttn => "FlashAttentionBackend",
-        Backend::TritonAttn => "TritonAttentionBackend",
-        Backend::FlexAttention => "FlexAttentionBackend",
-        Backend::TurboQuant => "TurboQuantAttentionBackend",
-        Backend::GdnAttn => "GDNAttentionBackend",
-        Backend::Mamba2 => "Mamba2AttentionBackend",
-        Backend::Mamba1 => "Mamba1AttentionBackend",
-        Backend::Linear => "LinearAttentionBackend",
-        Backend::ShortConv => "ShortConvAttentionBackend",
-    }
+    crate::backends::rules(b).class_name()
 }
 
 /// The CUDA-graph support `g`'s builder declares in this release, and the step that says why. `model_q_heads` is
@@ -78,149 +21,15 @@ pub fn backend_class(b: Backend) -> &'static str {
 /// check reads rather than the group's); `non_causal` is `attention_config.use_non_causal` of the config the runner
 /// passes.
 pub fn support(p: &Platform, g: &GroupReport, model_q_heads: u32, non_causal: bool) -> (CgSupport, TraceStep) {
-    use CgSupport::*;
-    let (s, cite, why): (CgSupport, &Cite, String) = match g.backend {
-        Backend::FlashInfer => flashinfer_support(p, g, model_q_heads, non_causal),
-        Backend::FlashAttn => {
-            let v = crate::selection::fa_version(p);
-            let always = v == 3 || (p.release >= V0_33_0 && v == 4);
-            let s = if always { Always } else { UniformBatch };
-            let rule = if p.release >= V0_33_0 { "FA3 or FA4" } else { "FA3" };
-            (
-                s,
-                &source::CG_FA_SUPPORT,
-                format!("FlashAttention {v} on {}: ALWAYS only on {rule}", p.arch()),
-            )
-        }
-        Backend::TritonAttn => (Always, &source::CG_TRITON_SUPPORT, "the class attribute".into()),
-        Backend::FlexAttention => (Always, &source::CG_FLEX_SUPPORT, "the class attribute".into()),
-        Backend::TurboQuant => (UniformBatch, &source::CG_TURBOQUANT_SUPPORT, "the class attribute".into()),
-        Backend::GdnAttn => (UniformBatch, &source::CG_GDN_SUPPORT, "the class attribute".into()),
-        Backend::Mamba2 | Backend::Mamba1 | Backend::ShortConv => (
-            UniformBatch,
-            &source::CG_MAMBA_SUPPORT,
-            "BaseMambaAttentionMetadataBuilder's class attribute".into(),
-        ),
-        Backend::Linear => (
-            UniformSingleTokenDecode,
-            &source::CG_LINEAR_SUPPORT,
-            "LinearAttentionMetadataBuilder's class attribute (qpath cannot model this: Bailing's builder, \
-             UNIFORM_BATCH)"
-                .into(),
-        ),
-    };
+    let rules = crate::backends::rules(g.backend);
+    let d = rules.cudagraph_support(p, g, model_q_heads, non_causal);
     let mut t = trace(p);
     t.step(
-        Some(cite),
-        format!("{} CUDA-graph support", backend_class(g.backend)),
-        format!("{why} → {s}"),
+        Some(d.cite),
+        format!("{} CUDA-graph support", rules.class_name()),
+        format!("{} → {}", d.why, d.support),
     );
-    (s, t.steps.remove(0))
-}
-
-/// `FlashInferMetadataBuilder.get_cudagraph_support`, first match wins: the support, the deciding line, why.
-fn flashinfer_support(p: &Platform, g: &GroupReport, q_heads: u32, non_causal: bool) -> (CgSupport, &'static Cite, String) {
-    use CgSupport::{UniformBatch as Batch, UniformSingleTokenDecode as Single};
-    let r = p.release;
-    if r >= V0_30_0 && p.dcp > 1 {
-        let why = format!(
-            "decode_context_parallel_size {}: XQA has no LSE, trtllm-gen varlen not graphed",
-            p.dcp
-        );
-        return (Single, &source::CG_FI_DCP, why);
-    }
-    if r >= V0_33_0 && p.cc.to_int() < 90 {
-        let s = if non_causal { Single } else { Batch };
-        let why = format!(
-            "{} below SM90: native decode is fa2, uniform {}causal queries",
-            p.arch(),
-            if non_causal { "non-" } else { "" }
-        );
-        return (s, &source::CG_FI_FA2_NATIVE, why);
-    }
-    if r >= V0_25_0Prefix && r < V0_30_0 && p.is_cc(90) {
-        return (
-            Single,
-            &source::CG_FI_SM90,
-            "SM90: the XQA integration graphs single-token decodes only".into(),
-        );
-    }
-    let sm12x = p.is_family(120);
-    if r >= V0_28_0 && r < V0_30_0 && sm12x && p.dcp > 1 {
-        return (
-            Single,
-            &source::CG_FI_SM12X_DCP,
-            format!("SM12x with decode_context_parallel_size {}", p.dcp),
-        );
-    }
-    if let Some(why) = spec_refusal(p, g, q_heads) {
-        return (Single, &source::CG_FI_SPEC_CHECK, why);
-    }
-    let xqa_arch = p.is_cc(90) || sm12x;
-    let causal_ok = if r < V0_26_0 {
-        true
-    } else if r < V0_28_0 {
-        !non_causal
-    } else if r < V0_30_0 {
-        sm12x || !non_causal
-    } else {
-        xqa_arch || !non_causal
-    };
-    let heads = format!("can_use_trtllm_attention({q_heads}, {}) on {}", g.num_kv_heads, p.arch());
-    if causal_ok {
-        (Batch, &source::CG_FI_UNIFORM_BATCH, heads)
-    } else {
-        (Single, &source::CG_FI_UNIFORM_BATCH, format!("{heads}, but use_non_causal"))
-    }
-}
-
-/// Why the group's layer spec fails the per-spec test: `can_use_trtllm_attention(model heads, kv heads,
-/// is_prefill=False)`; from 0.30.0 on an XQA arch (SM90, SM12x) also `_is_xqa_head_dim_supported`, and from 0.32.0 an
-/// NVFP4 cache on SM90.
-fn spec_refusal(p: &Platform, g: &GroupReport, q_heads: u32) -> Option<String> {
-    if !crate::trtllm::can_use(p, q_heads, g.num_kv_heads, false) {
-        let why = if p.force_trtllm == Some(false) {
-            "use_trtllm_attention=False".to_string()
-        } else if !crate::trtllm::supports(p, false) {
-            crate::trtllm::supports_reason(p, false)
-        } else {
-            format!("{q_heads} query heads not divisible by {} KV heads", g.num_kv_heads)
-        };
-        return Some(format!("can_use_trtllm_attention is False ({why})"));
-    }
-    let (r, sm12x) = (p.release, p.is_family(120));
-    if r < V0_30_0 || !(p.is_cc(90) || sm12x) {
-        return None;
-    }
-    if r >= V0_32_0 && !sm12x && crate::builder::is_nvfp4(r, &g.cache_dtype) {
-        return Some(format!("an {} KV cache on SM90 (XQA)", g.cache_dtype));
-    }
-    let h = g.head_dim;
-    (!((16..=256).contains(&h) && h % 16 == 0))
-        .then(|| format!("head_dim {h}: XQA needs a multiple of 16 in [16, 256] (_is_xqa_head_dim_supported)"))
-}
-
-/// What the runner resolves `cudagraph_mode` to once the attention backends are known.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CudaGraphReport {
-    /// The mode before the backend downgrades (`p.graphs.mode`).
-    pub requested: String,
-    /// What set it (`p.graphs.set_by`).
-    pub set_by: String,
-    /// The resolved `cudagraph_mode` (the requested one when `error` is set: vLLM stops there).
-    pub mode: String,
-    /// The minimum over the groups; `None` without groups (vLLM then keeps `ALWAYS`).
-    pub support: Option<CgSupport>,
-    /// The class of the first group with that minimum; `None` when the minimum is `ALWAYS` (vLLM's
-    /// `min_cg_attn_backend` stays `None`: it takes a backend only below `ALWAYS`).
-    pub min_backend: Option<String>,
-    /// Each group's support, in the order of the groups given (vLLM asks every group's builder class).
-    pub group_support: Vec<Option<CgSupport>>,
-    /// The `ValueError` vLLM raises at engine start (in `initialize_kv_cache`, before any forward), or `None`.
-    pub error: Option<ScenarioError>,
-    /// The downgrade warnings, each with the line of its `logger.warning(` call.
-    pub log_records: Vec<LogRecord>,
-    pub trace: Vec<TraceStep>,
+    (d.support, t.steps.remove(0))
 }
 
 /// `CUDAGraphMode`'s members as (decode mode, mixed mode): `FULL_DECODE_ONLY` = (FULL, NONE), `FULL_AND_PIECEWISE` =

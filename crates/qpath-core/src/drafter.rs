@@ -8,45 +8,14 @@
 //! [`crate::resolve`] then selects a backend for each drafter layer and builds its groups exactly like the target's
 //! (`GroupReport::role` = `drafter`).
 
-use serde::Serialize;
-
+use crate::attention::Backend;
 use crate::model::{self, AttentionKind, LayerSpec, ModelSpec, VllmModel};
 use crate::release::Release;
-use crate::report::{LogRecord, ScenarioError, ScenarioErrorKind, TraceStep};
-use crate::selection::Backend;
+use crate::report::{ModelRunner, SpeculativeReport};
+use crate::report::{ScenarioError, ScenarioErrorKind};
 use crate::serve::{ServeCommand, SpeculativeConfig};
 use crate::source::{self, Cite};
 use crate::trace::Trace;
-
-/// The model runner that serves the scenario, serialised `v1` / `v2`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelRunner {
-    V1,
-    V2,
-}
-
-/// What the report says about speculative decoding (`Report::speculative`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SpeculativeReport {
-    /// The method after vLLM's inference (`draft_model` for a model without a method, `mtp` for a deprecated MTP
-    /// name, `eagle3` for a model id containing "eagle3", …).
-    pub method: String,
-    pub num_speculative_tokens: Option<u32>,
-    /// The drafter's model id (the target's own for MTP); `null` for methods without a model.
-    pub model: Option<String>,
-    pub runner: ModelRunner,
-    /// The drafter has attention layers (an MTP layer, an EAGLE head, a draft model). False for n-gram, suffix,
-    /// Medusa, MLP speculators and hidden-state extraction, which add no attention group.
-    pub attention_layers: bool,
-    /// The backend the drafter's layers are built under: a name, or `auto` (selected by priority, like an unforced
-    /// target).
-    pub backend: String,
-    /// The drafter's cache dtype (`--kv-cache-dtype`, or the speculative config's `kv_cache_dtype`).
-    pub kv_cache_dtype: String,
-    pub trace: Vec<TraceStep>,
-    pub log_records: Vec<LogRecord>,
-}
 
 /// The drafter of a scenario, ready for selection.
 pub struct Drafter {

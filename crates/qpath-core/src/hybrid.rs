@@ -27,16 +27,16 @@
 //! 8. The kernel block size: the manager block if the backend declares it (an exact size or a `MultipleOf`), else
 //!    the largest declared size dividing it (`SELECT_COMMON_BLOCK_SIZE`).
 
+use crate::attention::Backend;
+use crate::backends::KernelSizes;
 use crate::dtype::TorchDtype;
 use crate::model::{HybridSpec, HybridState};
 use crate::platform::Platform;
 use crate::release::Release;
 use crate::report::{LogLevel, LogRecord};
-use crate::selection::Backend;
 use crate::serve::ServeCommand;
 use crate::source::{self, Cite};
 use crate::trace::Trace;
-use crate::trtllm;
 
 /// The hybrid-model flags of a command line (read from the options qpath's parser keeps as written).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -195,73 +195,11 @@ fn lcm(a: u64, b: u64) -> u64 {
     a / gcd(a, b).max(1) * b
 }
 
-/// The kernel block sizes a backend declares: exact sizes, or `MultipleOf(base)`.
-#[derive(Clone, Debug, PartialEq)]
-enum KernelSizes {
-    Exact(Vec<u32>),
-    MultipleOf(u32),
-}
-
-impl KernelSizes {
-    fn min(&self) -> u32 {
-        match self {
-            KernelSizes::Exact(v) => v.iter().copied().min().unwrap_or(16),
-            KernelSizes::MultipleOf(b) => *b,
-        }
-    }
-
-    /// `select_common_block_size` for one backend.
-    fn kernel_block(&self, block: u32) -> Option<u32> {
-        match self {
-            KernelSizes::MultipleOf(b) => (block % b == 0).then_some(block),
-            KernelSizes::Exact(v) if v.contains(&block) => Some(block),
-            KernelSizes::Exact(v) => v.iter().copied().filter(|s| block % s == 0).max(),
-        }
-    }
-
-    fn show(&self) -> String {
-        match self {
-            KernelSizes::Exact(v) => format!("{v:?}"),
-            KernelSizes::MultipleOf(b) => format!("[MultipleOf({b})]"),
-        }
-    }
-}
-
 /// The backend's `get_supported_kernel_block_sizes()` (None: qpath does not restate it).
 fn kernel_sizes(p: &Platform, a: &AttentionSide, tp: u32, t: &mut Trace) -> Option<KernelSizes> {
-    match a.backend {
-        Backend::FlashInfer => {
-            let qo = a.q_heads / tp;
-            let kv = (a.kv_heads / tp).max(1);
-            let large = qo / kv > 1 && p.is_family(100) && trtllm::can_use(p, qo, kv, false);
-            t.step(
-                Some(&source::FI_KERNEL_BLOCK_SIZES),
-                "FlashInfer kernel block sizes",
-                if large {
-                    format!(
-                        "[16, 32, 64, 128, 256, 512, 1024]: GQA ({qo} query / {kv} KV heads per rank) on the SM100 \
-                         family with trtllm-gen usable (pages >= 128 run on trtllm-gen only)"
-                    )
-                } else {
-                    "[16, 32, 64] (pages >= 128 only for GQA on the SM100 family with trtllm-gen usable)".into()
-                },
-            );
-            Some(KernelSizes::Exact(if large {
-                vec![16, 32, 64, 128, 256, 512, 1024]
-            } else {
-                vec![16, 32, 64]
-            }))
-        }
-        Backend::FlashAttn | Backend::TritonAttn => {
-            t.unverified(format!(
-                "{}'s kernel block sizes taken as [MultipleOf(16)] (its general case; qpath does not restate its \
-                 FA4 / fp8 special cases)",
-                a.backend.name()
-            ));
-            Some(KernelSizes::MultipleOf(16))
-        }
-        _ => None,
-    }
+    let q_heads = a.q_heads / tp;
+    let kv_heads = (a.kv_heads / tp).max(1);
+    crate::backends::rules(a.backend).kernel_block_sizes(p, q_heads, kv_heads, t)
 }
 
 /// The recurrent state page (steps 2-3): bytes, and the NemotronH dtype log when it fires.

@@ -13,7 +13,7 @@ use crate::release::{FlashInfer, Release};
 pub struct Platform {
     pub release: Release,
     /// The flashinfer-python installed: the release's pin unless the scenario names another. FlashInfer's own rules
-    /// ([`crate::flashinfer`]) and citations follow it; vLLM's follow `release`.
+    /// ([`crate::backends::flashinfer::library`]) and citations follow it; vLLM's follow `release`.
     pub flashinfer: FlashInfer,
     pub cc: ComputeCapability,
     pub cuda: CudaVersion,

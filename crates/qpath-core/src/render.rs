@@ -81,8 +81,8 @@ pub fn speculative_line(r: &Report) -> Option<String> {
         "speculative decoding: method {}, {tokens} tokens, {drafter}, model runner {}",
         s.method,
         match s.runner {
-            crate::drafter::ModelRunner::V1 => "V1",
-            crate::drafter::ModelRunner::V2 => "V2",
+            crate::report::ModelRunner::V1 => "V1",
+            crate::report::ModelRunner::V2 => "V2",
         }
     ))
 }

@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
+pub use crate::attention::{Backend, CgSupport, GroupErrorKind, GroupRole, Kernel, Phases, Stage, BARE_ASSERT, QPATH_LIMIT};
 use crate::dtype::TorchDtype;
 pub use crate::model::AttentionKind;
 use crate::release::{FlashInfer, Release};
-pub use crate::selection::Backend;
 use crate::source::Cite;
 
 /// The answer for one scenario.
@@ -35,11 +35,11 @@ pub struct Report {
     pub log_records: Vec<LogRecord>,
     /// Speculative decoding (`--speculative-config`): the method vLLM settles on, the model runner, the drafter's
     /// backend and cache dtype, and why; `null` without it. The drafter's layers are the groups with `role: drafter`.
-    pub speculative: Option<crate::drafter::SpeculativeReport>,
+    pub speculative: Option<SpeculativeReport>,
     /// CUDA graphs: the `cudagraph_mode` the command line asks for, what the runner resolves it to once the groups'
     /// backends are known (their minimum support, speculative decoding), and vLLM's downgrade warnings; `null` when
     /// the scenario stops before.
-    pub cuda_graphs: Option<crate::cudagraph::CudaGraphReport>,
+    pub cuda_graphs: Option<CudaGraphReport>,
 }
 
 /// A Python logging level, serialised as logging names it.
@@ -183,42 +183,7 @@ impl ScenarioErrorKind {
     }
 }
 
-/// What qpath shows for the text of an `assert` that has no message (Python prints the type alone).
-pub const BARE_ASSERT: &str = "(a bare assert, no message)";
-
-/// The words of every limit that is qpath's, not vLLM's.
-pub const QPATH_LIMIT: &str = "qpath cannot model this";
-
 impl std::fmt::Display for ScenarioErrorKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The Python exception one attention group raises (`GroupError.type`); the JSON is the variant's name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum GroupErrorKind {
-    ValueError,
-    AssertionError,
-    NotImplementedError,
-    RuntimeError,
-    /// torch's own, when FlashInfer looks a dtype given as a string up on `torch` (`getattr(torch, "nvfp4")`).
-    AttributeError,
-}
-
-impl GroupErrorKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            GroupErrorKind::ValueError => "ValueError",
-            GroupErrorKind::AssertionError => "AssertionError",
-            GroupErrorKind::NotImplementedError => "NotImplementedError",
-            GroupErrorKind::RuntimeError => "RuntimeError",
-            GroupErrorKind::AttributeError => "AttributeError",
-        }
-    }
-}
-
-impl std::fmt::Display for GroupErrorKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
@@ -238,125 +203,6 @@ pub struct ModelSummary {
     /// that sets it (e.g. `fp8, from the checkpoint's quantization_config.kv_cache_scheme`); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_kv_cache_dtype: Option<String>,
-}
-
-/// The two phases of a mixed batch of prefills and single-token decodes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Phases<T> {
-    pub prefill: T,
-    pub decode: T,
-}
-
-/// The attention kernel a phase runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum Kernel {
-    #[serde(rename = "trtllm-gen")]
-    TrtllmGen,
-    #[serde(rename = "xqa")]
-    Xqa,
-    #[serde(rename = "fa3")]
-    Fa3,
-    #[serde(rename = "fa2")]
-    Fa2,
-}
-
-impl Kernel {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::TrtllmGen => "trtllm-gen",
-            Kernel::Xqa => "xqa",
-            Kernel::Fa3 => "fa3",
-            Kernel::Fa2 => "fa2",
-        }
-    }
-}
-
-/// Where in the engine's life an error fires: the statement's stage, in vLLM's order (`__init__` at engine start; a
-/// batch's `build()`, then each phase's wrapper `plan()` (which generates and compiles the JIT module), then
-/// `FlashInferImpl.forward()`, where the wrappers' `run()` and the TRTLLM / XQA calls execute).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    /// The memory profile's forward pass at engine start (`profile_run`): the attention layer runs, with no attention
-    /// metadata yet, before any metadata builder exists.
-    ProfileRun,
-    /// `FlashInferMetadataBuilder.__init__` (or the attention layer's / another backend's init): engine start-up.
-    Init,
-    /// `FlashInferMetadataBuilder.build()`: the first batch, before any wrapper is planned.
-    Build,
-    /// The prefill wrapper's `plan()`.
-    PrefillPlan,
-    /// FlashInfer's JIT module generation or compilation for the prefill kernel (inside the prefill wrapper's `plan()`).
-    PrefillJit,
-    /// `FlashInferImpl.forward()` on the prefill tokens (the wrapper's `run()`, or the trtllm-gen context call).
-    PrefillForward,
-    /// The decode wrapper's `plan()` (the TRTLLM-API decode has none).
-    DecodePlan,
-    /// FlashInfer's JIT module generation or compilation for the decode kernel (in the decode wrapper's `plan()`; for
-    /// XQA at its first call, in `forward()`).
-    DecodeJit,
-    /// `FlashInferImpl.forward()` on the decode tokens (the wrapper's `run()`, or the XQA / trtllm-gen decode call).
-    DecodeForward,
-}
-
-impl Stage {
-    pub const ALL: [Stage; 9] = [
-        Stage::ProfileRun,
-        Stage::Init,
-        Stage::Build,
-        Stage::PrefillPlan,
-        Stage::PrefillJit,
-        Stage::PrefillForward,
-        Stage::DecodePlan,
-        Stage::DecodeJit,
-        Stage::DecodeForward,
-    ];
-
-    /// When in the engine's life the error fires, as the page says it ("on the first prefill").
-    pub fn when(self) -> &'static str {
-        match self {
-            Stage::ProfileRun | Stage::Init => "at engine start",
-            Stage::Build => "on the first batch",
-            Stage::PrefillPlan | Stage::PrefillJit | Stage::PrefillForward => "on the first prefill",
-            Stage::DecodePlan | Stage::DecodeJit | Stage::DecodeForward => "on the first decode",
-        }
-    }
-
-    /// The step that raises at that stage ("plan", "JIT", "forward").
-    pub fn call(self) -> &'static str {
-        match self {
-            Stage::ProfileRun => "the memory profile's forward",
-            Stage::Init => "__init__",
-            Stage::Build => "FlashInferMetadataBuilder.build",
-            Stage::PrefillPlan | Stage::DecodePlan => "the wrapper's plan()",
-            Stage::PrefillJit | Stage::DecodeJit => "FlashInfer JIT module",
-            Stage::PrefillForward | Stage::DecodeForward => "FlashInferImpl.forward",
-        }
-    }
-
-    /// The JSON string (`prefill_plan`), for the renderers.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::ProfileRun => "profile_run",
-            Stage::Init => "init",
-            Stage::Build => "build",
-            Stage::PrefillPlan => "prefill_plan",
-            Stage::PrefillJit => "prefill_jit",
-            Stage::PrefillForward => "prefill_forward",
-            Stage::DecodePlan => "decode_plan",
-            Stage::DecodeJit => "decode_jit",
-            Stage::DecodeForward => "decode_forward",
-        }
-    }
-
-    /// The phase whose path raises (`None` for init and build, which stop both).
-    pub fn is_prefill(self) -> Option<bool> {
-        match self {
-            Stage::ProfileRun | Stage::Init | Stage::Build => None,
-            Stage::PrefillPlan | Stage::PrefillJit | Stage::PrefillForward => Some(true),
-            Stage::DecodePlan | Stage::DecodeJit | Stage::DecodeForward => Some(false),
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -422,28 +268,60 @@ pub struct GroupReport {
     pub role: GroupRole,
     /// The CUDA-graph support this group's builder declares in the release (`AttentionCGSupport`); the runner takes
     /// the minimum over all groups ([`Report::cuda_graphs`]).
-    pub cudagraph_support: Option<crate::cudagraph::CgSupport>,
+    pub cudagraph_support: Option<CgSupport>,
 }
 
-/// Whose layers a group holds, serialised `target` / `drafter`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// The model runner that serves the scenario, serialised `v1` / `v2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum GroupRole {
-    /// The served model's layers.
-    #[default]
-    Target,
-    /// The speculative-decoding drafter's layers (an MTP layer, an EAGLE head, a draft model), which vLLM builds with
-    /// the drafter's own `VllmConfig` (`docs/source-notes/spec-decode.md`).
-    Drafter,
+pub enum ModelRunner {
+    V1,
+    V2,
 }
 
-impl GroupRole {
-    pub fn name(self) -> &'static str {
-        match self {
-            GroupRole::Target => "target",
-            GroupRole::Drafter => "drafter",
-        }
-    }
+/// What the report says about speculative decoding (`Report::speculative`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpeculativeReport {
+    /// The method after vLLM's inference (`draft_model` for a model without a method, `mtp` for a deprecated MTP
+    /// name, `eagle3` for a model id containing "eagle3", …).
+    pub method: String,
+    pub num_speculative_tokens: Option<u32>,
+    /// The drafter's model id (the target's own for MTP); `null` for methods without a model.
+    pub model: Option<String>,
+    pub runner: ModelRunner,
+    /// The drafter has attention layers (an MTP layer, an EAGLE head, a draft model). False for n-gram, suffix,
+    /// Medusa, MLP speculators and hidden-state extraction, which add no attention group.
+    pub attention_layers: bool,
+    /// The backend the drafter's layers are built under: a name, or `auto` (selected by priority, like an unforced
+    /// target).
+    pub backend: String,
+    /// The drafter's cache dtype (`--kv-cache-dtype`, or the speculative config's `kv_cache_dtype`).
+    pub kv_cache_dtype: String,
+    pub trace: Vec<TraceStep>,
+    pub log_records: Vec<LogRecord>,
+}
+
+/// What the runner resolves `cudagraph_mode` to once the attention backends are known.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CudaGraphReport {
+    /// The mode before the backend downgrades (`p.graphs.mode`).
+    pub requested: String,
+    /// What set it (`p.graphs.set_by`).
+    pub set_by: String,
+    /// The resolved `cudagraph_mode` (the requested one when `error` is set: vLLM stops there).
+    pub mode: String,
+    /// The minimum over the groups; `None` without groups (vLLM then keeps `ALWAYS`).
+    pub support: Option<CgSupport>,
+    /// The class of the first group with that minimum; `None` when the minimum is `ALWAYS` (vLLM's
+    /// `min_cg_attn_backend` stays `None`: it takes a backend only below `ALWAYS`).
+    pub min_backend: Option<String>,
+    /// Each group's support, in the order of the groups given (vLLM asks every group's builder class).
+    pub group_support: Vec<Option<CgSupport>>,
+    /// The `ValueError` vLLM raises at engine start (in `initialize_kv_cache`, before any forward), or `None`.
+    pub error: Option<ScenarioError>,
+    /// The downgrade warnings, each with the line of its `logger.warning(` call.
+    pub log_records: Vec<LogRecord>,
+    pub trace: Vec<TraceStep>,
 }
 
 #[cfg(test)]

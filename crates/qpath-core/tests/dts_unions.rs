@@ -2,10 +2,10 @@
 //! variant added on either side fails here even when no scenario of `scripts/dts-check.sh` produces it. Each list below
 //! is kept complete by an exhaustive `match`: a new Rust variant does not compile until it is added.
 
-use qpath_core::drafter::ModelRunner;
 use qpath_core::dtype::TorchDtype;
 use qpath_core::matrix::CellStatus;
 use qpath_core::release::FlashInfer;
+use qpath_core::report::ModelRunner;
 use qpath_core::report::{AttentionKind, Backend, GroupErrorKind, GroupRole, Kernel, LogLevel, ScenarioErrorKind, Stage};
 use serde::Serialize;
 
@@ -152,7 +152,7 @@ fn unions_match_the_enums() {
     };
     same("ModelRunner", json(&runners));
 
-    use qpath_core::cudagraph::CgSupport;
+    use qpath_core::report::CgSupport;
     let supports = [
         CgSupport::Never,
         CgSupport::UniformSingleTokenDecode,

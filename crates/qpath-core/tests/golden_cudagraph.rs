@@ -3,11 +3,12 @@
 //! groups, then asks the module; each behaviour at the first release that has it and at 0.33.0
 //! (`docs/source-notes/cuda-graphs.md` has the statements).
 
-use qpath_core::cudagraph::{self, CgSupport, CudaGraphReport};
+use qpath_core::cudagraph;
 use qpath_core::dtype::TorchDtype;
 use qpath_core::platform::Platform;
 use qpath_core::release::Release::{self, *};
 use qpath_core::report::{Backend, GroupRole, Report};
+use qpath_core::report::{CgSupport, CudaGraphReport};
 use qpath_core::resolve::{resolve, Hardware, Scenario, DEFAULT_CUDA};
 use qpath_core::serve;
 

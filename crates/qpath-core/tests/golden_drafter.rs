@@ -4,8 +4,8 @@
 //! sliding-window error of a FlashInfer drafter, methods without attention layers, and the speculative config's
 //! errors. Texts and lines are the released sources' (`/work/vllm-src/vllm-<VER>/vllm/...`).
 
-use qpath_core::drafter::ModelRunner;
 use qpath_core::options::{OptionKey, ScenarioOptions};
+use qpath_core::report::ModelRunner;
 use qpath_core::report::{Backend, GroupErrorKind, GroupReport, GroupRole, Kernel, LogLevel, Report, ScenarioErrorKind, Stage};
 use qpath_core::resolve::resolve;
 

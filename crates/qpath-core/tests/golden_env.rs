@@ -3,12 +3,12 @@
 //! release qpath knows (nightlies, patch releases). Each case runs the whole resolution through the options reader the
 //! front ends use and checks what vLLM and FlashInfer would do.
 
+use qpath_core::backends::flashinfer::trtllm::ARTIFACTORY_FAILED;
 use qpath_core::options::{OptionKey, ScenarioOptions};
 use qpath_core::release::{FlashInfer, Release};
 use qpath_core::report::GroupErrorKind::{RuntimeError, ValueError};
 use qpath_core::report::{GroupReport, Kernel, Report, Stage};
 use qpath_core::resolve::resolve;
-use qpath_core::trtllm::ARTIFACTORY_FAILED;
 
 const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
 const FI: &str = "--attention-backend FLASHINFER";

@@ -2,7 +2,7 @@
 //! hold whatever the release. `builder_grid` drives the builder directly (over 100,000 groups); `scenario_grid` runs
 //! whole scenarios (command line, model, selection, grouping).
 
-use qpath_core::builder::{resolve_group, GroupSpec};
+use qpath_core::backends::flashinfer::{resolve_group, GroupSpec};
 use qpath_core::capability::{ComputeCapability, CudaVersion};
 use qpath_core::dtype::TorchDtype;
 use qpath_core::platform::Platform;

@@ -21,8 +21,8 @@ use super::config::TextConfig;
 use super::layout::AttentionKind;
 use super::presets::VllmModel;
 use super::{err, ModelError};
+use crate::attention::Backend;
 use crate::release::Release;
-use crate::selection::Backend;
 
 /// What a hybrid model's recurrent layers are, and the config fields their state sizes come from.
 #[derive(Clone, Debug, PartialEq)]

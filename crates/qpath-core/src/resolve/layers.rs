@@ -261,12 +261,12 @@ pub(super) fn checkpoint_records(r: Release, logs: &[String]) -> Vec<LogRecord> 
 }
 
 /// Each attention group's report, in the order of its first layer ([`group_layers`]): its selection trace and
-/// `align_steps` (a hybrid model's block-size alignment), the builder for a FlashInfer group, the init-time checks of
-/// the other backends (crate::backends). The target's groups and the drafter's are built here alike.
+/// `align_steps` (a hybrid model's block-size alignment), then what its backend decides (crate::backends). The
+/// target's groups and the drafter's are built here alike.
 pub(super) fn attention_groups(
     p: &Platform,
     cmd: &ServeCommand,
-    engine: &crate::backends::Engine,
+    engine: &Engine,
     rows: &[LayerRow],
     align_steps: &[crate::report::TraceStep],
 ) -> Vec<GroupReport> {
@@ -276,9 +276,11 @@ pub(super) fn attention_groups(
             continue;
         };
         let mut g = group_report(p, cmd, key, layers, row, align_steps);
-        if g.backend != Backend::FlashInfer {
-            crate::backends::init_checks(p, engine, &row.query, &mut g);
-        }
+        let cx = GroupContext {
+            engine,
+            query: Some(&row.query),
+        };
+        crate::backends::rules(g.backend).resolve_group(p, &cx, &mut g);
         groups.push(g);
     }
     groups
@@ -402,7 +404,7 @@ pub(super) fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], 
     head
 }
 
-/// One group's report; a FlashInfer group also runs its metadata builder ([`builder::resolve_group`]).
+/// One group's report before its backend's rules run: its shape, cache dtype and selection steps.
 pub(super) fn group_report(
     p: &Platform,
     cmd: &ServeCommand,
@@ -413,7 +415,7 @@ pub(super) fn group_report(
 ) -> GroupReport {
     let mut head = selection_trace(p, cmd, &layers, row);
     head.steps.extend(align_steps.iter().cloned());
-    let mut g = GroupReport {
+    GroupReport {
         layers,
         attention: key.kind,
         sliding_window: key.window,
@@ -422,7 +424,7 @@ pub(super) fn group_report(
         num_kv_heads: key.kv_heads,
         has_sinks: key.sinks,
         backend: key.backend,
-        cache_dtype: if selection::is_quantized(&key.kv) {
+        cache_dtype: if is_quantized(&key.kv) {
             key.kv.clone()
         } else {
             "auto".to_string()
@@ -437,29 +439,7 @@ pub(super) fn group_report(
         trace: head.steps,
         role: GroupRole::Target,
         cudagraph_support: None,
-    };
-    if key.backend == Backend::FlashInfer {
-        let spec = GroupSpec {
-            quantized: selection::is_quantized(&key.kv),
-            spec_dtype: selection::unquantized_spec_dtype(&key.kv, p.model_dtype),
-            head_dim: key.head_dim,
-            q_heads: key.q_heads,
-            kv_heads: key.kv_heads,
-            sliding_window: key.window,
-            has_sinks: key.sinks,
-        };
-        let out = builder::resolve_group(p, &spec);
-        g.cache_dtype = out.cache_dtype;
-        g.q_dtype = out.q_dtype;
-        g.kernel = out.kernel;
-        g.error = out.error;
-        g.phase_errors = out.phase_errors;
-        g.warnings = out.trace.warnings;
-        g.logs = out.trace.logs;
-        g.log_records = out.trace.records;
-        g.trace.extend(out.trace.steps);
     }
-    g
 }
 
 #[derive(Clone, Debug, PartialEq)]

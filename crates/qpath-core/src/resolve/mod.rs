@@ -1,12 +1,13 @@
 //! One scenario, end to end: the command line is parsed like the release parses it, the model's layers get their
 //! skip-adjusted cache dtypes, each layer selects its backend, layers are grouped like vLLM groups them into attention
-//! groups, and each FlashInfer group runs through [`crate::builder`].
+//! groups, and each group runs through its backend's rules ([`crate::backends`]).
 
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use crate::builder::{self, GroupSpec};
+use crate::attention::Backend;
+use crate::backends::{is_quantized, Engine, GroupContext, LayerQuery};
 use crate::capability::{ComputeCapability, CudaVersion};
 use crate::dtype::TorchDtype;
 use crate::gpu::{self, Gpu};
@@ -17,7 +18,7 @@ use crate::release::{FlashInfer, Release};
 use crate::report::{
     GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind,
 };
-use crate::selection::{self, Backend, LayerQuery, Selection, SelectionError};
+use crate::selection::{self, Selection, SelectionError};
 use crate::serve::{self, ServeCommand};
 use crate::source;
 use crate::trace::Trace;
@@ -203,7 +204,7 @@ fn resolve_into(
     report.log_records.extend(selection);
     let align_steps = hybrid_alignment(&mut p, &cmd, &spec, &rows, report);
     let device = report.gpu.name.clone();
-    let engine = crate::backends::Engine {
+    let engine = Engine {
         attention_config: &cmd.attention_config,
         device: &device,
         hybrid: spec.hybrid.is_some(),

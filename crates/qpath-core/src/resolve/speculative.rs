@@ -41,7 +41,7 @@ pub(super) fn cuda_graphs(
 pub(super) fn drafter_groups(
     p: &Platform,
     cmd: &ServeCommand,
-    engine: &crate::backends::Engine,
+    engine: &Engine,
     d: crate::drafter::Drafter,
     groups: &mut Vec<GroupReport>,
     report: &mut Report,
@@ -81,15 +81,15 @@ pub(super) fn drafter_groups(
 /// The drafter's metadata builder reads the global cache dtype from the config it is built with: the V1 proposer
 /// builds it with the target's `VllmConfig` ([`source::V1_DRAFT_METADATA_BUILDERS`]), so a drafter cache dtype set by
 /// the speculative config meets the target's `--kv-cache-dtype` there. V2 is not read line by line: a prediction.
-pub(super) fn drafter_builder_step(r: Release, runner: crate::drafter::ModelRunner, target_kv: &str) -> crate::report::TraceStep {
+pub(super) fn drafter_builder_step(r: Release, runner: crate::report::ModelRunner, target_kv: &str) -> crate::report::TraceStep {
     let mut t = Trace::new(r);
     let text = format!(
         "the drafter's FlashInfer metadata builder is created with the target's VllmConfig, so its global cache dtype \
          is the target's --kv-cache-dtype {target_kv}, not the drafter's"
     );
     match runner {
-        crate::drafter::ModelRunner::V1 => t.step(Some(&source::V1_DRAFT_METADATA_BUILDERS), "drafter metadata builder", text),
-        crate::drafter::ModelRunner::V2 => t.unverified(format!("V2 runner: {text} (as the V1 proposer does)")),
+        crate::report::ModelRunner::V1 => t.step(Some(&source::V1_DRAFT_METADATA_BUILDERS), "drafter metadata builder", text),
+        crate::report::ModelRunner::V2 => t.unverified(format!("V2 runner: {text} (as the V1 proposer does)")),
     }
     t.steps.remove(0)
 }

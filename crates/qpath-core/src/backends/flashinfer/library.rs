@@ -3,11 +3,11 @@
 //! keyed on [`Platform::flashinfer`] (compared with `<` / `>=` only), not on the vLLM release; lines in
 //! [`crate::source`] (`FLASHINFER_*`), resolved at the installed FlashInfer.
 
+use crate::attention::GroupErrorKind::{self, RuntimeError, ValueError};
+use crate::attention::{Kernel, Stage};
 use crate::dtype::TorchDtype;
 use crate::platform::Platform;
 use crate::release::FlashInfer::*;
-use crate::report::GroupErrorKind::{self, RuntimeError, ValueError};
-use crate::report::{Kernel, Stage};
 use crate::source::{self, Cite};
 
 /// `determine_attention_backend` (with vLLM's arguments: no custom mask, no RoPE, no fp16 QK reduction):

@@ -7,15 +7,85 @@
 //! (`vllm/v1/attention/backends/flashinfer.py`; each step's doc comment names the statement and its [`source`] line).
 
 mod batch;
+mod cudagraph;
 mod forward;
 mod init;
+pub mod library;
+mod selection;
+pub mod trtllm;
 
+use super::{BackendRules, CgDecision, GroupContext, KernelSizes, LayerQuery};
+use crate::attention::{GroupErrorKind, Kernel, Phases, Stage};
 use crate::dtype::TorchDtype;
 use crate::platform::Platform;
 use crate::release::Release;
-use crate::report::{GroupError, GroupErrorKind, Kernel, Phases, Stage};
+use crate::report::{GroupError, GroupReport};
 use crate::source::Cite;
 use crate::trace::Trace;
+
+/// FLASHINFER's rules: selection ([`selection`]), the metadata builder ([`resolve_group`]), CUDA graphs
+/// ([`cudagraph`]).
+pub struct FlashInferRules;
+
+impl BackendRules for FlashInferRules {
+    fn class_name(&self) -> &'static str {
+        "FlashInferBackend"
+    }
+
+    fn reasons(&self, p: &Platform, l: &LayerQuery) -> Vec<String> {
+        selection::reasons(p, l)
+    }
+
+    /// Runs the builder on the group's per-layer KV spec: the query's skip-adjusted cache dtype, the group's heads.
+    fn resolve_group(&self, p: &Platform, cx: &GroupContext, g: &mut GroupReport) {
+        let Some(l) = cx.query else { return };
+        let spec = GroupSpec {
+            quantized: super::is_quantized(&l.kv_cache_dtype),
+            spec_dtype: super::unquantized_spec_dtype(&l.kv_cache_dtype, p.model_dtype),
+            head_dim: g.head_dim,
+            q_heads: g.num_q_heads,
+            kv_heads: g.num_kv_heads,
+            sliding_window: g.sliding_window,
+            has_sinks: g.has_sinks,
+        };
+        let out = resolve_group(p, &spec);
+        g.cache_dtype = out.cache_dtype;
+        g.q_dtype = out.q_dtype;
+        g.kernel = out.kernel;
+        g.error = out.error;
+        g.phase_errors = out.phase_errors;
+        g.warnings = out.trace.warnings;
+        g.logs = out.trace.logs;
+        g.log_records = out.trace.records;
+        g.trace.extend(out.trace.steps);
+    }
+
+    fn cudagraph_support(&self, p: &Platform, g: &GroupReport, model_q_heads: u32, non_causal: bool) -> CgDecision {
+        cudagraph::support(p, g, model_q_heads, non_causal)
+    }
+    /// `FlashInferBackend.get_supported_kernel_block_sizes`: up to 1024 for GQA on the SM100 family where trtllm-gen
+    /// can be used, else [16, 32, 64].
+    fn kernel_block_sizes(&self, p: &Platform, qo: u32, kv: u32, t: &mut Trace) -> Option<KernelSizes> {
+        let large = qo / kv > 1 && p.is_family(100) && trtllm::can_use(p, qo, kv, false);
+        t.step(
+            Some(&crate::source::FI_KERNEL_BLOCK_SIZES),
+            "FlashInfer kernel block sizes",
+            if large {
+                format!(
+                    "[16, 32, 64, 128, 256, 512, 1024]: GQA ({qo} query / {kv} KV heads per rank) on the SM100 \
+                     family with trtllm-gen usable (pages >= 128 run on trtllm-gen only)"
+                )
+            } else {
+                "[16, 32, 64] (pages >= 128 only for GQA on the SM100 family with trtllm-gen usable)".into()
+            },
+        );
+        Some(KernelSizes::Exact(if large {
+            vec![16, 32, 64, 128, 256, 512, 1024]
+        } else {
+            vec![16, 32, 64]
+        }))
+    }
+}
 
 /// What the builder is constructed from: one attention group's per-layer KV spec and heads (per tensor-parallel rank).
 #[derive(Clone, Debug, PartialEq)]
@@ -145,7 +215,7 @@ pub(crate) fn is_nvfp4(r: Release, cache_dtype: &str) -> bool {
 /// What the report shows for an error's text: the message, or that the assert had none.
 fn shown(message: &str) -> &str {
     if message.is_empty() {
-        crate::report::BARE_ASSERT
+        crate::attention::BARE_ASSERT
     } else {
         message
     }

@@ -2,13 +2,13 @@
 //! quantization in the memory profile's forward (before any builder exists), `FlashInferImpl.forward()`'s own checks,
 //! and the kernels' checks of what `forward()` hands them. Then which phase's error the engine meets first.
 
+use super::trtllm;
 use super::{is_nvfp4, raise, Init, Raise, Run};
+use crate::attention::GroupErrorKind::{AssertionError, ValueError};
+use crate::attention::{Kernel, Stage};
 use crate::dtype::TorchDtype;
 use crate::release::Release::*;
-use crate::report::GroupErrorKind::{AssertionError, ValueError};
-use crate::report::{Kernel, Stage};
 use crate::source;
-use crate::trtllm;
 
 impl Run<'_> {
     /// `FlashInferImpl.supports_quant_query_input` ([`source::FI_SUPPORTS_QUANT_QUERY`]): 0.24.0

@@ -2,14 +2,14 @@
 //! prefill TRTLLM decision, the decode route, the checks of a batch that is not all TRTLLM — then the FlashInfer
 //! wrappers' `plan()` for each phase (where `backend="auto"` resolves and the JIT module's checks fire).
 
+use super::library as flashinfer;
+use super::trtllm;
 use super::{raise, shown, Init, Raise, Run, PREFILL_TOKENS};
+use crate::attention::GroupErrorKind::{AssertionError, AttributeError, NotImplementedError, RuntimeError, ValueError};
+use crate::attention::{Kernel, Phases, Stage};
 use crate::dtype::TorchDtype;
-use crate::flashinfer;
 use crate::release::Release::*;
-use crate::report::GroupErrorKind::{AssertionError, AttributeError, NotImplementedError, RuntimeError, ValueError};
-use crate::report::{Kernel, Phases, Stage};
 use crate::source;
-use crate::trtllm;
 
 /// The sinks text of 0.24.0–0.29.0, at `__init__` and in `build()`.
 const SINKS_OLD: &str = "FlashInfer backend currently does not support attention sinks, please use trtllm on blackwell or flash attention on earlier GPUs.";

@@ -2,13 +2,13 @@
 //! in the source's order: the group's cache dtype, the query dtypes, the decode capability, the page-size assert, the
 //! decode kernel and its fallbacks, the SM90 sliding-window raise, the sinks raise, and the resolved-dtypes log line.
 
+use super::trtllm;
 use super::{fp8_of, is_nvfp4, raise, Init, Raise, Run};
+use crate::attention::GroupErrorKind::{AssertionError, NotImplementedError, ValueError};
+use crate::attention::{Kernel, Phases, Stage};
 use crate::dtype::TorchDtype;
 use crate::release::Release::*;
-use crate::report::GroupErrorKind::{AssertionError, NotImplementedError, ValueError};
-use crate::report::{Kernel, Phases, Stage};
 use crate::source;
-use crate::trtllm;
 
 /// What the cache-dtype step leaves: the dtype the kernels read the cache as, and the NVFP4 path.
 struct Cache {
