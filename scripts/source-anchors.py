@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the line numbers of data/source-lines.toml against the released sources, and writes the statements they cite.
+"""Checks the line numbers of data/source-lines.toml (and data/source-lines/*.toml) against the released sources, and writes the statements they cite.
 
     scripts/source-anchors.py --src DIR --check   every cite x release: the stripped line at the cited line starts
                                                   with the cite's anchor; a mismatch is listed with the nearest line
@@ -31,15 +31,28 @@ CAP = 2000
 NEAR = 40
 
 
-LINES = REPO / "data/source-lines.toml"
+LINES = None  # --lines FILE: only that file
+
+
+def cite_files():
+    """data/source-lines.toml, then data/source-lines/*.toml in name order (as build.rs reads them)."""
+    if LINES is not None:
+        return [LINES]
+    return [REPO / "data/source-lines.toml"] + sorted((REPO / "data/source-lines").glob("*.toml"))
 
 
 def load_cites():
-    with open(LINES, "rb") as f:
-        cites = tomllib.load(f)
-    text = LINES.read_text()
-    order = sorted(cites, key=lambda k: text.find(f"\n[{k}]\n"))
-    return [(name, cites[name]) for name in order]
+    out, seen = [], {}
+    for path in cite_files():
+        with open(path, "rb") as f:
+            cites = tomllib.load(f)
+        text = path.read_text()
+        for name in sorted(cites, key=lambda k: text.find(f"[{k}]\n")):
+            if name in seen:
+                sys.exit(f"[{name}] is defined in {seen[name]} and in {path}")
+            seen[name] = path
+            out.append((name, dict(cites[name], _file=path)))
+    return out
 
 
 def anchor_of(cite, key):
@@ -172,10 +185,9 @@ def start_of(src, repo, key, file, line):
 
 
 def fix(src, cites):
-    """Moves every line that is not a statement's first line to the first line of the statement holding it, in
-    data/source-lines.toml (the anchors are not touched: --check afterwards)."""
-    path = LINES
-    text = path.read_text()
+    """Moves every line that is not a statement's first line to the first line of the statement holding it, in the
+    cite file that defines it (the anchors are not touched: --check afterwards)."""
+    texts = {}
     moved = 0
     for name, c, key, line, lines, spans in each(src, cites):
         new = start_of(src, c["repo"], key, c["file"], line)
@@ -183,12 +195,15 @@ def fix(src, cites):
             continue
         moved += 1
         print(f"{name}\t{key}\t{line} -> {new}")
-        head = text.index(f"\n[{name}]\n")
+        path = c["_file"]
+        text = texts.setdefault(path, path.read_text())
+        head = text.index(f"[{name}]\n")
         at = text.index("lines = {", head)
         end = text.index("\n", at)
         row = re.sub(rf'"{re.escape(key)}" = {line}\b', f'"{key}" = {new}', text[at:end])
-        text = text[:at] + row + text[end:]
-    path.write_text(text)
+        texts[path] = text[:at] + row + text[end:]
+    for path, text in texts.items():
+        path.write_text(text)
     print(f"{moved} line(s) moved")
     return 0
 
@@ -208,7 +223,7 @@ def main():
     mode.add_argument("--show", action="store_true")
     mode.add_argument("--fix", action="store_true", help="move lines inside a statement to its first line")
     ap.add_argument("--out", default=str(REPO / "data/source-statements.tsv"), help="where --write writes")
-    ap.add_argument("--lines", default=None, help="the cites to read (default data/source-lines.toml)")
+    ap.add_argument("--lines", default=None, help="read only this cite file (default: data/source-lines.toml and data/source-lines/*.toml)")
     args = ap.parse_args()
     if args.lines:
         global LINES

@@ -15,8 +15,39 @@
  *  nvfp4 KV caches. */
 export type Dtype = "float16" | "bfloat16" | "float32" | "float8_e4m3fn" | "float8_e5m2" | "uint8";
 
-/** The attention kernel a phase runs: TRTLLM-gen (SM100 family), XQA, FlashAttention-3 (SM90) or FlashAttention-2. */
-export type Kernel = "trtllm-gen" | "xqa" | "fa3" | "fa2";
+/** A kernel a phase runs, named for its backend. FLASHINFER: `trtllm-gen` (SM100 family), `xqa`, FlashInfer's own FA3 /
+ *  FA2 templates (`fa3`, `fa2`). FLASH_ATTN: `flash_attn_varlen_func` at FA version 2, 3 (with AOT scheduler metadata:
+ *  `fa3-varlen-aot`) or 4, and cascade attention. TRITON_ATTN: `kernel_unified_attention` on its 2D or 3D (split-KV)
+ *  grid, the INT4 packed kernel. FLEX_ATTENTION, TURBOQUANT, and the recurrent layers' kernels (gated delta rule, Mamba
+ *  SSD / selective state update, lightning attention, short convolutions). */
+export type Kernel = "trtllm-gen"
+  | "xqa"
+  | "fa3"
+  | "fa2"
+  | "fa2-varlen"
+  | "fa3-varlen"
+  | "fa3-varlen-aot"
+  | "fa4-varlen"
+  | "fa-cascade"
+  | "triton-unified-2d"
+  | "triton-unified-3d"
+  | "triton-int4-packed"
+  | "flex-attention"
+  | "turboquant-decode"
+  | "turboquant-dequant-fa2"
+  | "fla-chunk-gdr"
+  | "flashinfer-chunk-gdr"
+  | "cutedsl-chunk-gdr"
+  | "fla-packed-decode-gdr"
+  | "fla-sigmoid-gating-gdr"
+  | "mamba-chunk-scan"
+  | "selective-state-update"
+  | "flashinfer-selective-state-update"
+  | "selective-scan"
+  | "lightning-attention"
+  | "linear-decode"
+  | "causal-conv1d"
+  | "causal-conv1d-update";
 
 /** Where in the engine's life a group error fires: `init` = `FlashInferMetadataBuilder.__init__` (engine start-up),
  *  `build` = `build()` (the first batch), `prefill_plan` / `decode_plan` = the wrappers' `plan()` or the first
@@ -27,7 +58,8 @@ export type Stage = "profile_run" | "init" | "build" | "prefill_plan" | "prefill
 /** The attention backends qpath models, as vLLM's `AttentionBackendEnum` names them, and the recurrent-state backends
  *  of hybrid models' linear-attention / Mamba layers, as its `MambaAttentionBackendEnum` names them (`GDN_ATTN`,
  *  `MAMBA2`, `MAMBA1`, `LINEAR`, `SHORT_CONV`: no query dtype, no kernel). */
-export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENTION" | "TURBOQUANT" | "GDN_ATTN" | "MAMBA2" | "MAMBA1" | "LINEAR" | "SHORT_CONV";
+export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENTION" | "TURBOQUANT" | "TRITON_FLASH_ATTN"
+  | "TRITON_FLASHINFER" | "GDN_ATTN" | "MAMBA2" | "MAMBA1" | "LINEAR" | "SHORT_CONV";
 
 /** A layer's token mixer: attention over every previous token or a window of them, or (hybrid models) a recurrent
  *  linear-attention (gated delta net) or Mamba layer. */
@@ -45,7 +77,27 @@ export type GroupErrorType = "ValueError" | "AssertionError" | "NotImplementedEr
 
 /** A matrix cell: every FlashInfer group runs (`ok`), a group or the scenario raises (`error`), or no layer runs on
  *  FlashInfer (`other-backend`). */
-export type CellStatus = "ok" | "error" | "other-backend";
+export type CellStatus = "ok" | "error" | "other-backend" | "cannot-model";
+
+/** A scenario's answer in one word: vLLM serves it, vLLM fails (the scenario's or a group's error), or qpath cannot
+ *  model (part of) it (an `InputError`, a group's `unmodelled`, a note naming qpath's limit). */
+export type Verdict = "serves" | "fails" | "cannot_model";
+
+/** One kernel a phase can run, and when (`null`: every batch of the phase). */
+export interface KernelChoice {
+  kernel: Kernel;
+  when: string | null;
+}
+
+/** The attention layer's static query quantization (`QuantFP8`) when the query is FP8. */
+export interface QueryQuant {
+  /** `per_tensor`, or `per_kv_head` (a compressed-tensors `attn_head` checkpoint). */
+  granularity: string;
+  /** The `_q_scale` the kernel's `q_descale` receives, as far as qpath knows it: `1.0` or `checkpoint`. */
+  q_scale: string;
+  /** Which weight-loading path sets it, and vLLM's warning where it logs one. */
+  why: string;
+}
 
 /** A Python logging level, as vLLM's log lines start with it. */
 export type LogLevel = "DEBUG" | "INFO" | "WARNING";
@@ -149,9 +201,17 @@ export interface GroupReport {
   backend: Backend;
   /** The builder's `cache_dtype`: the global `--kv-cache-dtype` string for quantized groups, `auto` otherwise. */
   cache_dtype: string;
-  /** The query dtype per phase; `null` where the code raised before computing it, and for groups on another backend. */
+  /** The query dtype each phase's kernel receives; `null` where the code raised before computing it, or where qpath
+   *  cannot model it (`unmodelled` says why). */
   q_dtype: Phases<Dtype | null>;
+  /** The kernel each phase runs for the first batch qpath models; `kernels` lists every one a phase can run. */
   kernel: Phases<Kernel | null>;
+  /** Every kernel each phase can run, each with its condition where the backend decides per batch. */
+  kernels: Phases<KernelChoice[]>;
+  /** The layer's query quantization, when `q_dtype` is FP8. */
+  query_quant: QueryQuant | null;
+  /** What qpath cannot model about this group ("qpath cannot model this: …"), or `null`. */
+  unmodelled: string | null;
   /** The error that fires first in vLLM's real order (the trace's "first error" step says which order). */
   error: GroupError | null;
   /** Each phase's own first error (plan, JIT module, forward); null for a phase that runs, and for both when
@@ -240,6 +300,8 @@ export interface Report {
   speculative: SpeculativeReport | null;
   /** CUDA graphs, `null` when the scenario stops before the groups are known. */
   cuda_graphs: CudaGraphReport | null;
+  /** The answer in one word (what the CLI's exit code says: 0 `serves`, 1 `fails`, 2 `cannot_model`). */
+  verdict: Verdict;
 }
 
 /** One cell of the matrix: the FlashInfer outcome of the scenario on one GPU with one cache dtype. */

@@ -31,7 +31,7 @@ fn label(cell: &Cell) -> String {
     match cell.status {
         CellStatus::Error => format!("error: {}", cell.summary),
         CellStatus::OtherBackend => format!("not FlashInfer: {}", cell.summary),
-        CellStatus::Ok => cell.summary.clone(),
+        CellStatus::Ok | CellStatus::CannotModel => cell.summary.clone(),
     }
 }
 

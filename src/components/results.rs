@@ -43,13 +43,9 @@ pub const LAYER_CAPTION: &str = "Layers are numbered from 0, the index vLLM matc
 /// The number of group colours `static/results.css` defines (`--qp-group-1` … `--qp-group-8`); more groups reuse them.
 const GROUP_COLOURS: usize = 8;
 
+/// The kernel as vLLM's code names it (the core's text).
 fn kernel_hint(k: Kernel) -> &'static str {
-    match k {
-        Kernel::TrtllmGen => "TensorRT-LLM trtllm-gen kernel (cubin)",
-        Kernel::Xqa => "TensorRT-LLM XQA decode kernel",
-        Kernel::Fa3 => "FlashInfer's FA3 template",
-        Kernel::Fa2 => "FlashInfer's FA2 template",
-    }
+    k.call()
 }
 
 fn cache_dtype_words(cache_dtype: &str) -> String {
@@ -251,7 +247,7 @@ fn notes(r: &Report) -> Html {
                 <div class="notes-block">
                     <h3>{ "Noticed" }</h3>
                     <ul class="notes">
-                        { for r.notes.iter().map(|n| html! { <li>{ echo_words(n) }</li> }) }
+                        { for r.notes.iter().map(|n| html! { <li>{ echo_words(&n.text) }</li> }) }
                     </ul>
                 </div>
             }

@@ -37,7 +37,7 @@ pub use line::{command_line, shell_quote};
 use qpath_core::gpu::GPUS;
 use qpath_core::matrix::{self, CellStatus, Matrix};
 use qpath_core::release::Release;
-use qpath_core::report::{Report, ScenarioErrorKind, QPATH_LIMIT};
+use qpath_core::report::{self, Report, QPATH_LIMIT};
 use qpath_core::resolve::{default_cubins, resolve, Scenario};
 use qpath_core::{options, render};
 
@@ -117,45 +117,55 @@ impl Verdict {
     }
 }
 
-/// A report's verdict: vLLM's error (the scenario's, else a group's) fails it; an InputError or a note of qpath's
-/// limit (a drafter qpath cannot model, beside a target that runs) is "cannot model"; else it serves.
+/// A report's verdict, as the core decides it ([`Report::verdict`]), with the line that says it: vLLM's error (the
+/// scenario's, else the first failing group's), what qpath cannot model (the scenario's `InputError`, a limit note, a
+/// group's `unmodelled`), or what runs.
 pub fn verdict(r: &Report) -> Verdict {
     let (status, summary) = matrix::summarize(r);
-    match &r.error {
-        Some(e) if e.kind == ScenarioErrorKind::InputError => return Verdict::CannotModel(summary),
-        Some(_) => return Verdict::Fails(format!("the scenario: {summary}")),
-        None => {}
-    }
-    if let Some((i, g)) = r.groups.iter().enumerate().find(|(_, g)| g.error.is_some()) {
-        let e = g.error.as_ref().expect("found");
-        let role = if g.role == qpath_core::report::GroupRole::Drafter {
-            "drafter "
-        } else {
-            ""
-        };
-        return Verdict::Fails(format!(
-            "group {} ({role}{}, {}): {summary}",
-            i + 1,
-            g.backend.name(),
-            e.stage.name()
-        ));
-    }
-    match r.notes.iter().find(|n| n.contains(QPATH_LIMIT)) {
-        Some(note) => Verdict::CannotModel(options::echo_words(note)),
-        None if status == CellStatus::OtherBackend => Verdict::Serves(format!("no layer on FlashInfer ({summary})")),
-        None => Verdict::Serves(summary),
+    match r.verdict {
+        report::Verdict::Fails => {
+            if r.error.is_some() {
+                return Verdict::Fails(format!("the scenario: {summary}"));
+            }
+            let Some((i, g, e)) = r
+                .groups
+                .iter()
+                .enumerate()
+                .find_map(|(i, g)| g.error.as_ref().map(|e| (i, g, e)))
+            else {
+                return Verdict::Fails(summary);
+            };
+            let role = if g.role == report::GroupRole::Drafter {
+                "drafter "
+            } else {
+                ""
+            };
+            Verdict::Fails(format!(
+                "group {} ({role}{}, {}): {summary}",
+                i + 1,
+                g.backend.name(),
+                e.stage.name()
+            ))
+        }
+        report::Verdict::CannotModel => {
+            if r.error.is_some() {
+                return Verdict::CannotModel(summary);
+            }
+            let note = r.notes.iter().find(|n| n.kind == report::NoteKind::Limit).map(|n| n.text.as_str());
+            let group = r.groups.iter().find_map(|g| g.unmodelled.as_deref());
+            Verdict::CannotModel(options::echo_words(note.or(group).unwrap_or(QPATH_LIMIT)))
+        }
+        report::Verdict::Serves if status == CellStatus::OtherBackend => {
+            Verdict::Serves(format!("no layer on FlashInfer ({summary})"))
+        }
+        report::Verdict::Serves => Verdict::Serves(summary),
     }
 }
 
 /// A matrix's verdict: any cell that fails fails it; else any cell qpath cannot model; else it serves.
 pub fn matrix_verdict(m: &Matrix) -> Verdict {
-    let cannot = |c: &&matrix::Cell| c.status == CellStatus::Error && c.summary.starts_with(QPATH_LIMIT);
-    let failing: Vec<&matrix::Cell> = m
-        .cells
-        .iter()
-        .filter(|c| c.status == CellStatus::Error && !cannot(c))
-        .collect();
-    let unmodelled: Vec<&matrix::Cell> = m.cells.iter().filter(cannot).collect();
+    let failing: Vec<&matrix::Cell> = m.cells.iter().filter(|c| c.status == CellStatus::Error).collect();
+    let unmodelled: Vec<&matrix::Cell> = m.cells.iter().filter(|c| c.status == CellStatus::CannotModel).collect();
     let n = m.cells.len();
     let first = |c: &matrix::Cell| format!("first: {} {}: {}", c.gpu, c.kv_cache_dtype, c.summary);
     if let Some(c) = failing.first() {
@@ -838,7 +848,7 @@ mod issue15 {
         let ok = || cell(CellStatus::Ok, "bf16/bf16 fa2/fa2");
         let other = || cell(CellStatus::OtherBackend, "FLASH_ATTN");
         let fails = || cell(CellStatus::Error, "ValueError: x");
-        let cannot = || cell(CellStatus::Error, "qpath cannot model this: y");
+        let cannot = || cell(CellStatus::CannotModel, "qpath cannot model this: y");
         assert_eq!(matrix_verdict(&m(vec![ok(), other()])), Verdict::Serves("all 2 cells".into()));
         assert_eq!(matrix_verdict(&m(vec![ok(), cannot()])).code(), exit::CANNOT);
         assert_eq!(matrix_verdict(&m(vec![cannot(), fails(), ok()])).code(), exit::FAILS);

@@ -18,6 +18,13 @@ pub enum Backend {
     FlexAttention,
     #[serde(rename = "TURBOQUANT")]
     TurboQuant,
+    /// The composite of TRITON_ATTN (batches that need the multimodal prefix mask) and FLASH_ATTN (the rest),
+    /// 0.30.0+ (`vllm/v1/attention/backends/triton_flash_attn.py`).
+    #[serde(rename = "TRITON_FLASH_ATTN")]
+    TritonFlashAttn,
+    /// The composite of TRITON_ATTN and FLASHINFER, 0.30.0+ (`vllm/v1/attention/backends/triton_flashinfer.py`).
+    #[serde(rename = "TRITON_FLASHINFER")]
+    TritonFlashInfer,
     /// The recurrent-state backends of hybrid models' linear-attention / Mamba layers, as
     /// `MambaAttentionBackendEnum` (`vllm/v1/attention/backends/registry.py`) names them. A layer's `mamba_type`
     /// property picks one; `--attention-backend` never applies to them.
@@ -41,6 +48,8 @@ impl Backend {
             Backend::TritonAttn => "TRITON_ATTN",
             Backend::FlexAttention => "FLEX_ATTENTION",
             Backend::TurboQuant => "TURBOQUANT",
+            Backend::TritonFlashAttn => "TRITON_FLASH_ATTN",
+            Backend::TritonFlashInfer => "TRITON_FLASHINFER",
             Backend::GdnAttn => "GDN_ATTN",
             Backend::Mamba2 => "MAMBA2",
             Backend::Mamba1 => "MAMBA1",
@@ -50,12 +59,14 @@ impl Backend {
     }
 
     /// Every backend qpath names: the attention backends ([`Backend::ATTENTION`]), then the recurrent-state ones.
-    pub const ALL: [Backend; 10] = [
+    pub const ALL: [Backend; 12] = [
         Backend::FlashAttn,
         Backend::FlashInfer,
         Backend::TritonAttn,
         Backend::FlexAttention,
         Backend::TurboQuant,
+        Backend::TritonFlashAttn,
+        Backend::TritonFlashInfer,
         Backend::GdnAttn,
         Backend::Mamba2,
         Backend::Mamba1,
@@ -63,14 +74,24 @@ impl Backend {
         Backend::ShortConv,
     ];
 
-    /// The attention backends qpath models (`AttentionBackendEnum` names; what `--attention-backend` may name).
-    pub const ATTENTION: [Backend; 5] = [
+    /// The attention backends qpath models (`AttentionBackendEnum` names; what `--attention-backend` may name, in
+    /// the releases whose enum has them: the composites from 0.30.0).
+    pub const ATTENTION: [Backend; 7] = [
         Backend::FlashAttn,
         Backend::FlashInfer,
         Backend::TritonAttn,
         Backend::FlexAttention,
         Backend::TurboQuant,
+        Backend::TritonFlashAttn,
+        Backend::TritonFlashInfer,
     ];
+
+    /// "FLASH_ATTN, FLASHINFER, …": the attention backends qpath models, for messages (derived from
+    /// [`Backend::ATTENTION`], so every list of them in the core's texts is this one).
+    pub fn modelled_list() -> String {
+        let names: Vec<&str> = Backend::ATTENTION.iter().map(|b| b.name()).collect();
+        names.join(", ")
+    }
 
     /// A `MambaAttentionBackendEnum` member: the backend of a recurrent (linear-attention / Mamba) layer.
     pub fn is_recurrent(self) -> bool {
@@ -134,26 +155,228 @@ pub struct Phases<T> {
     pub decode: T,
 }
 
-/// The attention kernel a phase runs.
+/// A kernel a phase runs, named for the backend that runs it; [`Kernel::call`] names it as vLLM's code does. The JSON
+/// is [`Kernel::name`]. The first four are FlashInfer's (its wrappers' `backend`, TRTLLM, XQA), as they always were.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Kernel {
+    /// FLASHINFER: `trtllm_batch_context_with_kv_cache / trtllm_batch_decode_with_kv_cache (trtllm-gen)`.
     #[serde(rename = "trtllm-gen")]
     TrtllmGen,
+    /// FLASHINFER: `xqa_batch_decode_with_kv_cache (XQA)`.
     #[serde(rename = "xqa")]
     Xqa,
+    /// FLASHINFER: `a FlashInfer wrapper with backend fa3`.
     #[serde(rename = "fa3")]
     Fa3,
+    /// FLASHINFER: `a FlashInfer wrapper with backend fa2`.
     #[serde(rename = "fa2")]
     Fa2,
+    /// FLASH_ATTN: `flash_attn_varlen_func(fa_version=2) → torch.ops._vllm_fa2_C.varlen_fwd`.
+    #[serde(rename = "fa2-varlen")]
+    FaVarlen2,
+    /// FLASH_ATTN: `flash_attn_varlen_func(fa_version=3) → torch.ops._vllm_fa3_C.fwd`.
+    #[serde(rename = "fa3-varlen")]
+    FaVarlen3,
+    /// FLASH_ATTN: `flash_attn_varlen_func(fa_version=3, scheduler_metadata=get_scheduler_metadata(…)) → torch.ops._vllm_fa3_C.fwd`.
+    #[serde(rename = "fa3-varlen-aot")]
+    FaVarlen3Aot,
+    /// FLASH_ATTN: `flash_attn_varlen_func(fa_version=4) → vllm_flash_attn.cute.interface._flash_attn_fwd`.
+    #[serde(rename = "fa4-varlen")]
+    FaVarlen4,
+    /// FLASH_ATTN: `cascade_attention: flash_attn_varlen_func over the common prefix, then over the suffixes, merged`.
+    #[serde(rename = "fa-cascade")]
+    FaCascade,
+    /// TRITON_ATTN: `unified_attention → kernel_unified_attention (2D grid, IS_3D=False)`.
+    #[serde(rename = "triton-unified-2d")]
+    TritonUnified2d,
+    /// TRITON_ATTN: `unified_attention → kernel_unified_attention (3D split-KV grid, IS_3D=True) + reduce_segments`.
+    #[serde(rename = "triton-unified-3d")]
+    TritonUnified3d,
+    /// TRITON_ATTN: `unified_attention → unified_attention_int4 → _attn_packed`.
+    #[serde(rename = "triton-int4-packed")]
+    TritonInt4Packed,
+    /// FLEX_ATTENTION: `flex_attention (torch.compile, direct block mask)`.
+    #[serde(rename = "flex-attention")]
+    FlexAttention,
+    /// TURBOQUANT: `triton_turboquant_decode_attention`.
+    #[serde(rename = "turboquant-decode")]
+    TurboquantDecode,
+    /// TURBOQUANT: `the cache dequantized to float16, then flash_attn_varlen_func(fa_version=2)`.
+    #[serde(rename = "turboquant-dequant-fa2")]
+    TurboquantDequantFa2,
+    /// GDN_ATTN: `chunk_gated_delta_rule (FLA, Triton)`.
+    #[serde(rename = "fla-chunk-gdr")]
+    GdnChunkFla,
+    /// GDN_ATTN: `flashinfer.gdn_prefill.chunk_gated_delta_rule`.
+    #[serde(rename = "flashinfer-chunk-gdr")]
+    GdnChunkFlashInfer,
+    /// GDN_ATTN: `chunk_gated_delta_rule_cutedsl (CuTe DSL)`.
+    #[serde(rename = "cutedsl-chunk-gdr")]
+    GdnChunkCuteDsl,
+    /// GDN_ATTN: `fused_recurrent_gated_delta_rule_packed_decode (Triton)`.
+    #[serde(rename = "fla-packed-decode-gdr")]
+    GdnPackedDecode,
+    /// GDN_ATTN: `fused_sigmoid_gating_delta_rule_update (Triton)`.
+    #[serde(rename = "fla-sigmoid-gating-gdr")]
+    GdnSigmoidGating,
+    /// MAMBA2: `mamba_chunk_scan_combined_varlen (Triton SSD)`.
+    #[serde(rename = "mamba-chunk-scan")]
+    MambaChunkScan,
+    /// MAMBA2: `selective_state_update (Triton)`.
+    #[serde(rename = "selective-state-update")]
+    SelectiveStateUpdate,
+    /// MAMBA2: `flashinfer.mamba.selective_state_update`.
+    #[serde(rename = "flashinfer-selective-state-update")]
+    FlashInferSelectiveStateUpdate,
+    /// MAMBA1: `selective_scan_fn`.
+    #[serde(rename = "selective-scan")]
+    SelectiveScan,
+    /// LINEAR: `lightning_attention`.
+    #[serde(rename = "lightning-attention")]
+    LightningAttention,
+    /// LINEAR: `linear_decode_forward_triton`.
+    #[serde(rename = "linear-decode")]
+    LinearDecode,
+    /// SHORT_CONV: `causal_conv1d_fn`.
+    #[serde(rename = "causal-conv1d")]
+    CausalConv1d,
+    /// SHORT_CONV: `causal_conv1d_update`.
+    #[serde(rename = "causal-conv1d-update")]
+    CausalConv1dUpdate,
 }
 
 impl Kernel {
+    /// Every kernel, in the order above.
+    pub const ALL: [Kernel; 28] = [
+        Kernel::TrtllmGen,
+        Kernel::Xqa,
+        Kernel::Fa3,
+        Kernel::Fa2,
+        Kernel::FaVarlen2,
+        Kernel::FaVarlen3,
+        Kernel::FaVarlen3Aot,
+        Kernel::FaVarlen4,
+        Kernel::FaCascade,
+        Kernel::TritonUnified2d,
+        Kernel::TritonUnified3d,
+        Kernel::TritonInt4Packed,
+        Kernel::FlexAttention,
+        Kernel::TurboquantDecode,
+        Kernel::TurboquantDequantFa2,
+        Kernel::GdnChunkFla,
+        Kernel::GdnChunkFlashInfer,
+        Kernel::GdnChunkCuteDsl,
+        Kernel::GdnPackedDecode,
+        Kernel::GdnSigmoidGating,
+        Kernel::MambaChunkScan,
+        Kernel::SelectiveStateUpdate,
+        Kernel::FlashInferSelectiveStateUpdate,
+        Kernel::SelectiveScan,
+        Kernel::LightningAttention,
+        Kernel::LinearDecode,
+        Kernel::CausalConv1d,
+        Kernel::CausalConv1dUpdate,
+    ];
+
+    /// The JSON string.
     pub fn name(self) -> &'static str {
         match self {
             Kernel::TrtllmGen => "trtllm-gen",
             Kernel::Xqa => "xqa",
             Kernel::Fa3 => "fa3",
             Kernel::Fa2 => "fa2",
+            Kernel::FaVarlen2 => "fa2-varlen",
+            Kernel::FaVarlen3 => "fa3-varlen",
+            Kernel::FaVarlen3Aot => "fa3-varlen-aot",
+            Kernel::FaVarlen4 => "fa4-varlen",
+            Kernel::FaCascade => "fa-cascade",
+            Kernel::TritonUnified2d => "triton-unified-2d",
+            Kernel::TritonUnified3d => "triton-unified-3d",
+            Kernel::TritonInt4Packed => "triton-int4-packed",
+            Kernel::FlexAttention => "flex-attention",
+            Kernel::TurboquantDecode => "turboquant-decode",
+            Kernel::TurboquantDequantFa2 => "turboquant-dequant-fa2",
+            Kernel::GdnChunkFla => "fla-chunk-gdr",
+            Kernel::GdnChunkFlashInfer => "flashinfer-chunk-gdr",
+            Kernel::GdnChunkCuteDsl => "cutedsl-chunk-gdr",
+            Kernel::GdnPackedDecode => "fla-packed-decode-gdr",
+            Kernel::GdnSigmoidGating => "fla-sigmoid-gating-gdr",
+            Kernel::MambaChunkScan => "mamba-chunk-scan",
+            Kernel::SelectiveStateUpdate => "selective-state-update",
+            Kernel::FlashInferSelectiveStateUpdate => "flashinfer-selective-state-update",
+            Kernel::SelectiveScan => "selective-scan",
+            Kernel::LightningAttention => "lightning-attention",
+            Kernel::LinearDecode => "linear-decode",
+            Kernel::CausalConv1d => "causal-conv1d",
+            Kernel::CausalConv1dUpdate => "causal-conv1d-update",
+        }
+    }
+
+    /// The call as vLLM's (or FlashInfer's) code names it.
+    pub fn call(self) -> &'static str {
+        match self {
+            Kernel::TrtllmGen => "trtllm_batch_context_with_kv_cache / trtllm_batch_decode_with_kv_cache (trtllm-gen)",
+            Kernel::Xqa => "xqa_batch_decode_with_kv_cache (XQA)",
+            Kernel::Fa3 => "a FlashInfer wrapper with backend fa3",
+            Kernel::Fa2 => "a FlashInfer wrapper with backend fa2",
+            Kernel::FaVarlen2 => "flash_attn_varlen_func(fa_version=2) → torch.ops._vllm_fa2_C.varlen_fwd",
+            Kernel::FaVarlen3 => "flash_attn_varlen_func(fa_version=3) → torch.ops._vllm_fa3_C.fwd",
+            Kernel::FaVarlen3Aot => "flash_attn_varlen_func(fa_version=3, scheduler_metadata=get_scheduler_metadata(…)) → torch.ops._vllm_fa3_C.fwd",
+            Kernel::FaVarlen4 => "flash_attn_varlen_func(fa_version=4) → vllm_flash_attn.cute.interface._flash_attn_fwd",
+            Kernel::FaCascade => "cascade_attention: flash_attn_varlen_func over the common prefix, then over the suffixes, merged",
+            Kernel::TritonUnified2d => "unified_attention → kernel_unified_attention (2D grid, IS_3D=False)",
+            Kernel::TritonUnified3d => "unified_attention → kernel_unified_attention (3D split-KV grid, IS_3D=True) + reduce_segments",
+            Kernel::TritonInt4Packed => "unified_attention → unified_attention_int4 → _attn_packed",
+            Kernel::FlexAttention => "flex_attention (torch.compile, direct block mask)",
+            Kernel::TurboquantDecode => "triton_turboquant_decode_attention",
+            Kernel::TurboquantDequantFa2 => "the cache dequantized to float16, then flash_attn_varlen_func(fa_version=2)",
+            Kernel::GdnChunkFla => "chunk_gated_delta_rule (FLA, Triton)",
+            Kernel::GdnChunkFlashInfer => "flashinfer.gdn_prefill.chunk_gated_delta_rule",
+            Kernel::GdnChunkCuteDsl => "chunk_gated_delta_rule_cutedsl (CuTe DSL)",
+            Kernel::GdnPackedDecode => "fused_recurrent_gated_delta_rule_packed_decode (Triton)",
+            Kernel::GdnSigmoidGating => "fused_sigmoid_gating_delta_rule_update (Triton)",
+            Kernel::MambaChunkScan => "mamba_chunk_scan_combined_varlen (Triton SSD)",
+            Kernel::SelectiveStateUpdate => "selective_state_update (Triton)",
+            Kernel::FlashInferSelectiveStateUpdate => "flashinfer.mamba.selective_state_update",
+            Kernel::SelectiveScan => "selective_scan_fn",
+            Kernel::LightningAttention => "lightning_attention",
+            Kernel::LinearDecode => "linear_decode_forward_triton",
+            Kernel::CausalConv1d => "causal_conv1d_fn",
+            Kernel::CausalConv1dUpdate => "causal_conv1d_update",
+        }
+    }
+
+    /// The backend whose code runs it (a recurrent kernel: the backend of its layer type).
+    pub fn backend(self) -> Backend {
+        match self {
+            Kernel::TrtllmGen => Backend::FlashInfer,
+            Kernel::Xqa => Backend::FlashInfer,
+            Kernel::Fa3 => Backend::FlashInfer,
+            Kernel::Fa2 => Backend::FlashInfer,
+            Kernel::FaVarlen2 => Backend::FlashAttn,
+            Kernel::FaVarlen3 => Backend::FlashAttn,
+            Kernel::FaVarlen3Aot => Backend::FlashAttn,
+            Kernel::FaVarlen4 => Backend::FlashAttn,
+            Kernel::FaCascade => Backend::FlashAttn,
+            Kernel::TritonUnified2d => Backend::TritonAttn,
+            Kernel::TritonUnified3d => Backend::TritonAttn,
+            Kernel::TritonInt4Packed => Backend::TritonAttn,
+            Kernel::FlexAttention => Backend::FlexAttention,
+            Kernel::TurboquantDecode => Backend::TurboQuant,
+            Kernel::TurboquantDequantFa2 => Backend::TurboQuant,
+            Kernel::GdnChunkFla => Backend::GdnAttn,
+            Kernel::GdnChunkFlashInfer => Backend::GdnAttn,
+            Kernel::GdnChunkCuteDsl => Backend::GdnAttn,
+            Kernel::GdnPackedDecode => Backend::GdnAttn,
+            Kernel::GdnSigmoidGating => Backend::GdnAttn,
+            Kernel::MambaChunkScan => Backend::Mamba2,
+            Kernel::SelectiveStateUpdate => Backend::Mamba2,
+            Kernel::FlashInferSelectiveStateUpdate => Backend::Mamba2,
+            Kernel::SelectiveScan => Backend::Mamba1,
+            Kernel::LightningAttention => Backend::Linear,
+            Kernel::LinearDecode => Backend::Linear,
+            Kernel::CausalConv1d => Backend::ShortConv,
+            Kernel::CausalConv1dUpdate => Backend::ShortConv,
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::attention::Backend;
 use crate::model::{self, AttentionKind, LayerSpec, ModelSpec, VllmModel};
 use crate::release::Release;
 use crate::report::{ModelRunner, SpeculativeReport};
-use crate::report::{ScenarioError, ScenarioErrorKind};
+use crate::report::{Note, ScenarioError, ScenarioErrorKind};
 use crate::serve::{ServeCommand, SpeculativeConfig};
 use crate::source::{self, Cite};
 use crate::trace::Trace;
@@ -26,7 +26,7 @@ pub struct Drafter {
     /// The backend forced on the drafter's layers (`None`: auto-selected).
     pub forced: Option<Backend>,
     /// qpath's notes ("qpath cannot model this: …").
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// Methods whose drafter has no attention layer.
@@ -168,19 +168,19 @@ fn drafter_layers(
     target: &ModelSpec,
     sc: &SpeculativeConfig,
     t: &mut Trace,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) -> Result<(String, Option<ModelSpec>), ScenarioError> {
     let Some(id) = model_id else {
-        notes.push(format!(
+        notes.push(Note::limit(format!(
             "qpath cannot model this: speculative method {method} without a model and without num_speculative_tokens"
-        ));
+        )));
         return Ok((method.to_string(), None));
     };
     if method == "custom_class" || method == "dflash" || method == "dspark" {
-        notes.push(format!(
+        notes.push(Note::limit(format!(
             "qpath cannot model this: the {method} drafter's attention layers (qpath models MTP, EAGLE, EAGLE-3 and \
              draft models)"
-        ));
+        )));
         return Ok((method.to_string(), None));
     }
     // The MTP drafter is the target's own checkpoint; any drafter's config goes through `hf_config_override`, which
@@ -201,10 +201,10 @@ fn drafter_layers(
         );
     }
     let Some(draft) = draft else {
-        notes.push(format!(
+        notes.push(Note::limit(format!(
             "qpath cannot model this: the {detected} drafter `{id}` is not one of qpath's presets, so its layers are \
              unknown; the target's groups are shown without the drafter's"
-        ));
+        )));
         return Ok((detected, None));
     };
     let layers = match detected.as_str() {
@@ -224,7 +224,7 @@ fn detect_method(
     id: &str,
     draft: Option<&ModelSpec>,
     t: &mut Trace,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) -> Result<Option<String>, ScenarioError> {
     let lower = id.to_ascii_lowercase();
     Ok(Some(match method {
@@ -242,10 +242,10 @@ fn detect_method(
         }
         "draft_model" => "draft_model".to_string(),
         _ if draft.is_none() => {
-            notes.push(format!(
+            notes.push(Note::limit(format!(
                 "qpath cannot model this: the drafter model `{id}` is not one of qpath's presets, so its model_type \
                  (which decides the method) and its layers are unknown"
-            ));
+            )));
             return Ok(None);
         }
         _ => {
@@ -276,12 +276,12 @@ fn mtp_model_type(target: &ModelSpec) -> Option<&'static str> {
 /// The MTP layers of a Qwen3-Next target (`qwen3_next_mtp.py`): `num_nextn_predict_layers` (absent in the
 /// checkpoints: 1) decoder layers built with `layer_type="full_attention"` and the target's attention shape, named
 /// `mtp.layers.{i}` (so `extract_layer_index` reads i).
-fn mtp_layers(target: &ModelSpec, t: &mut Trace, notes: &mut Vec<String>) -> Option<ModelSpec> {
+fn mtp_layers(target: &ModelSpec, t: &mut Trace, notes: &mut Vec<Note>) -> Option<ModelSpec> {
     if target.vllm_model != VllmModel::Qwen3Next {
-        notes.push(format!(
+        notes.push(Note::limit(format!(
             "qpath cannot model this: the {} drafter's layers (qpath models Qwen3-Next's MTP layer)",
             mtp_model_type(target).unwrap_or("mtp")
-        ));
+        )));
         return None;
     }
     let full = target.full_layers().next()?;
@@ -481,7 +481,7 @@ fn drafter_backend(
     method: &str,
     target_forced: Option<Backend>,
     t: &mut Trace,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) -> Result<(Option<Backend>, String), ScenarioError> {
     let spec_backend = match sc.attention_backend.as_deref().filter(|b| !b.eq_ignore_ascii_case("auto")) {
         None => None,
@@ -532,11 +532,10 @@ fn drafter_backend(
         ModelRunner::V2 => v2_eagle(r, &asked, t),
     };
     if method == "mtp" && cmd.kv_cache_dtype_skip_layers.iter().any(|s| s == "0") {
-        notes.push(
+        notes.push(Note::info(
             "--kv-cache-dtype-skip-layers 0 also skips the MTP drafter's layer: vLLM reads its name mtp.layers.0 as \
-             layer 0"
-                .into(),
-        );
+             layer 0",
+        ));
     }
     Ok((backend, kv))
 }

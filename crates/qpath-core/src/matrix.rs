@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::gpu::GPUS;
 use crate::release::Release;
-use crate::report::{Backend, Kernel, Report, ScenarioErrorKind, BARE_ASSERT, QPATH_LIMIT};
+use crate::report::{Backend, Kernel, NoteKind, Report, ScenarioErrorKind, Verdict, BARE_ASSERT, QPATH_LIMIT};
 use crate::resolve::{resolve, Hardware, Scenario};
 use crate::serve;
 
@@ -27,6 +27,8 @@ pub enum CellStatus {
     Error,
     /// No layer runs on FlashInfer: the summary lists the backends that run them.
     OtherBackend,
+    /// qpath cannot model the scenario or part of it (the report's verdict): the summary says what.
+    CannotModel,
 }
 
 impl CellStatus {
@@ -36,6 +38,7 @@ impl CellStatus {
             CellStatus::Ok => "ok",
             CellStatus::Error => "error",
             CellStatus::OtherBackend => "other-backend",
+            CellStatus::CannotModel => "cannot-model",
         }
     }
 }
@@ -87,17 +90,21 @@ pub fn summarize(r: &Report) -> (CellStatus, String) {
             .split(" is not valid for this configuration. Reason: ")
             .collect::<Vec<_>>()
             .join(" is not valid: ");
-        let text = match e.kind {
-            ScenarioErrorKind::InputError => format!("{QPATH_LIMIT}: {}", e.kind.body(&short)),
-            _ => e.kind.body(&short),
+        return match e.kind {
+            ScenarioErrorKind::InputError => (CellStatus::CannotModel, format!("{QPATH_LIMIT}: {}", e.kind.body(&short))),
+            _ => (CellStatus::Error, e.kind.body(&short)),
         };
-        return (CellStatus::Error, text);
     }
     if let Some(e) = r.groups.iter().find_map(|g| g.error.as_ref()) {
         return (
             CellStatus::Error,
             format!("{}: {}", e.kind, if e.message.is_empty() { BARE_ASSERT } else { &e.message }),
         );
+    }
+    if r.verdict == Verdict::CannotModel {
+        let note = r.notes.iter().find(|n| n.kind == NoteKind::Limit).map(|n| n.text.as_str());
+        let group = r.groups.iter().find_map(|g| g.unmodelled.as_deref());
+        return (CellStatus::CannotModel, note.or(group).unwrap_or(QPATH_LIMIT).to_string());
     }
     let mut parts: Vec<String> = Vec::new();
     for g in r.groups.iter().filter(|g| g.backend == Backend::FlashInfer) {
@@ -184,7 +191,7 @@ mod tests {
 
     #[test]
     fn status_names_are_the_json_strings() {
-        for s in [CellStatus::Ok, CellStatus::Error, CellStatus::OtherBackend] {
+        for s in [CellStatus::Ok, CellStatus::Error, CellStatus::OtherBackend, CellStatus::CannotModel] {
             assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{}\"", s.name()));
         }
     }

@@ -239,7 +239,7 @@ pub fn text(r: &Report) -> String {
         }
     }
     for n in &r.notes {
-        let _ = writeln!(out, "\nnote: {n}");
+        let _ = writeln!(out, "\nnote: {}", n.text);
     }
     if !r.unused_flags.is_empty() {
         let _ = writeln!(out, "\nflags that do not affect this decision: {}", r.unused_flags.join(" "));

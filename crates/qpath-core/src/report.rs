@@ -27,8 +27,9 @@ pub struct Report {
     pub groups: Vec<GroupReport>,
     /// Log lines vLLM prints once for the whole engine (backend selection), in order.
     pub logs: Vec<String>,
-    /// Things qpath noticed about the input that vLLM accepts silently (a skip token matching no layer, …).
-    pub notes: Vec<String>,
+    /// Things qpath noticed about the input that vLLM accepts silently (a skip token matching no layer, …), and what
+    /// qpath cannot model (each a [`Note`]; the JSON is its text).
+    pub notes: Vec<Note>,
     /// Flags vLLM accepts that do not affect this decision.
     pub unused_flags: Vec<String>,
     /// `logs` as vLLM's logger prints them: each with its level and the `file:line` of its `logger.` call.
@@ -40,6 +41,104 @@ pub struct Report {
     /// backends are known (their minimum support, speculative decoding), and vLLM's downgrade warnings; `null` when
     /// the scenario stops before.
     pub cuda_graphs: Option<CudaGraphReport>,
+    /// The answer in one word ([`Verdict::of`]).
+    pub verdict: Verdict,
+}
+
+/// One of the report's notes: its text (the JSON) and whether it says qpath cannot model part of the scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub text: String,
+    pub kind: NoteKind,
+}
+
+/// What a note is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoteKind {
+    /// Something vLLM accepts silently, or a caveat beside a complete answer.
+    Info,
+    /// A part of the scenario qpath cannot model (the answer leaves it out): the verdict is `cannot_model`.
+    Limit,
+}
+
+impl Note {
+    pub fn info(text: impl Into<String>) -> Self {
+        Note {
+            text: text.into(),
+            kind: NoteKind::Info,
+        }
+    }
+
+    pub fn limit(text: impl Into<String>) -> Self {
+        Note {
+            text: text.into(),
+            kind: NoteKind::Limit,
+        }
+    }
+}
+
+/// A note reads as its text.
+impl std::ops::Deref for Note {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl PartialEq<&str> for Note {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
+    }
+}
+
+impl Serialize for Note {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+/// A scenario's answer in one word (`Report.verdict`): what the CLI's exit code, `--check` and the matrix cells say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// vLLM starts and serves: no scenario error, no group error, nothing qpath cannot model.
+    #[default]
+    Serves,
+    /// vLLM fails: the scenario's error, or a group's.
+    Fails,
+    /// qpath cannot model (part of) the scenario: an `InputError`, a group's `unmodelled`, a limit note.
+    CannotModel,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 3] = [Verdict::Serves, Verdict::Fails, Verdict::CannotModel];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Serves => "serves",
+            Verdict::Fails => "fails",
+            Verdict::CannotModel => "cannot_model",
+        }
+    }
+
+    /// A report's verdict: vLLM's error (the scenario's, else a group's) fails it; an `InputError`, a group qpath
+    /// cannot model or a limit note makes it `CannotModel`; else it serves.
+    pub fn of(r: &Report) -> Verdict {
+        match &r.error {
+            Some(e) if e.kind == ScenarioErrorKind::InputError => return Verdict::CannotModel,
+            Some(_) => return Verdict::Fails,
+            None => {}
+        }
+        if r.groups.iter().any(|g| g.error.is_some()) {
+            return Verdict::Fails;
+        }
+        let limited = r.notes.iter().any(|n| n.kind == NoteKind::Limit);
+        if limited || r.groups.iter().any(|g| g.unmodelled.is_some()) {
+            return Verdict::CannotModel;
+        }
+        Verdict::Serves
+    }
 }
 
 /// A Python logging level, serialised as logging names it.
@@ -250,9 +349,21 @@ pub struct GroupReport {
     pub backend: Backend,
     /// The builder's `cache_dtype`: the global `--kv-cache-dtype` string for quantized groups, `auto` otherwise.
     pub cache_dtype: String,
-    /// `null` where the code raised before computing it, and for groups on another backend.
+    /// The query's dtype as each phase's kernel receives it (after the attention layer's quantization); `null` where
+    /// the code raised before computing it, or where qpath cannot model it (`unmodelled` says why).
     pub q_dtype: Phases<Option<TorchDtype>>,
+    /// The kernel each phase runs for the first batch qpath models (a decode: one token per request; a prefill of 512
+    /// tokens); `kernels` lists every kernel a phase can run and when.
     pub kernel: Phases<Option<Kernel>>,
+    /// Every kernel each phase can run, in the order the code tries them, each with its condition where the backend
+    /// decides per batch (Triton's 2D / 3D grids, a composite's routing); the first is `kernel`'s.
+    pub kernels: Phases<Vec<KernelChoice>>,
+    /// How the attention layer quantizes the query (`query_quant`), when `q_dtype` is an FP8 dtype: its scale and
+    /// where the scale comes from.
+    pub query_quant: Option<QueryQuant>,
+    /// What qpath cannot model about this group ("qpath cannot model this: …"): the fields it leaves `null`. Every
+    /// group that runs has a query dtype and a kernel per phase unless this says why not.
+    pub unmodelled: Option<String>,
     /// The error that fires first in vLLM's real order (see the trace's "first error" step): an `__init__` / `build()`
     /// error, else the first of `phase_errors` in the order the engine reaches them.
     pub error: Option<GroupError>,
@@ -269,6 +380,41 @@ pub struct GroupReport {
     /// The CUDA-graph support this group's builder declares in the release (`AttentionCGSupport`); the runner takes
     /// the minimum over all groups ([`Report::cuda_graphs`]).
     pub cudagraph_support: Option<CgSupport>,
+}
+
+/// One kernel a phase can run, and when (`null`: every batch of the phase).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KernelChoice {
+    pub kernel: Kernel,
+    pub when: Option<String>,
+}
+
+impl KernelChoice {
+    /// The kernel every batch of the phase runs.
+    pub fn always(kernel: Kernel) -> Self {
+        KernelChoice { kernel, when: None }
+    }
+
+    /// The kernel the batches that meet `when` run.
+    pub fn when(kernel: Kernel, when: impl Into<String>) -> Self {
+        KernelChoice {
+            kernel,
+            when: Some(when.into()),
+        }
+    }
+}
+
+/// The attention layer's query quantization (`Attention.__init__` builds `QuantFP8(static=True, …)` when the backend's
+/// impl takes a quantized query and the layer's cache is FP8): static, per tensor or per KV head, with the layer's
+/// `_q_scale`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct QueryQuant {
+    /// `per_tensor`, or `per_kv_head` (a compressed-tensors `attn_head` checkpoint).
+    pub granularity: String,
+    /// The value of `_q_scale` the kernel's `q_descale` receives, as far as qpath knows it (`1.0`, or `checkpoint`).
+    pub q_scale: String,
+    /// Why: which weight-loading path sets it (and vLLM's warning, when it logs one).
+    pub why: String,
 }
 
 /// The model runner that serves the scenario, serialised `v1` / `v2`.

@@ -22,7 +22,7 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data").join(name)
 }
 
-/// One cite x release of `data/source-lines.toml`: (name, release key, file, line, anchor).
+/// One cite x release of the cite files (`data/source-lines.toml`, `data/source-lines/*.toml`): (name, release key, file, line, anchor).
 struct Cited {
     name: String,
     key: String,
@@ -32,11 +32,25 @@ struct Cited {
     anchor: String,
 }
 
+/// `data/source-lines.toml` and every `data/source-lines/*.toml`, as build.rs reads them.
+fn cite_tables() -> Vec<toml::Table> {
+    let mut files = vec![data("source-lines.toml")];
+    let mut more: Vec<PathBuf> = std::fs::read_dir(data("source-lines"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    more.retain(|p| p.extension().is_some_and(|x| x == "toml"));
+    more.sort();
+    files.extend(more);
+    files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap().parse().unwrap())
+        .collect()
+}
+
 fn cited() -> Vec<Cited> {
-    let text = std::fs::read_to_string(data("source-lines.toml")).unwrap();
-    let table: toml::Table = text.parse().unwrap();
+    let tables = cite_tables();
     let mut out = Vec::new();
-    for (name, c) in &table {
+    for (name, c) in tables.iter().flatten() {
         let s = |k: &str| c.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
         let anchors = c.get("anchors").and_then(|v| v.as_table());
         for (key, line) in c["lines"].as_table().unwrap() {

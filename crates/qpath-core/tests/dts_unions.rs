@@ -6,7 +6,9 @@ use qpath_core::dtype::TorchDtype;
 use qpath_core::matrix::CellStatus;
 use qpath_core::release::FlashInfer;
 use qpath_core::report::ModelRunner;
-use qpath_core::report::{AttentionKind, Backend, GroupErrorKind, GroupRole, Kernel, LogLevel, ScenarioErrorKind, Stage};
+use qpath_core::report::{
+    AttentionKind, Backend, GroupErrorKind, GroupRole, Kernel, LogLevel, ScenarioErrorKind, Stage, Verdict,
+};
 use serde::Serialize;
 
 const DTS: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/qpath.d.ts"));
@@ -59,6 +61,8 @@ fn unions_match_the_enums() {
         | Backend::TritonAttn
         | Backend::FlexAttention
         | Backend::TurboQuant
+        | Backend::TritonFlashAttn
+        | Backend::TritonFlashInfer
         | Backend::GdnAttn
         | Backend::Mamba2
         | Backend::Mamba1
@@ -107,11 +111,16 @@ fn unions_match_the_enums() {
     };
     same("GroupErrorType", json(&group));
 
-    let kernels = [Kernel::TrtllmGen, Kernel::Xqa, Kernel::Fa3, Kernel::Fa2];
-    let _: fn(Kernel) = |k| match k {
-        Kernel::TrtllmGen | Kernel::Xqa | Kernel::Fa3 | Kernel::Fa2 => {}
+    // Kernel::ALL is written beside the enum; each variant's index there is checked, so a variant missing from it
+    // fails here.
+    let index = |k: Kernel| Kernel::ALL.iter().position(|x| *x == k);
+    assert!(Kernel::ALL.iter().all(|k| index(*k).is_some()));
+    same("Kernel", json(&Kernel::ALL));
+    let verdicts = Verdict::ALL;
+    let _: fn(Verdict) = |v| match v {
+        Verdict::Serves | Verdict::Fails | Verdict::CannotModel => {}
     };
-    same("Kernel", json(&kernels));
+    same("Verdict", json(&verdicts));
 
     let stages = Stage::ALL;
     let _: fn(Stage) = |s| match s {
@@ -127,9 +136,9 @@ fn unions_match_the_enums() {
     };
     same("Stage", json(&stages));
 
-    let statuses = [CellStatus::Ok, CellStatus::Error, CellStatus::OtherBackend];
+    let statuses = [CellStatus::Ok, CellStatus::Error, CellStatus::OtherBackend, CellStatus::CannotModel];
     let _: fn(CellStatus) = |s| match s {
-        CellStatus::Ok | CellStatus::Error | CellStatus::OtherBackend => {}
+        CellStatus::Ok | CellStatus::Error | CellStatus::OtherBackend | CellStatus::CannotModel => {}
     };
     same("CellStatus", json(&statuses));
 

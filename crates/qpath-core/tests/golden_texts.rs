@@ -181,7 +181,7 @@ fn qpaths_own_limits_are_worded_as_qpaths() {
     assert!(
         text.contains(
             "\nqpath cannot model this: attention backend TRITON_MLA: qpath models FLASH_ATTN, FLASHINFER, \
-             TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT\n"
+             TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT, TRITON_FLASH_ATTN, TRITON_FLASHINFER\n"
         ),
         "{text}"
     );
@@ -189,7 +189,7 @@ fn qpaths_own_limits_are_worded_as_qpaths() {
     assert!(
         md.contains(
             "qpath cannot model this: `attention backend TRITON_MLA: qpath models FLASH_ATTN, FLASHINFER, \
-             TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT`"
+             TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT, TRITON_FLASH_ATTN, TRITON_FLASHINFER`"
         ),
         "{md}"
     );

@@ -10,6 +10,7 @@
 //! | [`triton_attn`] | TRITON_ATTN | `v1/attention/backends/triton_attn.py` |
 //! | [`flex_attention`] | FLEX_ATTENTION | `v1/attention/backends/flex_attention.py` |
 //! | [`turboquant`] | TURBOQUANT | `v1/attention/backends/turboquant_attn.py` |
+//! | [`composite`] | TRITON_FLASH_ATTN, TRITON_FLASHINFER (0.30.0+) | `v1/attention/backends/composite.py`, `triton_flash_attn.py`, `triton_flashinfer.py` |
 //! | [`recurrent`] | GDN_ATTN, MAMBA2, MAMBA1, LINEAR, SHORT_CONV | `v1/attention/backends/{gdn,mamba*,linear,short_conv}_attn.py` |
 //!
 //! Adding a backend: a variant of [`Backend`] (`attention.rs`), a module here implementing [`BackendRules`], its arm
@@ -17,6 +18,7 @@
 //! `supports_*` / class attributes in `data/source-lines.toml`. The compiler finds every other place (every `match` on
 //! `Backend` is exhaustive).
 
+pub mod composite;
 pub mod flash_attn;
 pub mod flashinfer;
 pub mod flex_attention;
@@ -113,6 +115,8 @@ pub fn rules(b: Backend) -> &'static dyn BackendRules {
         Backend::TritonAttn => &triton_attn::TritonAttn,
         Backend::FlexAttention => &flex_attention::FlexAttention,
         Backend::TurboQuant => &turboquant::TurboQuant,
+        Backend::TritonFlashAttn => &composite::TRITON_FLASH_ATTN,
+        Backend::TritonFlashInfer => &composite::TRITON_FLASHINFER,
         Backend::GdnAttn => &recurrent::GDN_ATTN,
         Backend::Mamba2 => &recurrent::MAMBA2,
         Backend::Mamba1 => &recurrent::MAMBA1,

@@ -6,9 +6,9 @@ use super::*;
 /// qpath's notes on input vLLM accepts silently: what is not modelled yet, and skip tokens that match no layer.
 pub(super) fn input_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Report) {
     if cmd.env.iter().any(|(k, _)| k == "VLLM_KV_CACHE_LAYOUT") {
-        report.notes.push(
-            "VLLM_KV_CACHE_LAYOUT is read by vLLM but its effect on the layout FlashInfer gets is not modelled yet.".into(),
-        );
+        report.notes.push(Note::info(
+            "VLLM_KV_CACHE_LAYOUT is read by vLLM but its effect on the layout FlashInfer gets is not modelled yet.",
+        ));
     }
     skip_notes(cmd, spec, report);
 }
@@ -61,10 +61,9 @@ pub(super) fn skip_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Repo
         }
     }
     if window_token {
-        report.notes.push(
-            "--kv-cache-dtype-skip-layers sliding_window: this model has no sliding-window layer, so it skips nothing."
-                .to_string(),
-        );
+        report.notes.push(Note::info(
+            "--kv-cache-dtype-skip-layers sliding_window: this model has no sliding-window layer, so it skips nothing.",
+        ));
     }
     if !unmatched.is_empty() {
         let what = if unmatched.len() == 1 {
@@ -72,11 +71,11 @@ pub(super) fn skip_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Repo
         } else {
             format!("tokens {} match", crate::serve::limits::capped_list(&unmatched))
         };
-        report.notes.push(format!(
+        report.notes.push(Note::info(format!(
             "--kv-cache-dtype-skip-layers {what} no layer: vLLM compares each layer's index (0 to {}) as a string, \
              exactly, and ignores other tokens.",
             spec.layers.len().saturating_sub(1)
-        ));
+        )));
     }
 }
 
@@ -439,6 +438,9 @@ pub(super) fn group_report(
         trace: head.steps,
         role: GroupRole::Target,
         cudagraph_support: None,
+        kernels: Phases::default(),
+        query_quant: None,
+        unmodelled: None,
     }
 }
 

@@ -16,7 +16,8 @@ use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
 use crate::platform::Platform;
 use crate::release::{FlashInfer, Release};
 use crate::report::{
-    GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Phases, Report, ScenarioError, ScenarioErrorKind,
+    GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Note, Phases, Report, ScenarioError,
+    ScenarioErrorKind, Verdict,
 };
 use crate::selection::{self, Selection, SelectionError};
 use crate::serve::{self, ServeCommand};
@@ -141,6 +142,7 @@ pub fn resolve(s: &Scenario) -> Report {
         log_records: vec![],
         speculative: None,
         cuda_graphs: None,
+        verdict: Verdict::Serves,
     };
     environment_notes(s, &mut report);
     let first = report.clone();
@@ -150,12 +152,12 @@ pub fn resolve(s: &Scenario) -> Report {
     // A downgrade that changes whether decodes are captured in full graphs changes which phase's error the engine
     // meets first: resolve again with the runner's mode (the warnings still come from the requested one).
     if let Some(resolved) = downgraded(&report) {
-        let mut again = first;
-        if let Err(e) = resolve_into(s, cc, &mut again, Some(resolved)) {
-            again.error = Some(e);
+        report = first;
+        if let Err(e) = resolve_into(s, cc, &mut report, Some(resolved)) {
+            report.error = Some(e);
         }
-        return again;
     }
+    report.verdict = Verdict::of(&report);
     report
 }
 
@@ -367,10 +369,10 @@ fn retired_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Ve
                 r,
             ));
         }
-        report.notes.push(format!(
+        report.notes.push(Note::info(format!(
             "{name}: vLLM {r} does not read it (it is not in vllm/envs.py's environment_variables; no release from \
              0.24.0 on reads it), so it changes nothing; use {flag}."
-        ));
+        )));
         records.push(LogRecord::new(
             LogLevel::Warning,
             log,
@@ -461,10 +463,10 @@ fn checkpoint_cache_dtype(r: Release, spec: &ModelSpec, cmd: &mut ServeCommand, 
         _ => (&source::CHECKPOINT_KV_RESOLVE, "resolve_kv_cache_dtype_string"),
     };
     let at = cite.at(r).map(|c| c.short()).unwrap_or_default();
-    report.notes.push(format!(
+    report.notes.push(Note::info(format!(
         "--kv-cache-dtype auto: the checkpoint's {} makes vLLM use kv_cache_dtype \"{dtype}\" ({what}, {at}).",
         kv.field()
-    ));
+    )));
     if let Some(m) = report.model.as_mut() {
         m.checkpoint_kv_cache_dtype = Some(format!("{dtype}, from the checkpoint's {}", kv.field()));
     }
@@ -494,8 +496,8 @@ fn forced_backend(r: Release, cmd: &ServeCommand) -> Result<Option<Backend>, Sce
             scenario_error(
                 ScenarioErrorKind::InputError,
                 format!(
-                    "qpath cannot model this: attention backend {name}: qpath models FLASH_ATTN, FLASHINFER, \
-                     TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT"
+                    "qpath cannot model this: attention backend {name}: qpath models {}",
+                    Backend::modelled_list()
                 ),
                 None,
                 r,
@@ -561,18 +563,18 @@ fn environment_notes(s: &Scenario, report: &mut Report) {
             && crate::release::Pep440::parse(given)
                 .zip(crate::release::Pep440::parse(r.name()))
                 .is_some_and(|(g, n)| !(g.at_or_after_final(&n) && n.at_or_after_final(&g)));
-        report.notes.push(if newest {
+        report.notes.push(Note::info(if newest {
             format!(
                 "vLLM {given} is not a release qpath knows; qpath shows {r}, the newest release it knows, which it \
                  follows: newer code may differ (qpath cannot model this: the source after {r})"
             )
         } else {
             format!("vLLM {given} is not a release qpath knows; qpath shows {r}, the last release before it, whose code it runs")
-        });
+        }));
     }
     let pin = r.flashinfer_pin();
     if let Some(fi) = s.flashinfer.filter(|f| *f != pin) {
-        report.notes.push(format!(
+        report.notes.push(Note::info(format!(
             "FlashInfer {fi} is installed, not the {pin} vLLM {r} pins: FlashInfer's own rules (fa2/fa3, its JIT asserts, \
              XQA limits) and their source lines follow {fi}; vLLM's attention code is {r}'s, which reads no FlashInfer version{}",
             if fi < pin {
@@ -580,10 +582,10 @@ fn environment_notes(s: &Scenario, report: &mut Report) {
             } else {
                 String::new()
             }
-        ));
+        )));
         // 0.32.0+: the worker compares flashinfer-python's version with flashinfer-cubin's and flashinfer-jit-cache's.
         if let Some(at) = source::UF_KERNELS_MISSING_WARN.at(r) {
-            report.notes.push(format!(
+            report.notes.push(Note::info(format!(
                 "vLLM {r} warns at start-up (`warn_if_flashinfer_kernels_missing`, {}) when flashinfer-cubin or \
                  flashinfer-jit-cache is not at flashinfer-python's version ({fi}): \"FlashInfer's precompiled kernels are \
                  missing or do not match flashinfer-python %s (%s). FlashInfer then downloads and compiles kernels at \
@@ -591,7 +593,7 @@ fn environment_notes(s: &Scenario, report: &mut Report) {
                  in this Python environment to install them.\"; qpath cannot model this: which of those packages \
                  are installed, and at which version",
                 at.short()
-            ));
+            )));
         }
     }
 }

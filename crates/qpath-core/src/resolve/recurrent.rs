@@ -33,7 +33,7 @@ pub(super) fn hybrid_alignment(
     records.extend(a.trace.records);
     report.log_records = records;
     if let Some(why) = a.unmodelled {
-        report.notes.push(why);
+        report.notes.push(Note::limit(why));
     } else {
         p.page_size = a.kernel_block_size;
     }
@@ -85,6 +85,9 @@ pub(super) fn recurrent_group(
         trace,
         role: GroupRole::Target,
         cudagraph_support: None,
+        kernels: Phases::default(),
+        query_quant: None,
+        unmodelled: None,
     }
 }
 

@@ -19,7 +19,7 @@ use crate::attention::{GroupErrorKind, Kernel, Phases, Stage};
 use crate::dtype::TorchDtype;
 use crate::platform::Platform;
 use crate::release::Release;
-use crate::report::{GroupError, GroupReport};
+use crate::report::{GroupError, GroupReport, KernelChoice};
 use crate::source::Cite;
 use crate::trace::Trace;
 
@@ -52,6 +52,10 @@ impl BackendRules for FlashInferRules {
         g.cache_dtype = out.cache_dtype;
         g.q_dtype = out.q_dtype;
         g.kernel = out.kernel;
+        g.kernels = Phases {
+            prefill: out.kernel.prefill.map(KernelChoice::always).into_iter().collect(),
+            decode: out.kernel.decode.map(KernelChoice::always).into_iter().collect(),
+        };
         g.error = out.error;
         g.phase_errors = out.phase_errors;
         g.warnings = out.trace.warnings;
