@@ -151,7 +151,11 @@ pub fn verdict(r: &Report) -> Verdict {
             if r.error.is_some() {
                 return Verdict::CannotModel(summary);
             }
-            let note = r.notes.iter().find(|n| n.kind == report::NoteKind::Limit).map(|n| n.text.as_str());
+            let note = r
+                .notes
+                .iter()
+                .find(|n| n.kind == report::NoteKind::Limit)
+                .map(|n| n.text.as_str());
             let group = r.groups.iter().find_map(|g| g.unmodelled.as_deref());
             Verdict::CannotModel(options::echo_words(note.or(group).unwrap_or(QPATH_LIMIT)))
         }

@@ -321,11 +321,17 @@ impl Kernel {
             Kernel::Fa2 => "a FlashInfer wrapper with backend fa2",
             Kernel::FaVarlen2 => "flash_attn_varlen_func(fa_version=2) → torch.ops._vllm_fa2_C.varlen_fwd",
             Kernel::FaVarlen3 => "flash_attn_varlen_func(fa_version=3) → torch.ops._vllm_fa3_C.fwd",
-            Kernel::FaVarlen3Aot => "flash_attn_varlen_func(fa_version=3, scheduler_metadata=get_scheduler_metadata(…)) → torch.ops._vllm_fa3_C.fwd",
+            Kernel::FaVarlen3Aot => {
+                "flash_attn_varlen_func(fa_version=3, scheduler_metadata=get_scheduler_metadata(…)) → torch.ops._vllm_fa3_C.fwd"
+            }
             Kernel::FaVarlen4 => "flash_attn_varlen_func(fa_version=4) → vllm_flash_attn.cute.interface._flash_attn_fwd",
-            Kernel::FaCascade => "cascade_attention: flash_attn_varlen_func over the common prefix, then over the suffixes, merged",
+            Kernel::FaCascade => {
+                "cascade_attention: flash_attn_varlen_func over the common prefix, then over the suffixes, merged"
+            }
             Kernel::TritonUnified2d => "unified_attention → kernel_unified_attention (2D grid, IS_3D=False)",
-            Kernel::TritonUnified3d => "unified_attention → kernel_unified_attention (3D split-KV grid, IS_3D=True) + reduce_segments",
+            Kernel::TritonUnified3d => {
+                "unified_attention → kernel_unified_attention (3D split-KV grid, IS_3D=True) + reduce_segments"
+            }
             Kernel::TritonInt4Packed => "unified_attention → unified_attention_int4 → _attn_packed",
             Kernel::FlexAttention => "flex_attention (torch.compile, direct block mask)",
             Kernel::TurboquantDecode => "triton_turboquant_decode_attention",

@@ -191,7 +191,12 @@ mod tests {
 
     #[test]
     fn status_names_are_the_json_strings() {
-        for s in [CellStatus::Ok, CellStatus::Error, CellStatus::OtherBackend, CellStatus::CannotModel] {
+        for s in [
+            CellStatus::Ok,
+            CellStatus::Error,
+            CellStatus::OtherBackend,
+            CellStatus::CannotModel,
+        ] {
             assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{}\"", s.name()));
         }
     }

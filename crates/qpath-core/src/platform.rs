@@ -25,6 +25,8 @@ pub struct Platform {
     /// `--attention-config.use_trtllm_attention`: None = auto.
     pub force_trtllm: Option<bool>,
     pub disable_q_quant: bool,
+    /// `--attention-config.flash_attn_version` (2, 3 or 4), which `get_flash_attn_version` puts over its default.
+    pub flash_attn_version: Option<u8>,
     pub dcp: u32,
     /// The FlashInfer page size: `--block-size`, or the default kernel block size.
     pub page_size: u32,

@@ -136,7 +136,12 @@ fn unions_match_the_enums() {
     };
     same("Stage", json(&stages));
 
-    let statuses = [CellStatus::Ok, CellStatus::Error, CellStatus::OtherBackend, CellStatus::CannotModel];
+    let statuses = [
+        CellStatus::Ok,
+        CellStatus::Error,
+        CellStatus::OtherBackend,
+        CellStatus::CannotModel,
+    ];
     let _: fn(CellStatus) = |s| match s {
         CellStatus::Ok | CellStatus::Error | CellStatus::OtherBackend | CellStatus::CannotModel => {}
     };

@@ -29,6 +29,7 @@ fn platform(r: Release, report: &Report, command: &str) -> Platform {
         model_dtype: TorchDtype::BFloat16,
         force_trtllm: cmd.attention_config.use_trtllm_attention,
         disable_q_quant: cmd.attention_config.disable_flashinfer_q_quantization,
+        flash_attn_version: None,
         dcp: cmd.decode_context_parallel_size.max(1),
         page_size: 16,
         global_kv: cmd.kv_cache_dtype.clone(),

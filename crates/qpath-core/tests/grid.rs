@@ -132,6 +132,7 @@ fn builder_grid() {
                                                         model_dtype: TorchDtype::BFloat16,
                                                         force_trtllm: force,
                                                         disable_q_quant: disable,
+                                                        flash_attn_version: None,
                                                         dcp,
                                                         page_size: 16,
                                                         global_kv: kv.to_string(),

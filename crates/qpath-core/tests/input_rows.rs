@@ -66,7 +66,12 @@ fn skipping_with_fp8_names_the_skipped_group_exactly() {
         "layer 5 is in --kv-cache-dtype-skip-layers: kv_cache_dtype \"auto\""
     );
     // One note for the tokens that match nothing ("07" is not str(7), "x" no index), each named once.
-    let notes: Vec<&str> = r.notes.iter().filter(|n| n.contains("skip-layers")).map(|n| n.text.as_str()).collect();
+    let notes: Vec<&str> = r
+        .notes
+        .iter()
+        .filter(|n| n.contains("skip-layers"))
+        .map(|n| n.text.as_str())
+        .collect();
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(
         notes[0].starts_with("--kv-cache-dtype-skip-layers tokens `07`, `x` match no layer"),

@@ -22,6 +22,7 @@ pub mod composite;
 pub mod flash_attn;
 pub mod flashinfer;
 pub mod flex_attention;
+pub mod query;
 pub mod recurrent;
 pub mod triton_attn;
 pub mod turboquant;
@@ -66,6 +67,9 @@ pub struct Engine<'a> {
     pub device: &'a str,
     /// A hybrid model: its block size follows the recurrent state page.
     pub hybrid: bool,
+    /// The checkpoint's `quantization_config` as far as it concerns the KV cache (`None`: no quantization config),
+    /// which decides the layers' q/k/v scales ([`query`]).
+    pub checkpoint: Option<&'a crate::model::CheckpointKv>,
 }
 
 /// What a group's rules read beyond the platform and the group's shape.
@@ -160,6 +164,18 @@ impl KernelSizes {
 /// Whether a `--kv-cache-dtype` string quantizes the cache (`get_kv_quant_mode != NONE`).
 pub fn is_quantized(kv: &str) -> bool {
     !matches!(kv, "auto" | "float16" | "bfloat16")
+}
+
+/// vLLM's own `is_quantized_kv_cache` as each release writes it: `fp8*`, `*per_token_head`, `nvfp4` (`== "nvfp4"`
+/// before 0.28.0, `startswith("nvfp4")` from it) up to 0.32.0 (`vllm/utils/torch_utils.py`); 0.33.0's
+/// `get_kv_quant_mode(...) != NONE` (`vllm/v1/kv_cache_interface.py`) also counts `turboquant_*`, `octave_*` and
+/// `ultraquant_4bit`. (Not [`is_quantized`], which is qpath's "not a 16-bit cache".)
+pub fn is_quantized_kv_cache(r: crate::release::Release, kv: &str) -> bool {
+    let base = kv.starts_with("fp8") || kv.ends_with("per_token_head") || flashinfer::is_nvfp4(r, kv);
+    if r < crate::release::Release::V0_33_0 {
+        return base;
+    }
+    base || kv.starts_with("turboquant_") || kv.starts_with("octave_") || kv == "ultraquant_4bit"
 }
 
 /// The KV spec dtype of an unquantized layer: the model dtype for "auto", else the named 16-bit dtype.

@@ -16,8 +16,8 @@ use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
 use crate::platform::Platform;
 use crate::release::{FlashInfer, Release};
 use crate::report::{
-    GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Note, Phases, Report, ScenarioError,
-    ScenarioErrorKind, Verdict,
+    GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Note, Phases, Report, ScenarioError, ScenarioErrorKind,
+    Verdict,
 };
 use crate::selection::{self, Selection, SelectionError};
 use crate::serve::{self, ServeCommand};
@@ -190,6 +190,7 @@ fn resolve_into(
     let env = read_env(r, &cmd, report)?;
     let env_records = retired_env(r, &cmd, report)?;
     let (spec, model_dtype) = load_model(s, &cmd, cc, report)?;
+    let cache_record = cache_dtype_record(r, &cmd.kv_cache_dtype);
     let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
     let forced = forced_backend(r, &cmd)?;
     gemma4_backend(r, &spec, forced)?;
@@ -199,6 +200,7 @@ fn resolve_into(
     let checkpoint_set = report.model.as_ref().is_some_and(|m| m.checkpoint_kv_cache_dtype.is_some());
     let rows = select_layers(&p, forced, &cmd, &spec, checkpoint_set)?;
     report.log_records = env_records;
+    report.log_records.extend(cache_record);
     report.log_records.extend(checkpoint_records(r, &checkpoint_logs));
     report.logs = report.log_records.iter().map(|l| l.text.clone()).collect();
     let selection = selection_logs(r, &rows);
@@ -210,6 +212,7 @@ fn resolve_into(
         attention_config: &cmd.attention_config,
         device: &device,
         hybrid: spec.hybrid.is_some(),
+        checkpoint: spec.checkpoint_kv.as_ref(),
     };
     let mut groups = attention_groups(&p, &cmd, &engine, &rows, &align_steps);
     if let Some(h) = &spec.hybrid {
@@ -474,6 +477,27 @@ fn checkpoint_cache_dtype(r: Release, spec: &ModelSpec, cmd: &mut ServeCommand, 
     vec![]
 }
 
+/// `CacheConfig`'s `cache_dtype` validator (every release), as the engine config is built: a per-token-head cache
+/// ([`source::CACHE_PTH_INFO`]) or any other quantized one ([`source::FA_CACHE_FP8_INFO`]) logs an info line on the
+/// dtype as given (`--kv-cache-dtype`); it is the only line vLLM prints about the scales of a checkpoint without any.
+fn cache_dtype_record(r: Release, kv: &str) -> Option<LogRecord> {
+    let at = (r, r.flashinfer_pin());
+    if kv.ends_with("per_token_head") {
+        let text = format!(
+            "Using {kv} data type to store kv cache. It reduces the GPU memory footprint and boosts the performance. \
+             Dynamic per-token-head scales will be computed at runtime."
+        );
+        return Some(LogRecord::new(LogLevel::Info, &source::CACHE_PTH_INFO, at, text));
+    }
+    crate::backends::is_quantized_kv_cache(r, kv).then(|| {
+        let text = format!(
+            "Using {kv} data type to store kv cache. It reduces the GPU memory footprint and boosts the performance. \
+             Meanwhile, it may cause accuracy drop without a proper scaling factor"
+        );
+        LogRecord::new(LogLevel::Info, &source::FA_CACHE_FP8_INFO, at, text)
+    })
+}
+
 /// `--attention-backend` and `--attention-config.backend` (`EngineArgs`: mutually exclusive; `auto` is no choice).
 fn forced_backend(r: Release, cmd: &ServeCommand) -> Result<Option<Backend>, ScenarioError> {
     let backend_flag = cmd.attention_backend.as_deref().filter(|b| !b.eq_ignore_ascii_case("auto"));
@@ -546,6 +570,7 @@ fn platform(s: &Scenario, cc: ComputeCapability, cmd: &ServeCommand, env: &Env, 
         model_dtype,
         force_trtllm: cmd.attention_config.use_trtllm_attention,
         disable_q_quant: cmd.attention_config.disable_flashinfer_q_quantization,
+        flash_attn_version: cmd.attention_config.flash_attn_version.and_then(|v| u8::try_from(v).ok()),
         dcp: cmd.decode_context_parallel_size.max(1),
         page_size: page_size(r, cmd),
         global_kv: cmd.kv_cache_dtype.clone(),

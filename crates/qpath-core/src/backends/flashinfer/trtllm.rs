@@ -327,6 +327,7 @@ mod vllm_unit_tests {
             model_dtype: TorchDtype::BFloat16,
             force_trtllm: None,
             disable_q_quant: false,
+            flash_attn_version: None,
             dcp: 1,
             page_size: 16,
             global_kv: "auto".into(),
