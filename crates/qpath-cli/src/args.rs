@@ -8,6 +8,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
 use qpath_core::gpu::GPUS;
+use qpath_core::matrix::MatrixMode;
 use qpath_core::options::{self, OptionKey, ScenarioOptions};
 use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::DEFAULT_CUDA;
@@ -24,6 +25,8 @@ pub enum Format {
 #[derive(Debug)]
 pub struct Args {
     pub matrix: bool,
+    /// `qpath matrix --backend`: what the matrix shows (default FlashInfer's groups over its cache dtypes).
+    pub matrix_mode: MatrixMode,
     pub options: ScenarioOptions,
     pub format: Option<Format>,
     /// `--check`: only the exit code matters (one line is printed).
@@ -73,6 +76,7 @@ const EXAMPLES: &str = "examples:
   qpath --gpu l4 --vllm 0.25.0-prefix -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8
   qpath --gpu h100-sxm --format json -- vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER
   qpath matrix --vllm 0.33.0 -- vllm serve google/gemma-3-27b-it     # all GPUs x FlashInfer cache dtypes
+  qpath matrix --backend picked -- vllm serve Qwen/Qwen3-4B           # the backend vLLM picks on every GPU
   qpath --check -- vllm serve M --kv-cache-dtype fp8 || exit 1      # CI: the exit code only";
 
 /// The exit codes, shown by `--help` (the README's table says the same).
@@ -186,7 +190,7 @@ fn format_arg(formats: &'static [&'static str]) -> Arg {
 /// qpath's command: the default action's options, `matrix`, `gpus`, `releases`, `completions`.
 pub fn command() -> Command {
     let root = Command::new("qpath")
-        .about("What vLLM's FlashInfer backend decides for a GPU, a release and a `vllm serve` command line")
+        .about("What vLLM's attention backends decide for a GPU, a release and a `vllm serve` command line")
         .version(env!("CARGO_PKG_VERSION"))
         .long_version(version_text())
         .override_usage("qpath [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]\n       qpath <COMMAND>")
@@ -195,8 +199,21 @@ pub fn command() -> Command {
         .args_override_self(true)
         .subcommand(scenario_args(
             Command::new("matrix")
-                .about("all GPUs x FlashInfer cache dtypes for a command line")
-                .args_override_self(true),
+                .about("all GPUs x cache dtypes for a command line: FlashInfer's groups, or the backend vLLM picks")
+                .args_override_self(true)
+                .arg(
+                    Arg::new("backend")
+                        .long("backend")
+                        .value_name("MODE")
+                        .value_parser(PossibleValuesParser::new(
+                            MatrixMode::ALL.map(|m| PossibleValue::new(m.name()).help(m.label())),
+                        ))
+                        .help(
+                            "flashinfer (default): FlashInfer's groups over FlashInfer's cache dtypes; picked: the \
+                             backend vLLM picks on each GPU (or the command line's --attention-backend forces), its \
+                             query dtypes and kernels, over every backend's cache dtypes",
+                        ),
+                ),
             &["markdown", "md", "table", "json"],
         ))
         .subcommand(
@@ -263,8 +280,16 @@ fn scenario_of(m: &ArgMatches, matrix: bool) -> Result<Action, UsageError> {
             "give the vLLM command line after `--`, e.g. `qpath --gpu l4 -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8`",
         ));
     }
+    let matrix_mode = if matrix {
+        m.get_one::<String>("backend")
+            .and_then(|b| MatrixMode::parse(b))
+            .unwrap_or_default()
+    } else {
+        MatrixMode::default()
+    };
     Ok(Action::Scenario(Box::new(Args {
         matrix,
+        matrix_mode,
         options,
         format: format_of(m),
         check: m.get_flag("check"),

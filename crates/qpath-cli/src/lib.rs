@@ -1,10 +1,10 @@
-//! `qpath`: what vLLM's FlashInfer backend decides for a GPU, a release and a `vllm serve` command line. The binary
+//! `qpath`: what vLLM's attention backends decide for a GPU, a release and a `vllm serve` command line. The binary
 //! (`src/main.rs`) only hands `argv` to [`run`] and prints the [`Answer`]; everything else is here, so tests (the
 //! crate's own and the page's JS API tests, which compare the API with this CLI) call the real parser.
 //!
 //! ```text
 //! qpath [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]      one scenario (--format table|json|markdown)
-//! qpath matrix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] all GPUs x FlashInfer cache dtypes
+//! qpath matrix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] all GPUs x cache dtypes (--backend flashinfer|picked)
 //! qpath gpus | releases [--format table|json]                          the tables
 //! qpath completions bash|zsh|fish|elvish|powershell                    a shell's completion script
 //! ```
@@ -35,7 +35,7 @@ pub use config::{find_model_config, hf_cache_config, hf_hub_cache, FoundConfig};
 pub use line::{command_line, shell_quote};
 
 use qpath_core::gpu::GPUS;
-use qpath_core::matrix::{self, CellStatus, Matrix};
+use qpath_core::matrix::{self, CellStatus, Matrix, MatrixMode};
 use qpath_core::release::Release;
 use qpath_core::report::{self, Report, QPATH_LIMIT};
 use qpath_core::resolve::{default_cubins, resolve, Scenario};
@@ -75,7 +75,7 @@ impl Answer {
 /// What a scenario comes to, for the exit code and `--check`'s line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    /// vLLM would start and serve: what runs (`bf16/bf16 fa2/fa2`).
+    /// vLLM would start and serve: what runs (`FLASH_ATTN bf16/bf16 fa3-varlen-aot/fa3-varlen-aot`).
     Serves(String),
     /// vLLM would fail: where (the scenario's error, or the first group's).
     Fails(String),
@@ -119,9 +119,9 @@ impl Verdict {
 
 /// A report's verdict, as the core decides it ([`Report::verdict`]), with the line that says it: vLLM's error (the
 /// scenario's, else the first failing group's), what qpath cannot model (the scenario's `InputError`, a limit note, a
-/// group's `unmodelled`), or what runs.
+/// group's `unmodelled`), or what every group runs (its backend, query dtypes and kernels: the matrix's picked cell).
 pub fn verdict(r: &Report) -> Verdict {
-    let (status, summary) = matrix::summarize(r);
+    let (_, summary) = matrix::summarize_in(r, MatrixMode::Picked);
     match r.verdict {
         report::Verdict::Fails => {
             if r.error.is_some() {
@@ -158,9 +158,6 @@ pub fn verdict(r: &Report) -> Verdict {
                 .map(|n| n.text.as_str());
             let group = r.groups.iter().find_map(|g| g.unmodelled.as_deref());
             Verdict::CannotModel(options::echo_words(note.or(group).unwrap_or(QPATH_LIMIT)))
-        }
-        report::Verdict::Serves if status == CellStatus::OtherBackend => {
-            Verdict::Serves(format!("no layer on FlashInfer ({summary})"))
         }
         report::Verdict::Serves => Verdict::Serves(summary),
     }
@@ -365,7 +362,7 @@ fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -
 /// `qpath matrix`: Markdown (or JSON); a command line vLLM rejects is its error alone, with the single scenario's code.
 fn matrix_answer(a: &Args, scenario: &Scenario) -> Answer {
     let json = a.format == Some(Format::Json);
-    let m = match matrix::matrix(scenario) {
+    let m = match matrix::matrix_in(scenario, a.matrix_mode) {
         Ok(m) => m,
         Err(_) => {
             let report = resolve(scenario);
@@ -802,8 +799,14 @@ mod issue15 {
                 "vLLM would fail: the scenario: ArgumentError: vllm: error: unrecognized arguments: --bogus\n"
             )
         );
+        // Every backend's answer: the backend vLLM picks (FLASH_ATTN on the default H100), its query dtypes and kernels.
         let a = answer(&format!("--check -- {LLAMA}"));
-        assert_eq!(a.stdout, "vLLM would start and serve: no layer on FlashInfer (FLASH_ATTN)\n");
+        assert!(
+            a.code == 0 && a.stdout.starts_with("vLLM would start and serve: FLASH_ATTN ") && a.stdout.lines().count() == 1,
+            "{a:?}"
+        );
+        let a = answer(&format!("--check --gpu l4 --vllm 0.25.0 -- {LLAMA} --kv-cache-dtype fp8"));
+        assert_eq!(a.stdout, "vLLM would start and serve: FLASHINFER bf16/bf16 fa2/fa2\n");
         let a = answer(&format!("--check --gpu b200 -- {LLAMA} --kv-cache-dtype fp8"));
         assert!(a.code == 0 && a.stdout.starts_with("vLLM would start and serve: ") && a.stdout.lines().count() == 1);
         let a = answer("--check -- vllm serve no-such-org/no-such-model");
@@ -838,6 +841,7 @@ mod issue15 {
             command_line: String::new(),
             status,
             summary: summary.into(),
+            backends: vec![],
         }
     }
 
@@ -848,6 +852,7 @@ mod issue15 {
             kv_cache_dtypes: vec!["fp8"],
             gpus: vec!["l4"],
             cells,
+            mode: MatrixMode::FlashInfer,
         };
         let ok = || cell(CellStatus::Ok, "bf16/bf16 fa2/fa2");
         let other = || cell(CellStatus::OtherBackend, "FLASH_ATTN");

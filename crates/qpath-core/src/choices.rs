@@ -6,7 +6,7 @@
 
 use crate::attention::Backend;
 use crate::capability::CudaVersion;
-use crate::matrix::flashinfer_kv_dtypes;
+use crate::matrix::any_backend_kv_dtypes;
 use crate::model::ModelPreset;
 use crate::release::Release;
 use crate::serve::{ServeCommand, SpeculativeConfig};
@@ -72,25 +72,22 @@ pub fn cuda_versions() -> &'static [CudaVersion] {
     CUDAS
 }
 
-/// The `--attention-backend` values the page offers at a release: the backends whose rules qpath restates for
-/// standard attention, FlashInfer first. TURBOQUANT, which qpath also models, takes only `turboquant_*` cache dtypes,
-/// none of which [`kv_cache_dtypes`] offers, so forcing it could only fail.
-/// The same four exist in every release qpath covers (the tests check each against that release's parser).
-pub fn attention_backends(_release: Release) -> Vec<&'static str> {
-    [
-        Backend::FlashInfer,
-        Backend::FlashAttn,
-        Backend::TritonAttn,
-        Backend::FlexAttention,
-    ]
-    .into_iter()
-    .map(Backend::name)
-    .collect()
+/// The `--attention-backend` values the page offers at a release: every attention backend qpath names
+/// ([`Backend::ATTENTION`]), FlashInfer first, in the releases whose `AttentionBackendEnum` has it (the composites
+/// TRITON_FLASH_ATTN and TRITON_FLASHINFER from 0.30.0; the tests check each against that release's parser).
+pub fn attention_backends(release: Release) -> Vec<&'static str> {
+    let mut v = vec![Backend::FlashInfer];
+    v.extend(Backend::ATTENTION.into_iter().filter(|b| *b != Backend::FlashInfer));
+    v.into_iter()
+        .filter(|b| release >= Release::V0_30_0 || !matches!(b, Backend::TritonFlashAttn | Backend::TritonFlashInfer))
+        .map(Backend::name)
+        .collect()
 }
 
-/// The `--kv-cache-dtype` values the page offers at a release: those FlashInfer's backend lists.
+/// The `--kv-cache-dtype` values the page offers at a release: those some backend qpath models accepts
+/// ([`any_backend_kv_dtypes`]: FlashInfer's, then TRITON_ATTN's per-token-head caches, then TURBOQUANT's).
 pub fn kv_cache_dtypes(release: Release) -> Vec<&'static str> {
-    flashinfer_kv_dtypes(release)
+    any_backend_kv_dtypes(release)
 }
 
 /// The `-dcp` (decode context parallel) sizes the page offers; 1 is vLLM's default.

@@ -1,10 +1,13 @@
-//! All GPUs × all FlashInfer cache dtypes for the rest of a scenario (the CLI's `qpath matrix`, the page's matrix).
+//! All GPUs × cache dtypes for the rest of a scenario (the CLI's `qpath matrix`, the page's matrix), in one of two
+//! modes ([`MatrixMode`]): FlashInfer's cache dtypes and what its groups run, or the backend vLLM picks (or the command
+//! line forces) over the cache dtypes any backend qpath models accepts, with every group's backend, query dtypes and
+//! kernels.
 
 use serde::Serialize;
 
 use crate::gpu::GPUS;
 use crate::release::Release;
-use crate::report::{Backend, Kernel, NoteKind, Report, ScenarioErrorKind, Verdict, BARE_ASSERT, QPATH_LIMIT};
+use crate::report::{Backend, GroupReport, NoteKind, Report, ScenarioErrorKind, Verdict, QPATH_LIMIT};
 use crate::resolve::{resolve, Hardware, Scenario};
 use crate::serve;
 
@@ -17,15 +20,81 @@ pub fn flashinfer_kv_dtypes(r: Release) -> Vec<&'static str> {
     v
 }
 
+/// The `--kv-cache-dtype` values some attention backend qpath models accepts at a release: FLASHINFER's list (which
+/// holds FLASH_ATTN's, FLEX_ATTENTION's and TRITON_ATTN's 16-bit and FP8 caches), then TRITON_ATTN's per-token-head
+/// caches (`int4_per_token_head` from 0.25.0-prefix), then TURBOQUANT's `turboquant_*` caches. The tests check that
+/// every one is selected by some backend on some GPU of the table.
+pub fn any_backend_kv_dtypes(r: Release) -> Vec<&'static str> {
+    let mut v = flashinfer_kv_dtypes(r);
+    v.extend(["int8_per_token_head", "fp8_per_token_head"]);
+    if r >= Release::V0_25_0Prefix {
+        v.push("int4_per_token_head");
+    }
+    v.extend([
+        "turboquant_k8v4",
+        "turboquant_4bit_nc",
+        "turboquant_k3v4_nc",
+        "turboquant_3bit_nc",
+    ]);
+    v
+}
+
+/// What the matrix shows (the JSON's `mode`, `qpath matrix --backend`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatrixMode {
+    /// FlashInfer's cache dtypes ([`flashinfer_kv_dtypes`]); a cell summarizes the FlashInfer groups, or, where no
+    /// layer runs on FlashInfer, what the backends vLLM picks instead run (`other-backend`).
+    #[default]
+    #[serde(rename = "flashinfer")]
+    FlashInfer,
+    /// The backend vLLM picks on each GPU (or the one the command line's `--attention-backend` forces), over the cache
+    /// dtypes any modelled backend accepts ([`any_backend_kv_dtypes`]); a cell summarizes every group: its backend,
+    /// query dtypes and kernels.
+    Picked,
+}
+
+impl MatrixMode {
+    pub const ALL: [MatrixMode; 2] = [MatrixMode::FlashInfer, MatrixMode::Picked];
+
+    /// The JSON string, also `qpath matrix --backend`'s value.
+    pub fn name(self) -> &'static str {
+        match self {
+            MatrixMode::FlashInfer => "flashinfer",
+            MatrixMode::Picked => "picked",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<MatrixMode> {
+        MatrixMode::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    /// What the mode shows, in a few words (the page's selector, the CLI's help).
+    pub fn label(self) -> &'static str {
+        match self {
+            MatrixMode::FlashInfer => "FlashInfer's groups, over FlashInfer's cache dtypes",
+            MatrixMode::Picked => "the backend vLLM picks, over every backend's cache dtypes",
+        }
+    }
+
+    /// The cache dtypes of its columns at a release.
+    pub fn kv_dtypes(self, r: Release) -> Vec<&'static str> {
+        match self {
+            MatrixMode::FlashInfer => flashinfer_kv_dtypes(r),
+            MatrixMode::Picked => any_backend_kv_dtypes(r),
+        }
+    }
+}
+
 /// What a cell shows (the JSON's `status`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CellStatus {
-    /// Every FlashInfer group runs: the summary lists their query dtypes and kernels.
+    /// Every group the cell summarizes runs: the summary lists their query dtypes and kernels.
     Ok,
     /// A group or the scenario fails: the summary is the first error.
     Error,
-    /// No layer runs on FlashInfer: the summary lists the backends that run them.
+    /// FlashInfer mode: no layer runs on FlashInfer; the summary says what the backends that run them do.
     OtherBackend,
     /// qpath cannot model the scenario or part of it (the report's verdict): the summary says what.
     CannotModel,
@@ -43,7 +112,7 @@ impl CellStatus {
     }
 }
 
-/// One cell: the FlashInfer outcome of the scenario on one GPU with one cache dtype.
+/// One cell: the outcome of the scenario on one GPU with one cache dtype.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Cell {
     pub gpu: &'static str,
@@ -51,8 +120,13 @@ pub struct Cell {
     /// The command line of this cell (the base one with `--kv-cache-dtype` replaced).
     pub command_line: String,
     pub status: CellStatus,
-    /// A short summary: `bf16/bf16 fa2/fa2` per distinct FlashInfer group, or the error.
+    /// A short summary: `bf16/bf16 fa2/fa2` per distinct FlashInfer group (FlashInfer mode), `FLASH_ATTN bf16/bf16
+    /// fa3-varlen-aot/fa3-varlen-aot` per distinct group (every group in picked mode, other backends' in FlashInfer
+    /// mode), or the error.
     pub summary: String,
+    /// The backends the scenario's groups run on, each once, in group order (empty when the scenario fails as a
+    /// whole).
+    pub backends: Vec<Backend>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -62,6 +136,8 @@ pub struct Matrix {
     pub gpus: Vec<&'static str>,
     /// Row-major: for each GPU, one cell per cache dtype.
     pub cells: Vec<Cell>,
+    /// What the cells show.
+    pub mode: MatrixMode,
 }
 
 fn short_dtype(d: Option<crate::dtype::TorchDtype>) -> &'static str {
@@ -77,12 +153,61 @@ fn short_dtype(d: Option<crate::dtype::TorchDtype>) -> &'static str {
     }
 }
 
-fn short_kernel(k: Option<Kernel>) -> &'static str {
-    k.map_or("—", |k| k.name())
+/// A phase's kernels in a cell: `fa2`, or `triton-unified-3d|triton-unified-2d` where the batch decides.
+fn short_kernels(g: &GroupReport, is_prefill: bool) -> String {
+    let names: Vec<&str> = g.kernel_choices(is_prefill).iter().map(|c| c.kernel.name()).collect();
+    if names.is_empty() {
+        "—".to_string()
+    } else {
+        names.join("|")
+    }
 }
 
-/// The cell's status and summary from a report.
+/// One group in a cell: `bf16/e4m3 fa2/xqa` (query dtypes, then kernels, at prefill/decode), after its backend when
+/// `with_backend`; a recurrent group without either: `MAMBA2 (recurrent state)`.
+fn group_summary(g: &GroupReport, with_backend: bool) -> String {
+    let bare = g.q_dtype.prefill.is_none()
+        && g.q_dtype.decode.is_none()
+        && g.kernel_choices(true).is_empty()
+        && g.kernel_choices(false).is_empty();
+    if bare && g.backend.is_recurrent() {
+        return format!("{} (recurrent state)", g.backend);
+    }
+    let decided = format!(
+        "{}/{} {}/{}",
+        short_dtype(g.q_dtype.prefill),
+        short_dtype(g.q_dtype.decode),
+        short_kernels(g, true),
+        short_kernels(g, false)
+    );
+    if with_backend {
+        format!("{} {decided}", g.backend)
+    } else {
+        decided
+    }
+}
+
+/// The distinct summaries of `groups`, joined by `; `.
+fn joined<'a>(groups: impl Iterator<Item = &'a GroupReport>, with_backend: bool) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for g in groups {
+        let s = group_summary(g, with_backend);
+        if !parts.contains(&s) {
+            parts.push(s);
+        }
+    }
+    parts.join("; ")
+}
+
+/// The cell's status and summary from a report, in FlashInfer mode ([`summarize_in`]).
 pub fn summarize(r: &Report) -> (CellStatus, String) {
+    summarize_in(r, MatrixMode::FlashInfer)
+}
+
+/// The cell's status and summary from a report: the scenario's error (its headline), the first group's error, what
+/// qpath cannot model, else what the groups run (FlashInfer mode: the FlashInfer groups, or, where there is none, the
+/// others with their backends; picked mode: every group with its backend).
+pub fn summarize_in(r: &Report, mode: MatrixMode) -> (CellStatus, String) {
     if let Some(e) = &r.error {
         // The selection errors list every backend's reasons; the cell keeps the headline.
         let short = e.message.split(" for cuda with ").next().unwrap_or(&e.message);
@@ -96,42 +221,44 @@ pub fn summarize(r: &Report) -> (CellStatus, String) {
         };
     }
     if let Some(e) = r.groups.iter().find_map(|g| g.error.as_ref()) {
-        return (
-            CellStatus::Error,
-            format!("{}: {}", e.kind, if e.message.is_empty() { BARE_ASSERT } else { &e.message }),
-        );
+        return (CellStatus::Error, format!("{}: {}", e.kind, e.text()));
     }
     if r.verdict == Verdict::CannotModel {
         let note = r.notes.iter().find(|n| n.kind == NoteKind::Limit).map(|n| n.text.as_str());
         let group = r.groups.iter().find_map(|g| g.unmodelled.as_deref());
         return (CellStatus::CannotModel, note.or(group).unwrap_or(QPATH_LIMIT).to_string());
     }
-    let mut parts: Vec<String> = Vec::new();
-    for g in r.groups.iter().filter(|g| g.backend == Backend::FlashInfer) {
-        let s = format!(
-            "{}/{} {}/{}",
-            short_dtype(g.q_dtype.prefill),
-            short_dtype(g.q_dtype.decode),
-            short_kernel(g.kernel.prefill),
-            short_kernel(g.kernel.decode)
-        );
-        if !parts.contains(&s) {
-            parts.push(s);
-        }
+    match mode {
+        MatrixMode::Picked => (CellStatus::Ok, joined(r.groups.iter(), true)),
+        MatrixMode::FlashInfer if r.groups.iter().any(|g| g.backend == Backend::FlashInfer) => (
+            CellStatus::Ok,
+            joined(r.groups.iter().filter(|g| g.backend == Backend::FlashInfer), false),
+        ),
+        MatrixMode::FlashInfer => (CellStatus::OtherBackend, joined(r.groups.iter(), true)),
     }
-    if parts.is_empty() {
-        let mut others: Vec<&str> = r.groups.iter().map(|g| g.backend.name()).collect();
-        others.dedup();
-        return (CellStatus::OtherBackend, others.join(", "));
-    }
-    (CellStatus::Ok, parts.join("; "))
 }
 
-/// Resolves the base scenario on every GPU of the table with every FlashInfer cache dtype of its release.
-/// Fails only when the base command line does not parse (the error names the input).
+/// The backends of a report's groups, each once, in group order.
+fn backends_of(r: &Report) -> Vec<Backend> {
+    let mut v: Vec<Backend> = Vec::new();
+    for g in &r.groups {
+        if !v.contains(&g.backend) {
+            v.push(g.backend);
+        }
+    }
+    v
+}
+
+/// [`matrix_in`] in FlashInfer mode.
 pub fn matrix(base: &Scenario) -> Result<Matrix, String> {
+    matrix_in(base, MatrixMode::FlashInfer)
+}
+
+/// Resolves the base scenario on every GPU of the table with every cache dtype of `mode` at its release. Fails only
+/// when the base command line does not parse (the error names the input).
+pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
     let cmd = serve::parse(base.release, &base.command_line).map_err(|e| e.to_string())?;
-    let dtypes = flashinfer_kv_dtypes(base.release);
+    let dtypes = mode.kv_dtypes(base.release);
     let mut cells = Vec::with_capacity(GPUS.len() * dtypes.len());
     for g in GPUS {
         for kv in &dtypes {
@@ -143,13 +270,15 @@ pub fn matrix(base: &Scenario) -> Result<Matrix, String> {
                 command_line: line.clone(),
                 ..base.clone()
             };
-            let (status, summary) = summarize(&resolve(&s));
+            let report = resolve(&s);
+            let (status, summary) = summarize_in(&report, mode);
             cells.push(Cell {
                 gpu: g.id,
                 kv_cache_dtype: kv,
                 command_line: line,
                 status,
                 summary,
+                backends: backends_of(&report),
             });
         }
     }
@@ -158,6 +287,7 @@ pub fn matrix(base: &Scenario) -> Result<Matrix, String> {
         kv_cache_dtypes: dtypes,
         gpus: GPUS.iter().map(|g| g.id).collect(),
         cells,
+        mode,
     })
 }
 
@@ -187,10 +317,10 @@ pub fn markdown(m: &Matrix) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::CellStatus;
+    use super::*;
 
     #[test]
-    fn status_names_are_the_json_strings() {
+    fn status_and_mode_names_are_the_json_strings() {
         for s in [
             CellStatus::Ok,
             CellStatus::Error,
@@ -199,5 +329,73 @@ mod tests {
         ] {
             assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{}\"", s.name()));
         }
+        for m in MatrixMode::ALL {
+            assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{}\"", m.name()));
+            assert_eq!(MatrixMode::parse(m.name()), Some(m));
+        }
+        assert_eq!(MatrixMode::default(), MatrixMode::FlashInfer);
+    }
+
+    /// Every cache dtype of the picked mode is one some backend takes on some GPU of the table (vLLM does not answer
+    /// "No valid attention backend" everywhere), at the first release and the newest.
+    #[test]
+    fn every_backends_cache_dtypes_are_each_selected_somewhere() {
+        for r in [Release::ALL[0], Release::LATEST] {
+            let fi = flashinfer_kv_dtypes(r);
+            let all = any_backend_kv_dtypes(r);
+            assert!(all.starts_with(&fi), "{r:?}");
+            for kv in all {
+                let somewhere = GPUS.iter().find_map(|g| {
+                    let s = Scenario::new(
+                        Hardware::Gpu(g),
+                        r,
+                        format!("vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype {kv}"),
+                    );
+                    let report = resolve(&s);
+                    report.groups.first().map(|g| g.backend)
+                });
+                assert!(somewhere.is_some(), "{r:?}: no GPU selects a backend for {kv}");
+            }
+        }
+    }
+
+    /// The picked mode: the columns are every backend's cache dtypes, each cell names its backends, and on an H100
+    /// the default Llama runs on FLASH_ATTN (vLLM's first choice on SM90) where FlashInfer's grid says other-backend.
+    #[test]
+    fn the_picked_mode_names_the_backend_of_every_cell() {
+        let base = Scenario::new(
+            Hardware::Gpu(crate::gpu::find("h100-sxm").unwrap()),
+            Release::LATEST,
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct",
+        );
+        let picked = matrix_in(&base, MatrixMode::Picked).unwrap();
+        assert_eq!(picked.mode, MatrixMode::Picked);
+        assert_eq!(picked.kv_cache_dtypes, any_backend_kv_dtypes(Release::LATEST));
+        assert_eq!(picked.cells.len(), GPUS.len() * picked.kv_cache_dtypes.len());
+        let cell = |m: &Matrix, gpu: &str, kv: &str| {
+            m.cells
+                .iter()
+                .find(|c| c.gpu == gpu && c.kv_cache_dtype == kv)
+                .cloned()
+                .unwrap()
+        };
+        let h100 = cell(&picked, "h100-sxm", "auto");
+        assert_eq!(h100.backends, [Backend::FlashAttn]);
+        assert!(h100.summary.starts_with("FLASH_ATTN "), "{}", h100.summary);
+        assert_ne!(h100.status, CellStatus::OtherBackend, "picked cells are never other-backend");
+        let grid = matrix(&base).unwrap();
+        assert_eq!(grid.mode, MatrixMode::FlashInfer);
+        let fi = cell(&grid, "h100-sxm", "auto");
+        assert_eq!(
+            (fi.status, fi.summary.clone()),
+            (CellStatus::OtherBackend, h100.summary.clone())
+        );
+        // The same cell in both modes where FlashInfer runs: the picked one names it.
+        let b200 = cell(&picked, "b200", "fp8");
+        assert_eq!(b200.summary, format!("FLASHINFER {}", cell(&grid, "b200", "fp8").summary));
+        assert!(picked.cells.iter().all(|c| c.status != CellStatus::OtherBackend));
+        // A scenario error names no backend.
+        let v100 = cell(&picked, "v100", "nvfp4");
+        assert_eq!((v100.status, v100.backends.len()), (CellStatus::Error, 0), "{v100:?}");
     }
 }

@@ -3,52 +3,43 @@
 use std::fmt::Write as _;
 
 use crate::options::echo_words;
-use crate::report::{attention_name, Backend, GroupError, GroupReport, Kernel, Report, BARE_ASSERT};
+use crate::report::{attention_name, GroupReport, Report};
 use crate::resolve::short_list;
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or("—".to_string(), |x| x.to_string())
 }
 
-fn kernel(k: Option<Kernel>) -> String {
-    opt(k.map(|k| k.name()))
-}
-
-/// "AssertionError at first prefill (JIT module): text".
-fn error_text(e: &GroupError) -> String {
-    let message = if e.message.is_empty() { BARE_ASSERT } else { &e.message };
-    format!("{} at {}: {message}", e.kind, stage_name(e.stage))
-}
-
-fn outcome(g: &GroupReport) -> String {
-    match &g.error {
-        Some(e) => error_text(e),
-        None if g.backend.is_recurrent() => {
-            format!(
-                "recurrent state on {} (no query dtype: recurrent state, no KV cache)",
-                g.backend
-            )
+/// What a group's row leaves out, line by line (label, text): each phase's error in full (type, when and where,
+/// vLLM's text, the raising line) or its kernels with their conditions, where a phase raises or its kernel depends
+/// on the batch; the query's quantization and scale; what qpath cannot model. Empty when the row says it all.
+pub fn group_details(g: &GroupReport) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let raises = g.phase_errors.prefill.is_some() || g.phase_errors.decode.is_some();
+    for (label, is_prefill) in [("prefill", true), ("decode", false)] {
+        let own = if is_prefill {
+            &g.phase_errors.prefill
+        } else {
+            &g.phase_errors.decode
+        };
+        match own {
+            Some(e) => out.push((label, e.full())),
+            None if raises || g.kernel_varies(is_prefill) => out.push((label, format!("runs {}", g.kernels_text(is_prefill)))),
+            None => {}
         }
-        None if g.backend != Backend::FlashInfer => format!("runs on {}", g.backend),
-        None => "ok".to_string(),
     }
+    if let Some(q) = &g.query_quant {
+        out.push(("query", q.text()));
+    }
+    if let Some(why) = &g.unmodelled {
+        out.push(("limit", why.clone()));
+    }
+    out
 }
 
-/// A phase's outcome: its own first error, else the kernel it runs ("decode: runs fa2").
-fn phase_outcome(g: &GroupReport, is_prefill: bool) -> String {
-    let (e, k) = if is_prefill {
-        (&g.phase_errors.prefill, g.kernel.prefill)
-    } else {
-        (&g.phase_errors.decode, g.kernel.decode)
-    };
-    match e {
-        Some(e) => format!(
-            "{}{}",
-            error_text(e),
-            e.source.as_ref().map_or(String::new(), |s| format!(" [{s}]"))
-        ),
-        None => format!("runs {}", kernel(k)),
-    }
+/// The heading of a group's details: `group 2 (drafter layers 32)`.
+fn details_heading(n: usize, g: &GroupReport) -> String {
+    format!("group {n} ({}layers {})", role_prefix(g), short_list(&g.layers))
 }
 
 /// A group's layers as the renderings name them: a drafter's are marked (`drafter 0`), since its indices are the
@@ -101,24 +92,7 @@ pub fn cuda_graphs_line(r: &Report) -> Option<String> {
     })
 }
 
-/// The groups where a phase raises: (group number, layers, prefill outcome, decode outcome).
-fn phase_rows(r: &Report) -> Vec<(usize, String, String, String)> {
-    r.groups
-        .iter()
-        .enumerate()
-        .filter(|(_, g)| g.phase_errors.prefill.is_some() || g.phase_errors.decode.is_some())
-        .map(|(i, g)| {
-            (
-                i + 1,
-                format!("{}layers {}", role_prefix(g), short_list(&g.layers)),
-                phase_outcome(g, true),
-                phase_outcome(g, false),
-            )
-        })
-        .collect()
-}
-
-/// One group's row: layers, attention, backend, cache dtype, Q prefill, Q decode, kernels, outcome.
+/// One group's row: layers, attention, backend, cache dtype, Q prefill, Q decode, kernels per phase, outcome.
 fn cells(g: &GroupReport) -> [String; 9] {
     [
         layers_label(g),
@@ -127,24 +101,20 @@ fn cells(g: &GroupReport) -> [String; 9] {
         g.cache_dtype.clone(),
         opt(g.q_dtype.prefill),
         opt(g.q_dtype.decode),
-        kernel(g.kernel.prefill),
-        kernel(g.kernel.decode),
-        outcome(g),
+        g.kernel_names(true),
+        g.kernel_names(false),
+        g.outcome(),
     ]
 }
 
-fn stage_name(s: crate::report::Stage) -> &'static str {
-    use crate::report::Stage::*;
-    match s {
-        ProfileRun => "engine start (memory profile)",
-        Init => "engine start (init)",
-        Build => "first batch (build)",
-        PrefillPlan => "first prefill (plan)",
-        PrefillJit => "first prefill (JIT module)",
-        PrefillForward => "first prefill (forward)",
-        DecodePlan => "first decode (plan)",
-        DecodeJit => "first decode (JIT module)",
-        DecodeForward => "first decode (forward)",
+/// The label before a detail line: `prefill: `, `decode:  `, `query quantization: `, nothing before a limit (its
+/// text starts with "qpath cannot model this").
+fn detail_label(label: &str) -> &'static str {
+    match label {
+        "prefill" => "prefill: ",
+        "decode" => "decode:  ",
+        "query" => "query quantization: ",
+        _ => "",
     }
 }
 
@@ -200,15 +170,6 @@ pub fn text(r: &Report) -> String {
         return out;
     }
     let _ = writeln!(out);
-    const WIDTHS: [usize; 8] = [14, 15, 12, 10, 14, 14, 10, 10];
-    let line = |cells: [String; 9]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(WIDTHS.iter().chain([&0]))
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        padded.join(" ").trim_end().to_string()
-    };
     let head = [
         "layers",
         "attention",
@@ -219,16 +180,39 @@ pub fn text(r: &Report) -> String {
         "prefill",
         "decode",
         "outcome",
-    ];
-    let _ = writeln!(out, "{}", line(head.map(String::from)));
-    for g in &r.groups {
-        let _ = writeln!(out, "{}", line(cells(g)));
+    ]
+    .map(String::from);
+    let rows: Vec<[String; 9]> = r.groups.iter().map(cells).collect();
+    // Each column as wide as its widest cell up to a cap (a longer cell pushes its row on; the outcome, last, is not
+    // padded).
+    const CAPS: [usize; 8] = [14, 15, 17, 12, 14, 14, 24, 24];
+    let mut widths = [0usize; 8];
+    for row in std::iter::once(&head).chain(rows.iter()) {
+        for ((w, c), cap) in widths.iter_mut().zip(row.iter()).zip(CAPS) {
+            *w = (*w).max(c.chars().count().min(cap));
+        }
     }
-    for (n, layers, prefill, decode) in phase_rows(r) {
-        let _ = writeln!(
-            out,
-            "\ngroup {n} ({layers}), each phase:\n  prefill: {prefill}\n  decode:  {decode}"
-        );
+    let line = |cells: &[String; 9]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(widths.iter().chain([&0]))
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    let _ = writeln!(out, "{}", line(&head));
+    for row in &rows {
+        let _ = writeln!(out, "{}", line(row));
+    }
+    for (i, g) in r.groups.iter().enumerate() {
+        let details = group_details(g);
+        if details.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{}:", details_heading(i + 1, g));
+        for (label, text) in details {
+            let _ = writeln!(out, "  {}{text}", detail_label(label));
+        }
     }
     why(&mut out, r);
     let logs = log_lines(r);
@@ -344,13 +328,15 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
             c[8] = c[8].replace('|', "\\|");
             let _ = writeln!(out, "| {} |", c.join(" | "));
         }
-        for (n, layers, prefill, decode) in phase_rows(r) {
-            let _ = writeln!(
-                out,
-                "\n**group {n} ({layers})**, each phase:\n- prefill: {}\n- decode: {}",
-                code_span(&prefill),
-                code_span(&decode)
-            );
+        for (i, g) in r.groups.iter().enumerate() {
+            let details = group_details(g);
+            if details.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\n**{}**", details_heading(i + 1, g));
+            for (label, text) in details {
+                let _ = writeln!(out, "- {}{}", detail_label(label), code_span(&text));
+            }
         }
         let logs = log_lines(r);
         if !logs.is_empty() {
@@ -399,5 +385,107 @@ mod tests {
         assert_eq!(code_block("sh", "a ``` b"), "````sh\na ``` b\n````");
         assert_eq!(code_block("", "x"), "```\nx\n```");
         assert_eq!(code_span("a ` b"), "``a ` b``");
+    }
+
+    /// A report's group with every field a backend can fill: the rows, details and Markdown show them all.
+    fn filled() -> Report {
+        use crate::report::{Kernel, KernelChoice, QueryQuant};
+        let mut r = resolve(
+            &ScenarioOptions::default()
+                .scenario("vllm serve meta-llama/Llama-3.1-8B-Instruct")
+                .unwrap(),
+        );
+        let g = &mut r.groups[0];
+        g.q_dtype.prefill = Some(crate::dtype::TorchDtype::Float8E4m3fn);
+        g.q_dtype.decode = Some(crate::dtype::TorchDtype::Float8E4m3fn);
+        g.kernel.prefill = Some(Kernel::TritonUnified2d);
+        g.kernel.decode = Some(Kernel::TritonUnified3d);
+        g.kernels.prefill = vec![KernelChoice::always(Kernel::TritonUnified2d)];
+        g.kernels.decode = vec![
+            KernelChoice::when(Kernel::TritonUnified3d, "decode-only batches of ≤ 16 requests"),
+            KernelChoice::always(Kernel::TritonUnified2d),
+        ];
+        g.query_quant = Some(QueryQuant {
+            granularity: "per_tensor".into(),
+            q_scale: "1.0".into(),
+            why: "no quantization_config".into(),
+        });
+        r
+    }
+
+    /// Every backend's group: its query dtypes and kernels in the row (both kernels a phase can run), the conditions
+    /// and the query's scale below it; never "runs on" a backend with dashes.
+    #[test]
+    fn the_table_shows_every_backends_kernels_conditions_and_query_scale() {
+        let r = filled();
+        let t = text(&r);
+        let row = t.lines().find(|l| l.starts_with("0-31")).unwrap();
+        for cell in [
+            "float8_e4m3fn  float8_e4m3fn",
+            "triton-unified-2d",
+            "triton-unified-3d or triton-unified-2d",
+            "ok",
+        ] {
+            assert!(row.contains(cell), "{cell}: {row}");
+        }
+        assert!(!t.contains("runs on"), "{t}");
+        assert!(
+            t.contains(
+                "\ngroup 1 (layers 0-31):\n  decode:  runs triton-unified-3d (decode-only batches of ≤ 16 requests), \
+                 else triton-unified-2d\n  query quantization: static FP8 per tensor, q_scale 1.0: no quantization_config\n"
+            ),
+            "{t}"
+        );
+        let md = markdown(&r, "vllm serve meta-llama/Llama-3.1-8B-Instruct", None);
+        assert!(
+            md.contains("| triton-unified-2d | triton-unified-3d or triton-unified-2d | ok |"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "**group 1 (layers 0-31)**\n- decode:  `runs triton-unified-3d (decode-only batches of ≤ 16 requests), \
+                 else triton-unified-2d`\n- query quantization: `static FP8 per tensor, q_scale 1.0: no quantization_config`"
+            ),
+            "{md}"
+        );
+    }
+
+    /// A group qpath cannot model says why, in its row and below it; a phase error says when, where (the call that
+    /// raises, for any backend) and its line.
+    #[test]
+    fn a_limit_and_a_phase_error_are_said_in_full() {
+        use crate::report::{GroupError, GroupErrorKind, Stage};
+        let mut r = filled();
+        r.groups[0].unmodelled = Some("qpath cannot model this: what X runs".into());
+        let t = text(&r);
+        assert!(
+            t.lines()
+                .any(|l| l.starts_with("0-31") && l.ends_with("qpath cannot model this: what X runs")),
+            "{t}"
+        );
+        assert!(t.contains("\n  qpath cannot model this: what X runs\n"), "{t}");
+        let mut r = filled();
+        let e = GroupError {
+            kind: GroupErrorKind::ValueError,
+            message: String::new(),
+            stage: Stage::DecodeForward,
+            source: Some("vllm/x.py:7".into()),
+            raised_in: "TritonAttentionImpl.forward".into(),
+        };
+        r.groups[0].phase_errors.decode = Some(e.clone());
+        r.groups[0].error = Some(e);
+        let t = text(&r);
+        assert!(
+            t.lines()
+                .any(|l| l.starts_with("0-31") && l.ends_with("ValueError on the first decode: (a bare assert, no message)")),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "\n  prefill: runs triton-unified-2d\n  decode:  ValueError on the first decode, in \
+                 TritonAttentionImpl.forward: (a bare assert, no message) [vllm/x.py:7]\n"
+            ),
+            "{t}"
+        );
     }
 }

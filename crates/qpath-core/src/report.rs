@@ -317,6 +317,42 @@ pub struct GroupError {
     pub raised_in: String,
 }
 
+impl GroupError {
+    /// vLLM's text as every view prints it: the message, or [`BARE_ASSERT`] for an `assert` without one.
+    pub fn text(&self) -> &str {
+        if self.message.is_empty() {
+            BARE_ASSERT
+        } else {
+            &self.message
+        }
+    }
+
+    /// When and where it fires, for every backend: the stage's moment and the call that raises (`on the first decode,
+    /// in BatchDecodeWithPagedKVCacheWrapper.plan → …`); FlashInfer's JIT stages say so (only FlashInfer compiles a
+    /// JIT module at a phase's first batch).
+    pub fn when(&self) -> String {
+        let jit = matches!(self.stage, Stage::PrefillJit | Stage::DecodeJit);
+        format!(
+            "{}, in {}{}",
+            self.stage.when(),
+            self.raised_in,
+            if jit { " (FlashInfer's JIT module)" } else { "" }
+        )
+    }
+
+    /// The error in one line for a table cell: `AssertionError on the first decode: fp8 tensor core …`.
+    pub fn brief(&self) -> String {
+        format!("{} {}: {}", self.kind, self.stage.when(), self.text())
+    }
+
+    /// The error in full: type, when and where ([`GroupError::when`]), vLLM's text and the raising line
+    /// (`… [flashinfer/jit/attention/modules.py:1040]`).
+    pub fn full(&self) -> String {
+        let at = self.source.as_ref().map_or(String::new(), |s| format!(" [{s}]"));
+        format!("{} {}: {}{at}", self.kind, self.when(), self.text())
+    }
+}
+
 /// One decision step: what the code looked at, what it decided, and the line it restates.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TraceStep {
@@ -382,6 +418,100 @@ pub struct GroupReport {
     pub cudagraph_support: Option<CgSupport>,
 }
 
+/// The texts every view prints for a group (the CLI's table, Markdown, the page's cards and compare view).
+impl GroupReport {
+    /// The kernels a phase can run: `kernels`, or the first batch's `kernel` alone where `kernels` is empty.
+    pub fn kernel_choices(&self, is_prefill: bool) -> Vec<KernelChoice> {
+        let (all, first) = if is_prefill {
+            (&self.kernels.prefill, self.kernel.prefill)
+        } else {
+            (&self.kernels.decode, self.kernel.decode)
+        };
+        if all.is_empty() {
+            first.map(KernelChoice::always).into_iter().collect()
+        } else {
+            all.clone()
+        }
+    }
+
+    /// The kernel names of a phase for a table cell (`triton-unified-3d or triton-unified-2d`), `—` when none.
+    pub fn kernel_names(&self, is_prefill: bool) -> String {
+        let names: Vec<&str> = self.kernel_choices(is_prefill).iter().map(|c| c.kernel.name()).collect();
+        if names.is_empty() {
+            "—".to_string()
+        } else {
+            names.join(" or ")
+        }
+    }
+
+    /// A phase's kernels with their conditions (`triton-unified-3d (decode-only batches of ≤ 16 requests), else
+    /// triton-unified-2d`), `—` when none.
+    pub fn kernels_text(&self, is_prefill: bool) -> String {
+        let choices = self.kernel_choices(is_prefill);
+        if choices.is_empty() {
+            return "—".to_string();
+        }
+        let parts: Vec<String> = choices.iter().map(KernelChoice::text).collect();
+        parts.join(", else ")
+    }
+
+    /// Whether a phase's kernel depends on the batch (several kernels, or one with a condition).
+    pub fn kernel_varies(&self, is_prefill: bool) -> bool {
+        let choices = self.kernel_choices(is_prefill);
+        choices.len() > 1 || choices.iter().any(|c| c.when.is_some())
+    }
+
+    /// The error a phase meets: the group's profile-run / `__init__` / `build()` error (which stops both phases), else
+    /// the phase's own first error.
+    pub fn phase_error(&self, is_prefill: bool) -> Option<&GroupError> {
+        let shared = self.error.as_ref().filter(|e| e.stage.is_prefill().is_none());
+        let own = if is_prefill {
+            &self.phase_errors.prefill
+        } else {
+            &self.phase_errors.decode
+        };
+        shared.or(own.as_ref())
+    }
+
+    /// A phase's outcome in one line: the error it meets ([`GroupError::brief`]), else the kernels it runs (`runs
+    /// fa3-varlen-aot`), else what qpath cannot model.
+    pub fn phase_outcome(&self, is_prefill: bool) -> String {
+        if let Some(e) = self.phase_error(is_prefill) {
+            return e.brief();
+        }
+        if !self.kernel_choices(is_prefill).is_empty() {
+            return format!("runs {}", self.kernel_names(is_prefill));
+        }
+        match &self.unmodelled {
+            Some(why) => why.clone(),
+            None => self.no_kernel_words(),
+        }
+    }
+
+    /// The group's outcome in one line: the first error ([`GroupError::brief`]), what qpath cannot model, or `ok`.
+    pub fn outcome(&self) -> String {
+        if let Some(e) = &self.error {
+            return e.brief();
+        }
+        if let Some(why) = &self.unmodelled {
+            return why.clone();
+        }
+        if self.kernel_choices(true).is_empty() && self.kernel_choices(false).is_empty() {
+            return self.no_kernel_words();
+        }
+        "ok".to_string()
+    }
+
+    /// A group without a kernel, an error or a limit: a recurrent group's state, or a dash.
+    fn no_kernel_words(&self) -> String {
+        if self.backend.is_recurrent() {
+            format!("recurrent state on {}, no KV cache", self.backend)
+        } else {
+            "—".to_string()
+        }
+    }
+}
+
 /// One kernel a phase can run, and when (`null`: every batch of the phase).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KernelChoice {
@@ -390,6 +520,14 @@ pub struct KernelChoice {
 }
 
 impl KernelChoice {
+    /// `triton-unified-3d (decode-only batches of ≤ 16 requests)`: the kernel's name and its condition.
+    pub fn text(&self) -> String {
+        match &self.when {
+            Some(w) => format!("{} ({w})", self.kernel.name()),
+            None => self.kernel.name().to_string(),
+        }
+    }
+
     /// The kernel every batch of the phase runs.
     pub fn always(kernel: Kernel) -> Self {
         KernelChoice { kernel, when: None }
@@ -415,6 +553,27 @@ pub struct QueryQuant {
     pub q_scale: String,
     /// Why: which weight-loading path sets it (and vLLM's warning, when it logs one).
     pub why: String,
+}
+
+impl QueryQuant {
+    /// `per tensor` / `per KV head` (`granularity` as words).
+    pub fn granularity_words(&self) -> &str {
+        match self.granularity.as_str() {
+            "per_tensor" => "per tensor",
+            "per_kv_head" => "per KV head",
+            other => other,
+        }
+    }
+
+    /// `static FP8 per tensor, q_scale 1.0`: how the attention layer quantizes the query, and its scale.
+    pub fn brief(&self) -> String {
+        format!("static FP8 {}, q_scale {}", self.granularity_words(), self.q_scale)
+    }
+
+    /// [`QueryQuant::brief`] and why (`…: no quantization_config: …`).
+    pub fn text(&self) -> String {
+        format!("{}: {}", self.brief(), self.why)
+    }
 }
 
 /// The model runner that serves the scenario, serialised `v1` / `v2`.
