@@ -69,9 +69,20 @@ emit spec-unknown Report --format json -- $LLAMA --speculative-config '{"model":
 # The tables.
 emit gpus 'GpuInfo[]' gpus --format json
 emit releases 'ReleaseInfo[]' releases --format json
-# Matrices: every status (ok, error, other-backend) appears in these.
+# Matrices: every status (ok, error, other-backend) appears in these; both modes (FlashInfer's grid, the backend vLLM
+# picks over every backend's cache dtypes, with TRITON_ATTN, TURBOQUANT and FLASH_ATTN cells).
 emit matrix Matrix matrix --vllm 0.33.0 --format json -- $LLAMA
 emit matrix-gemma Matrix matrix --vllm 0.28.0 --format json -- vllm serve google/gemma-3-27b-it
+emit matrix-picked Matrix matrix --backend picked --vllm 0.33.0 --format json -- vllm serve Qwen/Qwen3-4B
+# Every backend's group: FLASH_ATTN (H100, and with an FP8 cache: the query quantization), TRITON_ATTN (T4, and its
+# init error on a bfloat16 cache), FLEX_ATTENTION forced, TURBOQUANT, a composite qpath cannot model (0.30.0+).
+emit backend-flash-attn Report --gpu h100-sxm --format json -- $LLAMA
+emit backend-flash-attn-fp8 Report --gpu h100-sxm --format json -- $LLAMA --kv-cache-dtype fp8
+emit backend-triton Report --gpu t4 --format json -- vllm serve Qwen/Qwen3-4B
+emit backend-triton-error Report --gpu t4 --format json -- $LLAMA --kv-cache-dtype bfloat16
+emit backend-flex Report --gpu h100-sxm --format json -- $LLAMA --attention-backend FLEX_ATTENTION
+emit backend-turboquant Report --gpu h100-sxm --format json -- $LLAMA --kv-cache-dtype turboquant_k8v4
+emit backend-composite Report --gpu h100-sxm --format json -- $LLAMA --attention-backend TRITON_FLASH_ATTN
 
 cat >"$DIR/tsconfig.json" <<'EOF'
 {

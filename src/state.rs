@@ -9,6 +9,7 @@ use std::str::FromStr;
 use qpath_core::capability::{ComputeCapability, CudaVersion};
 use qpath_core::choices;
 use qpath_core::gpu::{self, Gpu, GpuFilter};
+use qpath_core::matrix::MatrixMode;
 use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::{Hardware, Scenario, DEFAULT_CUDA};
 use qpath_core::serve::{self, ServeCommand, SpeculativeConfig};
@@ -44,6 +45,9 @@ pub struct Page {
     pub view: View,
     /// The release the compare view puts beside [`Page::release`].
     pub compare_release: Release,
+    /// What the matrix view shows: FlashInfer's grid or the backend vLLM picks (kept while the view changes; not in
+    /// the link, as the view is not).
+    pub matrix_mode: MatrixMode,
     pub filter: GpuFilter,
     pub gpu: &'static Gpu,
     pub release: Release,
@@ -120,6 +124,8 @@ pub enum Action {
     DismissNotices,
     SetView(View),
     SetCompareRelease(Release),
+    /// The matrix view's mode.
+    SetMatrixMode(MatrixMode),
     /// A matrix cell: this GPU with this `--kv-cache-dtype`, back to the explainer.
     PickCell(&'static Gpu, String),
     /// A message about input the page could not use (a value a select reported that is not one qpath knows).
@@ -151,6 +157,7 @@ impl Default for Page {
         Page {
             view: View::Explain,
             compare_release: Release::V0_25_0Prefix,
+            matrix_mode: MatrixMode::default(),
             filter: GpuFilter::default(),
             gpu: gpu::find(FIRST_VISIT_GPU).unwrap_or(&gpu::GPUS[0]),
             release,
@@ -400,9 +407,10 @@ impl Reducible for Page {
             }
             Action::Edit(e) => next.edit(e),
             Action::LoadHash(h) => {
-                let (filter, view, compare_release) = (next.filter.clone(), next.view, next.compare_release);
+                let (filter, view, compare_release, matrix_mode) =
+                    (next.filter.clone(), next.view, next.compare_release, next.matrix_mode);
                 next = Page::from_hash(&h);
-                (next.filter, next.view, next.compare_release) = (filter, view, compare_release);
+                (next.filter, next.view, next.compare_release, next.matrix_mode) = (filter, view, compare_release, matrix_mode);
                 next.history = History::Replace;
             }
             Action::DismissNotices => next.notices.clear(),
@@ -412,6 +420,10 @@ impl Reducible for Page {
             }
             Action::SetCompareRelease(r) => {
                 next.compare_release = r;
+                next.history = History::Replace;
+            }
+            Action::SetMatrixMode(m) => {
+                next.matrix_mode = m;
                 next.history = History::Replace;
             }
             Action::PickCell(g, kv) => {

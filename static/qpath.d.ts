@@ -1,5 +1,6 @@
-// qpath's JavaScript API: what vLLM's FlashInfer attention backend decides for a GPU, a vLLM release and a
-// `vllm serve` command line. The functions are exported by wasm-bindgen from the page's crate (`qpath-web`,
+// qpath's JavaScript API: what vLLM decides for each attention group on a GPU, a vLLM release and a `vllm serve`
+// command line: the backend it picks (FLASHINFER, FLASH_ATTN, TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT, …), the query
+// dtype and kernel of each phase, every error, log line and why. The functions are exported by wasm-bindgen from the page's crate (`qpath-web`,
 // `src/api.rs`); on the trunk-built page they are on `window.wasmBindings`:
 //
 //     const { resolve } = window.wasmBindings as unknown as QpathApi;
@@ -49,15 +50,19 @@ export type Kernel = "trtllm-gen"
   | "causal-conv1d"
   | "causal-conv1d-update";
 
-/** Where in the engine's life a group error fires: `init` = `FlashInferMetadataBuilder.__init__` (engine start-up),
- *  `build` = `build()` (the first batch), `prefill_plan` / `decode_plan` = the wrappers' `plan()` or the first
- *  XQA / trtllm-gen call (the first batch with a prefill / a decode). */
+/** Where in the engine's life a group error fires, for every backend (`GroupError.raised_in` names the call):
+ *  `profile_run` = the memory profile's forward pass at engine start; `init` = a backend's `__init__` (its metadata
+ *  builder's or its impl's, e.g. `TritonAttentionImpl.__init__`: engine start); `build` = the metadata builder's
+ *  `build()` (the first batch); `*_plan` = FlashInfer's wrappers' `plan()`; `*_jit` = FlashInfer's JIT module for
+ *  the phase's kernel; `*_forward` = the impl's `forward()` on the phase's tokens (the first batch with a prefill / a
+ *  decode; decode-only batches are captured in CUDA graphs at engine start when the mode is FULL). */
 export type Stage = "profile_run" | "init" | "build" | "prefill_plan" | "prefill_jit" | "prefill_forward" | "decode_plan"
   | "decode_jit" | "decode_forward";
 
-/** The attention backends qpath models, as vLLM's `AttentionBackendEnum` names them, and the recurrent-state backends
- *  of hybrid models' linear-attention / Mamba layers, as its `MambaAttentionBackendEnum` names them (`GDN_ATTN`,
- *  `MAMBA2`, `MAMBA1`, `LINEAR`, `SHORT_CONV`: no query dtype, no kernel). */
+/** The attention backends qpath models, as vLLM's `AttentionBackendEnum` names them (the composites
+ *  `TRITON_FLASH_ATTN` and `TRITON_FLASHINFER` from 0.30.0), and the recurrent-state backends of hybrid models'
+ *  linear-attention / Mamba layers, as its `MambaAttentionBackendEnum` names them (`GDN_ATTN`, `MAMBA2`, `MAMBA1`,
+ *  `LINEAR`, `SHORT_CONV`). */
 export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENTION" | "TURBOQUANT" | "TRITON_FLASH_ATTN"
   | "TRITON_FLASHINFER" | "GDN_ATTN" | "MAMBA2" | "MAMBA1" | "LINEAR" | "SHORT_CONV";
 
@@ -75,25 +80,38 @@ export type ScenarioErrorType = "ArgumentError" | "ValueError" | "InputError" | 
 /** The Python exception one attention group raises. */
 export type GroupErrorType = "ValueError" | "AssertionError" | "NotImplementedError" | "RuntimeError" | "AttributeError";
 
-/** A matrix cell: every FlashInfer group runs (`ok`), a group or the scenario raises (`error`), or no layer runs on
- *  FlashInfer (`other-backend`). */
+/** A matrix cell: every group it summarizes runs (`ok`), a group or the scenario raises (`error`), no layer runs on
+ *  FlashInfer (`other-backend`, only in the `flashinfer` mode), or qpath cannot model part of it (`cannot-model`). */
 export type CellStatus = "ok" | "error" | "other-backend" | "cannot-model";
+
+/** What a matrix shows (`qpath matrix --backend`): `flashinfer` (the default) is FlashInfer's groups over the cache
+ *  dtypes FlashInfer's backend lists; `picked` is the backend vLLM picks on each GPU (or the one the command line's
+ *  `--attention-backend` forces), with its query dtypes and kernels, over the cache dtypes any backend qpath models
+ *  accepts (FlashInfer's, TRITON_ATTN's `*_per_token_head`, TURBOQUANT's `turboquant_*`). */
+export type MatrixMode = "flashinfer" | "picked";
 
 /** A scenario's answer in one word: vLLM serves it, vLLM fails (the scenario's or a group's error), or qpath cannot
  *  model (part of) it (an `InputError`, a group's `unmodelled`, a note naming qpath's limit). */
 export type Verdict = "serves" | "fails" | "cannot_model";
 
-/** One kernel a phase can run, and when (`null`: every batch of the phase). */
+/** One kernel a phase can run, and when (`null`: every batch of the phase), e.g. TRITON_ATTN's decode:
+ *  `[{kernel: "triton-unified-3d", when: "decode-only batches of ≤ 16 requests"}, {kernel: "triton-unified-2d",
+ *  when: null}]` (the 3D split-KV grid for small decode batches, else the 2D grid). */
 export interface KernelChoice {
   kernel: Kernel;
+  /** The batches that run it, in vLLM's terms; `null` for every batch (or every other batch, after the ones before). */
   when: string | null;
 }
 
-/** The attention layer's static query quantization (`QuantFP8`) when the query is FP8. */
+/** The attention layer's static query quantization (`QuantFP8` in `Attention.__init__`, for a backend whose impl
+ *  takes a quantized query and an FP8 / NVFP4 cache): the query reaches both phases' kernels as `float8_e4m3fn`,
+ *  scaled by the layer's `_q_scale`. */
 export interface QueryQuant {
   /** `per_tensor`, or `per_kv_head` (a compressed-tensors `attn_head` checkpoint). */
   granularity: string;
-  /** The `_q_scale` the kernel's `q_descale` receives, as far as qpath knows it: `1.0` or `checkpoint`. */
+  /** The `_q_scale` the kernel's `q_descale` receives, as far as qpath knows it: `1.0`, `checkpoint` (a
+   *  compressed-tensors checkpoint's own), or `checkpoint, else 1.0` (an fp8 / ModelOpt checkpoint: its q_scale when it
+   *  stores one; vLLM then warns it uses k_scale, yet sets 1.0). */
   q_scale: string;
   /** Which weight-loading path sets it, and vLLM's warning where it logs one. */
   why: string;
@@ -193,10 +211,10 @@ export interface GroupReport {
   layers: number[];
   attention: AttentionKind;
   sliding_window: number | null;
+  /** `head_dim`, `num_q_heads`, `num_kv_heads`: 0 for a recurrent (`linear_attention` / `mamba`) group. */
   head_dim: number;
   num_q_heads: number;
   num_kv_heads: number;
-  /** `head_dim`, `num_q_heads`, `num_kv_heads`: 0 for a recurrent (`linear_attention` / `mamba`) group. */
   has_sinks: boolean;
   backend: Backend;
   /** The builder's `cache_dtype`: the global `--kv-cache-dtype` string for quantized groups, `auto` otherwise. */
@@ -204,18 +222,22 @@ export interface GroupReport {
   /** The query dtype each phase's kernel receives; `null` where the code raised before computing it, or where qpath
    *  cannot model it (`unmodelled` says why). */
   q_dtype: Phases<Dtype | null>;
-  /** The kernel each phase runs for the first batch qpath models; `kernels` lists every one a phase can run. */
+  /** The kernel each phase runs for the first batch qpath models (a decode of one token per request, a prefill of
+   *  512 tokens); `kernels` lists every one a phase can run. */
   kernel: Phases<Kernel | null>;
-  /** Every kernel each phase can run, each with its condition where the backend decides per batch. */
+  /** Every kernel each phase can run, in the order the code tries them, each with its condition where the backend
+   *  decides per batch; the first is `kernel`'s. */
   kernels: Phases<KernelChoice[]>;
-  /** The layer's query quantization, when `q_dtype` is FP8. */
+  /** The layer's query quantization and its scale, when the attention layer quantizes the query (`q_dtype` FP8);
+   *  `null` otherwise. */
   query_quant: QueryQuant | null;
-  /** What qpath cannot model about this group ("qpath cannot model this: …"), or `null`. */
+  /** What qpath cannot model about this group ("qpath cannot model this: …"): the fields it leaves `null`. A group
+   *  that runs has a query dtype and a kernel per phase unless this says why not. */
   unmodelled: string | null;
   /** The error that fires first in vLLM's real order (the trace's "first error" step says which order). */
   error: GroupError | null;
-  /** Each phase's own first error (plan, JIT module, forward); null for a phase that runs, and for both when
-   * `__init__` or `build()` raises first. */
+  /** Each phase's own first error (FlashInfer's plan or JIT module, a backend's forward); null for a phase that runs,
+   * and for both when the memory profile, `__init__` or `build()` raises first. */
   phase_errors: { prefill: GroupError | null; decode: GroupError | null };
   warnings: string[];
   logs: string[];
@@ -304,7 +326,7 @@ export interface Report {
   verdict: Verdict;
 }
 
-/** One cell of the matrix: the FlashInfer outcome of the scenario on one GPU with one cache dtype. */
+/** One cell of the matrix: the outcome of the scenario on one GPU with one cache dtype. */
 export interface MatrixCell {
   /** A GPU id of {@link gpus}. */
   gpu: string;
@@ -312,17 +334,25 @@ export interface MatrixCell {
   /** The command line of this cell (the base one with `--kv-cache-dtype` replaced). */
   command_line: string;
   status: CellStatus;
-  /** `bf16/bf16 fa2/fa2` per distinct FlashInfer group, the first error, or the backends that run the layers instead. */
+  /** The first error (`ValueError: …`), what qpath cannot model, else what runs: query dtypes at prefill/decode, then
+   *  kernels at prefill/decode (`a|b`: a or b as the batch decides), one part per distinct group, joined by `; `:
+   *  `bf16/e4m3 fa2/xqa` per FlashInfer group in the `flashinfer` mode, `FLASH_ATTN bf16/bf16 fa3-varlen-aot/…`
+   *  (with the backend) per group in the `picked` mode and in `other-backend` cells. */
   summary: string;
+  /** The backends the cell's groups run on, each once, in group order; empty when the scenario fails as a whole. */
+  backends: Backend[];
 }
 
-/** Every GPU × every FlashInfer cache dtype for one scenario: the JSON of `qpath matrix --format json`. */
+/** Every GPU × every cache dtype of its mode for one scenario: the JSON of `qpath matrix --format json` (`--backend
+ *  flashinfer|picked`). */
 export interface Matrix {
   vllm: string;
   kv_cache_dtypes: string[];
   gpus: string[];
   /** Row-major: for each GPU, one cell per cache dtype. */
   cells: MatrixCell[];
+  /** What the cells show, and which cache dtypes are the columns. */
+  mode: MatrixMode;
 }
 
 /** The options of {@link resolve}. Every key is optional (`undefined` or `null` = not given); any other key throws. */
@@ -401,7 +431,7 @@ export interface PresetInfo {
 
 /**
  * Resolves one scenario like `qpath --format json`: parses `commandLine` (`[ENV=VAL ...] vllm serve MODEL [FLAGS]`)
- * like the release's argparse, selects each layer's attention backend and runs FlashInfer's decisions.
+ * like the release's argparse, selects each layer's attention backend and runs that backend's decisions.
  *
  * A scenario vLLM rejects is not a throw: the report comes back with `error` (or a group's `error`) set.
  * @throws Error for a bad option (unknown GPU id, unknown release, malformed CUDA or capability, a value of the wrong

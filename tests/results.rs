@@ -108,9 +108,13 @@ async fn prefix_release_raises_the_fa2_fp8_assertion_in_both_phases() {
     let msg = err.text_content().unwrap();
     assert!(msg.contains("AssertionError"), "{msg}");
     assert!(msg.contains("fp8 tensor core is not supported in fa2 backend"), "{msg}");
-    // CUDA graphs capture the decode batches at start-up: the decode's error is the one the engine meets first.
-    assert!(msg.contains("on the first decode (FlashInfer JIT module)"), "{msg}");
-    assert!(msg.contains("BatchDecodeWithPagedKVCacheWrapper.plan"), "{msg}");
+    // CUDA graphs capture the decode batches at start-up: the decode's error is the one the engine meets first. The
+    // stage line says when and where, with the call that raises (the core's words, the same for every backend).
+    assert_eq!(
+        text(&err, ".error-stage"),
+        " on the first decode, in BatchDecodeWithPagedKVCacheWrapper.plan (tensor cores) → get_batch_prefill_module \
+         (FlashInfer's JIT module)"
+    );
     assert!(msg.contains("flashinfer/jit/attention/modules.py:"), "{msg}");
     assert_eq!(
         text(&err, ".error-message"),
@@ -126,8 +130,10 @@ async fn prefix_release_raises_the_fa2_fp8_assertion_in_both_phases() {
     assert_eq!(attr(&prefill, "data-stage"), "prefill_jit");
     let msg = prefill.text_content().unwrap();
     assert!(msg.contains("Prefill also raises AssertionError"), "{msg}");
-    assert!(msg.contains("on the first prefill (FlashInfer JIT module)"), "{msg}");
-    assert!(msg.contains("BatchPrefillWithPagedKVCacheWrapper.plan"), "{msg}");
+    assert!(
+        msg.contains("on the first prefill, in BatchPrefillWithPagedKVCacheWrapper.plan → get_batch_prefill_module"),
+        "{msg}"
+    );
     assert_eq!(
         text(&prefill, ".error-message"),
         "fp8 tensor core is not supported in fa2 backend"
@@ -152,12 +158,12 @@ async fn skip_layers_put_layers_0_and_2_in_their_own_group_on_the_strip() {
     assert_ne!(fa_group, fi_group);
     assert_eq!(text(&fa, ".group-title"), format!("Group {fa_group}: layers 0, 2"));
     assert_eq!(text(&fa, ".cache-dtype"), "auto (16-bit, unquantized)");
-    assert!(text(&fa, ".not-flashinfer").contains("FlashInfer does not run these layers"));
-    assert!(fa.query_selector(".q-prefill").unwrap().is_none(), "no Q rows off FlashInfer");
-    assert!(
-        fa.query_selector(".kernel-decode").unwrap().is_none(),
-        "no kernel rows off FlashInfer"
-    );
+    // Every backend's card has its Q dtype and kernel rows (FLASH_ATTN's too), and no "FlashInfer does not run".
+    for field in [".q-prefill", ".q-decode", ".kernel-prefill", ".kernel-decode"] {
+        assert!(fa.query_selector(field).unwrap().is_some(), "{field} on FLASH_ATTN's card");
+    }
+    assert!(!fa.text_content().unwrap().contains("FlashInfer does not run"));
+    assert_eq!(attr(&fa, "data-backend"), "FLASH_ATTN");
     assert!(!all(&fa, "ol.trace > li").is_empty(), "the selection trace is shown");
     assert_eq!(text(&fi, ".group-title"), format!("Group {fi_group}: layers 1, 3-31"));
 
@@ -268,9 +274,13 @@ async fn hybrid_groups_show_in_the_strip_and_as_cards() {
     ));
     let root = mount(r).await;
     let mamba = card_of_backend(&root, "MAMBA2");
-    assert!(text(&mamba, ".recurrent").starts_with("No query dtype: recurrent state, no KV cache"));
     assert!(text(&mamba, ".attention").contains("Mamba"));
-    assert!(mamba.query_selector(".q-prefill").unwrap().is_none());
+    // A recurrent group without a query dtype or kernel in the report says why; with them, it shows them.
+    let bare = mamba.query_selector(".q-prefill").unwrap().is_none();
+    assert_eq!(bare, mamba.query_selector(".recurrent").unwrap().is_some());
+    if bare {
+        assert!(text(&mamba, ".recurrent").starts_with("No query dtype: recurrent state, no KV cache"));
+    }
     let attention = card_of_backend(&root, "FLASHINFER");
     assert_eq!(text(&attention, ".kernel-prefill"), "trtllm-gen");
     let cells = all(&root, ".layer-strip .layer");
@@ -378,4 +388,113 @@ async fn a_spec_decode_cuda_graph_downgrade_is_shown_once() {
     let marks = all(&root, ".cudagraph-support");
     assert_eq!(marks.len(), 1);
     assert_eq!(marks[0].text_content().unwrap(), "UNIFORM_BATCH");
+}
+
+/// A group with every field a backend fills: a phase whose kernel depends on the batch (both kernels, the condition,
+/// the call as vLLM's code names it), the query's quantization with its scale and why, and what qpath cannot model.
+#[wasm_bindgen_test]
+async fn a_card_shows_kernel_choices_the_query_scale_and_a_limit() {
+    use qpath_core::dtype::TorchDtype;
+    use qpath_core::report::{Kernel, KernelChoice, QueryQuant};
+    let mut r = report("h100-sxm", Release::V0_33_0, "");
+    let g = &mut r.groups[0];
+    g.q_dtype.prefill = Some(TorchDtype::Float8E4m3fn);
+    g.q_dtype.decode = Some(TorchDtype::Float8E4m3fn);
+    g.kernel.prefill = Some(Kernel::FaVarlen3Aot);
+    g.kernel.decode = Some(Kernel::TritonUnified3d);
+    g.kernels.prefill = vec![KernelChoice::always(Kernel::FaVarlen3Aot)];
+    g.kernels.decode = vec![
+        KernelChoice::when(Kernel::TritonUnified3d, "decode-only batches of ≤ 16 requests"),
+        KernelChoice::always(Kernel::TritonUnified2d),
+    ];
+    g.query_quant = Some(QueryQuant {
+        granularity: "per_tensor".into(),
+        q_scale: "1.0".into(),
+        why: "no quantization_config: nothing loads a scale".into(),
+    });
+    let root = mount(r.clone()).await;
+    let card = q(&root, "article.group");
+    assert_eq!(text(&card, ".kernel-prefill"), "fa3-varlen-aot");
+    assert_eq!(
+        text(&card, ".kernel-prefill ~ .kernel-call").trim(),
+        Kernel::FaVarlen3Aot.call(),
+        "the kernel as vLLM's code names it"
+    );
+    assert_eq!(text(&card, ".kernel-decode"), "triton-unified-3d");
+    assert_eq!(
+        text(&card, ".kernel-decode ~ .kernel-when"),
+        " for decode-only batches of ≤ 16 requests"
+    );
+    let others = all(&card, ".kernel-else li");
+    assert_eq!(others.len(), 1);
+    assert_eq!(text(&others[0], ".kernel-alt"), "triton-unified-2d");
+    assert!(others[0].text_content().unwrap().starts_with("else triton-unified-2d"));
+    assert!(
+        others[0].query_selector(".kernel-when").unwrap().is_none(),
+        "the last one has no condition"
+    );
+    assert_eq!(text(&card, ".query-quant"), "static FP8 per tensor, q_scale 1.0");
+    assert_eq!(
+        text(&card, ".query-quant-why").trim(),
+        "no quantization_config: nothing loads a scale"
+    );
+    assert!(text(&card, "h3").contains("FP8 query"));
+    assert!(card.query_selector(".unmodelled").unwrap().is_none());
+
+    // qpath cannot model a group: the card says why, and a missing value's tooltip says it too.
+    let g = &mut r.groups[0];
+    g.unmodelled = Some("qpath cannot model this: what TRITON_FLASH_ATTN runs".into());
+    g.q_dtype.decode = None;
+    let root = mount(r).await;
+    let card = q(&root, "article.group");
+    assert_eq!(
+        text(&card, ".unmodelled"),
+        "qpath cannot model this: what TRITON_FLASH_ATTN runs"
+    );
+    let missing = q(&card, ".q-decode.missing");
+    assert_eq!(
+        attr(&missing, "title"),
+        "qpath cannot model this: what TRITON_FLASH_ATTN runs"
+    );
+}
+
+/// Bad input as vLLM says it: a backend forced on a GPU it cannot run is vLLM's selection ValueError with its line; a
+/// Triton cache dtype the GPU cannot hold is TritonAttentionImpl's own ValueError at engine start, with the call that
+/// raises and its line (no FlashInfer words for another backend's error).
+#[wasm_bindgen_test]
+async fn bad_input_shows_vllms_text_line_and_stage_for_every_backend() {
+    let root = mount(report("v100", Release::V0_33_0, "--attention-backend FLASHINFER")).await;
+    let err = q(&root, ".scenario-error");
+    assert_eq!(
+        text(&err, ".error-message"),
+        "Selected backend AttentionBackendEnum.FLASHINFER is not valid for this configuration. Reason: \
+         ['compute capability not supported']"
+    );
+    assert!(text(&err, ".error-source").contains("vllm/platforms/cuda.py:"));
+
+    let root = mount(report("t4", Release::V0_33_0, "--kv-cache-dtype bfloat16")).await;
+    let card = card_of_backend(&root, "TRITON_ATTN");
+    let err = q(&card, ".group-error");
+    assert_eq!(attr(&err, "data-stage"), "init");
+    assert_eq!(text(&err, ".error-type"), "ValueError");
+    assert_eq!(
+        text(&err, ".error-stage"),
+        " at engine start, in TritonAttentionImpl.__init__"
+    );
+    assert!(
+        text(&err, ".error-message").starts_with("bfloat16 KV cache is not supported on NVIDIA T4 (compute capability 7.5)"),
+        "{}",
+        text(&err, ".error-message")
+    );
+    assert!(text(&err, ".error-source").contains("vllm/v1/attention/backends/triton_attn.py:"));
+    assert!(
+        !err.text_content().unwrap().contains("FlashInfer"),
+        "{}",
+        err.text_content().unwrap()
+    );
+    // The values the code never reached say so.
+    assert_eq!(
+        attr(&q(&card, ".q-prefill.missing"), "title"),
+        qpath_web::components::results::NOT_REACHED
+    );
 }

@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use qpath_core::gpu::{self, Gpu};
+use qpath_core::matrix::MatrixMode;
 use qpath_core::release::Release;
 use qpath_core::resolve::{resolve, Hardware, Scenario};
 use qpath_web::components::compare::{Compare, CompareProps};
@@ -80,7 +81,7 @@ async fn compare_seed_story_shows_the_fa2_assertion_against_the_fix() {
         assert!(left.contains("AssertionError"), "{left}");
         assert!(left.contains("fp8 tensor core is not supported in fa2 backend"), "{left}");
         assert!(left.contains(&format!("on the first {phase}")), "{left}");
-        assert_eq!(text(&root, &format!(".right-{phase}-outcome .value")), "works");
+        assert_eq!(text(&root, &format!(".right-{phase}-outcome .value")), "runs fa2");
     }
     assert!(
         exists(&root, ".left-prefill-outcome .diff-mark"),
@@ -158,12 +159,12 @@ async fn compare_spans_a_scenario_error_across_its_side() {
     let root = mount_compare(&left, &scenario("b200", Release::V0_25_0, line)).await;
     assert_eq!(text(&root, "#compare-summary"), "1 of 1 group differs");
     let right = q(&root, ".right-outcome.scenario-error");
-    assert_eq!(right.get_attribute("colspan").as_deref(), Some("8"));
+    assert_eq!(right.get_attribute("colspan").as_deref(), Some("9"));
     assert!(has_class(&right, "diff"));
     assert!(right.text_content().unwrap().contains("ArgumentError"));
     assert!(!exists(&root, ".right-q-prefill"));
-    assert_eq!(text(&root, ".left-prefill-outcome .value"), "works");
-    assert_eq!(text(&root, ".left-decode-outcome .value"), "works");
+    assert_eq!(text(&root, ".left-prefill-outcome .value"), "runs trtllm-gen");
+    assert_eq!(text(&root, ".left-decode-outcome .value"), "runs trtllm-gen");
 }
 
 #[wasm_bindgen_test]
@@ -180,6 +181,8 @@ async fn matrix_has_every_gpu_and_cache_dtype_and_reports_picks() {
         root.clone(),
         MatrixViewProps {
             base: base.clone(),
+            mode: MatrixMode::FlashInfer,
+            onmode: Callback::noop(),
             onpick,
         },
     )
@@ -243,6 +246,8 @@ async fn matrix_shows_a_command_line_that_does_not_parse() {
         root.clone(),
         MatrixViewProps {
             base,
+            mode: MatrixMode::Picked,
+            onmode: Callback::noop(),
             onpick: Callback::noop(),
         },
     )
@@ -255,4 +260,58 @@ async fn matrix_shows_a_command_line_that_does_not_parse() {
         "{}",
         text(&root, ".matrix-error")
     );
+}
+
+/// The picked mode: every backend's cache dtypes as columns, each cell the core's picked summary (the backend, then
+/// query dtypes and kernels) with its backends named; the mode select reports a change through `onmode`.
+#[wasm_bindgen_test]
+async fn matrix_in_the_picked_mode_names_every_cells_backend() {
+    let base = scenario("t4", Release::V0_33_0, "vllm serve Qwen/Qwen3-4B");
+    let chosen: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
+    let onmode = {
+        let chosen = chosen.clone();
+        Callback::from(move |v: String| *chosen.borrow_mut() = Some(v))
+    };
+    let root = container();
+    yew::Renderer::<MatrixView>::with_root_and_props(
+        root.clone(),
+        MatrixViewProps {
+            base: base.clone(),
+            mode: MatrixMode::Picked,
+            onmode,
+            onpick: Callback::noop(),
+        },
+    )
+    .render();
+    flush().await;
+    assert!(eventually(|| exists(&root, "#matrix-table")).await);
+    let kvs = qpath_core::matrix::any_backend_kv_dtypes(Release::V0_33_0);
+    assert_eq!(count(&root, "#matrix-table thead th.kv-col") as usize, kvs.len());
+    assert_eq!(count(&root, "#matrix-table button.cell") as usize, 30 * kvs.len());
+    assert!(text(&root, "#matrix-table caption").contains("the backend vLLM picks"));
+    assert!(!exists(&root, "button.cell.other-backend"));
+    // The T4 row: TRITON_ATTN for a 16-bit cache (vLLM's only valid backend on SM75), TURBOQUANT for its caches.
+    let t4 = q(&root, r#"button[data-gpu="t4"][data-kv="auto"]"#);
+    let expected = qpath_core::matrix::summarize_in(&resolve(&base), MatrixMode::Picked).1;
+    assert_eq!(text(&t4, ".summary"), expected);
+    assert!(expected.starts_with("TRITON_ATTN "), "{expected}");
+    assert_eq!(t4.get_attribute("data-backends").as_deref(), Some("TRITON_ATTN"));
+    let tq = q(&root, r#"button[data-gpu="t4"][data-kv="turboquant_k8v4"]"#);
+    assert!(text(&tq, ".summary").starts_with("TURBOQUANT "), "{}", text(&tq, ".summary"));
+    // vLLM's own error where the T4 cannot hold the cache (Triton's bfloat16 check at init).
+    let bf16 = q(&root, r#"button[data-gpu="t4"][data-kv="bfloat16"]"#);
+    assert!(has_class(&bf16, "error"));
+    assert!(text(&bf16, ".summary").starts_with("ValueError: bfloat16 KV cache is not supported on NVIDIA T4"));
+    assert_eq!(bf16.get_attribute("data-backends").as_deref(), Some("TRITON_ATTN"));
+
+    let select: web_sys::HtmlSelectElement = q(&root, "#matrix-mode").unchecked_into();
+    assert_eq!(select.value(), "picked");
+    select.set_value("flashinfer");
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    select
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
+        .unwrap();
+    flush().await;
+    assert_eq!(chosen.borrow().as_deref(), Some("flashinfer"));
 }

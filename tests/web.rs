@@ -395,6 +395,83 @@ async fn a_matrix_cell_loads_its_scenario() {
     );
 }
 
+/// The matrix's backend selector: "the backend vLLM picks" shows every backend's cache dtypes and, per cell, the
+/// backend and what it runs; a Triton-only cache dtype's cell loads a TRITON_ATTN scenario into the explainer.
+#[wasm_bindgen_test]
+async fn the_matrix_shows_the_backend_vllm_picks_on_every_gpu() {
+    let root = mount_with_hash("#gpu=h100-sxm&vllm=0.33.0&cubins=yes&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct").await;
+    q(&root, "#tab-matrix").unchecked_into::<HtmlElement>().click();
+    assert!(eventually(|| exists(&root, "#matrix-mode")).await);
+    assert_eq!(
+        select_value(&root, "#matrix-mode"),
+        "flashinfer",
+        "FlashInfer's grid first, as before"
+    );
+    let fi_cols = root.query_selector_all("#matrix-table thead th.kv-col").unwrap().length();
+    // FlashInfer's grid: the H100's own cell is another backend's, and says what it runs.
+    let h100 = q(&root, "button.cell[data-gpu='h100-sxm'][data-kv='auto']");
+    assert!(h100.class_list().contains("other-backend"));
+    assert_eq!(h100.get_attribute("data-backends").as_deref(), Some("FLASH_ATTN"));
+    assert!(
+        text(&h100, ".summary").starts_with("FLASH_ATTN "),
+        "{}",
+        text(&h100, ".summary")
+    );
+
+    choose(&root, "#matrix-mode", "picked").await;
+    assert!(eventually(|| text(&root, "#matrix-table caption").contains("the backend vLLM picks")).await);
+    let cols = root.query_selector_all("#matrix-table thead th.kv-col").unwrap().length();
+    assert_eq!(
+        cols as usize,
+        qpath_core::matrix::any_backend_kv_dtypes(qpath_core::release::Release::V0_33_0).len()
+    );
+    assert!(cols > fi_cols);
+    assert!(!exists(&root, "button.cell.other-backend"), "every cell names its backend");
+    let h100 = q(&root, "button.cell[data-gpu='h100-sxm'][data-kv='auto']");
+    assert!(h100.class_list().contains("ok"));
+    assert!(text(&h100, ".summary").starts_with("FLASH_ATTN "));
+    let b200 = q(&root, "button.cell[data-gpu='b200'][data-kv='fp8']");
+    assert!(
+        text(&b200, ".summary").starts_with("FLASHINFER "),
+        "{}",
+        text(&b200, ".summary")
+    );
+    assert!(text(&root, "#matrix-caption").contains("every --kv-cache-dtype some attention backend accepts"));
+    let triton = "button.cell[data-gpu='h100-sxm'][data-kv='int8_per_token_head']";
+    assert_eq!(
+        q(&root, triton).get_attribute("data-backends").as_deref(),
+        Some("TRITON_ATTN")
+    );
+    q(&root, triton).unchecked_into::<HtmlElement>().click();
+    flush().await;
+    assert!(eventually(|| exists(&root, "article.group")).await, "back on the explainer");
+    assert!(
+        command(&root).contains("--kv-cache-dtype int8_per_token_head"),
+        "{}",
+        command(&root)
+    );
+    assert_select(&root, "#kv-cache-dtype", "int8_per_token_head").await;
+    assert_eq!(text(&root, "article.group .backend"), "TRITON_ATTN");
+    // Back on the matrix, it keeps the mode the user chose.
+    q(&root, "#tab-matrix").unchecked_into::<HtmlElement>().click();
+    assert!(eventually(|| exists(&root, "#matrix-table")).await);
+    assert_select(&root, "#matrix-mode", "picked").await;
+    assert!(text(&root, "#matrix-table caption").contains("the backend vLLM picks"));
+}
+
+/// The page speaks of every backend: its title, description and tagline do not say "FlashInfer backend".
+#[wasm_bindgen_test]
+async fn the_page_speaks_of_every_backend() {
+    let root = mount_with_hash("").await;
+    let tagline = text(&root, ".tagline");
+    assert!(!tagline.contains("FlashInfer backend"), "{tagline}");
+    assert!(tagline.contains("Which attention backend vLLM picks"), "{tagline}");
+    // Every backend qpath models is a choice of --attention-backend.
+    for b in ["FLASHINFER", "FLASH_ATTN", "TRITON_ATTN", "FLEX_ATTENTION", "TURBOQUANT"] {
+        assert!(exists(&root, &format!("#attention-backend option[value='{b}']")), "{b}");
+    }
+}
+
 #[wasm_bindgen_test]
 async fn markdown_for_an_issue_has_the_table_the_command_and_the_link() {
     let root =
@@ -408,10 +485,13 @@ async fn markdown_for_an_issue_has_the_table_the_command_and_the_link() {
     assert!(md.contains("| layers | attention | backend |"), "{md}");
     assert!(md.contains("fp8 tensor core is not supported in fa2 backend"), "{md}");
     assert!(
-        md.contains("- prefill: `AssertionError at first prefill (JIT module)"),
+        md.contains("- prefill: `AssertionError on the first prefill, in BatchPrefillWithPagedKVCacheWrapper.plan"),
         "{md}"
     );
-    assert!(md.contains("- decode: `AssertionError at first decode (JIT module)"), "{md}");
+    assert!(
+        md.contains("- decode:  `AssertionError on the first decode, in BatchDecodeWithPagedKVCacheWrapper.plan"),
+        "{md}"
+    );
     assert!(md.contains("[Open in qpath](") && md.contains("vllm=0.25.0-prefix"), "{md}");
 }
 

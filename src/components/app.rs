@@ -45,7 +45,9 @@ pub fn app() -> Html {
             ondispatch.reform(|v: String| Action::parsed("release to compare with", &v, Action::SetCompareRelease)),
         ),
         View::Matrix => html! {
-            <MatrixView base={state.scenario()} onpick={ondispatch.reform(|(g, kv)| Action::PickCell(g, kv))} />
+            <MatrixView base={state.scenario()} mode={state.matrix_mode}
+                onmode={ondispatch.reform(|v: String| Action::parsed("matrix mode", &v, Action::SetMatrixMode))}
+                onpick={ondispatch.reform(|(g, kv)| Action::PickCell(g, kv))} />
         },
     };
     // One parse of the command line serves the error line and the unused-flags line.

@@ -25,8 +25,9 @@ pub fn site_header(theme: Theme, ontheme: Callback<MouseEvent>) -> Html {
                 </button>
             </div>
             <p class="tagline">
-                { "Which query dtype and attention kernel vLLM's FlashInfer backend picks for each group of layers on your GPU, \
-                   release and flags, whether it crashes, and why: restated from each release's source, computed in your browser." }
+                { "Which attention backend vLLM picks for each group of layers on your GPU, release and flags (FlashInfer, \
+                   FlashAttention, Triton, …), the query dtype and kernel it runs in prefill and decode, whether it crashes, \
+                   and why: restated from each release's source, computed in your browser." }
             </p>
         </header>
     }

@@ -8,7 +8,7 @@
 use std::rc::Rc;
 
 use qpath_core::dtype::TorchDtype;
-use qpath_core::report::{Backend, GroupError, GroupReport, GroupRole, Kernel, Report, ScenarioError};
+use qpath_core::report::{GroupReport, GroupRole, Report, ScenarioError};
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
 
@@ -19,11 +19,12 @@ pub struct CompareProps {
 }
 
 /// The per-group fields of one side, in column order: (class suffix, column heading).
-const FIELDS: [(&str, &str); 8] = [
+const FIELDS: [(&str, &str); 9] = [
     ("backend", "Backend"),
     ("cache-dtype", "Cache dtype"),
     ("q-prefill", "Q prefill"),
     ("q-decode", "Q decode"),
+    ("query-quant", "Query quantization"),
     ("kernel-prefill", "Prefill kernel"),
     ("kernel-decode", "Decode kernel"),
     ("prefill-outcome", "Prefill outcome"),
@@ -34,7 +35,7 @@ const FIELDS: [(&str, &str); 8] = [
 #[derive(Clone, PartialEq)]
 struct GroupSide {
     /// One text per field of [`FIELDS`].
-    values: [String; 8],
+    values: [String; 9],
     /// Each phase raises (prefill, decode): its outcome cell is marked `failing`.
     failing: (bool, bool),
 }
@@ -54,48 +55,23 @@ fn dtype(d: Option<TorchDtype>) -> String {
     d.map_or("—".to_string(), |d| d.name().to_string())
 }
 
-fn kernel(k: Option<Kernel>) -> String {
-    k.map_or("—".to_string(), |k| k.name().to_string())
-}
-
-/// The error a phase meets: the group's `__init__` / `build()` / profile-run error (which stops both), else the
-/// phase's own first error.
-fn phase_error(g: &GroupReport, is_prefill: bool) -> Option<&GroupError> {
-    let own = if is_prefill {
-        &g.phase_errors.prefill
-    } else {
-        &g.phase_errors.decode
-    };
-    let shared = g.error.as_ref().filter(|e| e.stage.is_prefill().is_none());
-    shared.or(own.as_ref())
-}
-
-/// A phase's outcome: [`phase_error`], else what runs.
-fn outcome(g: &GroupReport, is_prefill: bool) -> String {
-    match phase_error(g, is_prefill) {
-        Some(e) => {
-            let message = if e.message.is_empty() { "(no message)" } else { &e.message };
-            format!("{} {}: {}", e.kind, e.stage.when(), message)
-        }
-        None if g.backend == Backend::FlashInfer => "works".to_string(),
-        None => format!("runs on {}", g.backend),
-    }
-}
-
+/// One side's texts for a group, as every view says them (the core's words): the kernels with their conditions,
+/// the query's quantization, each phase's outcome.
 fn group_side(g: &GroupReport) -> GroupSide {
     let values = [
         g.backend.name().to_string(),
         g.cache_dtype.clone(),
         dtype(g.q_dtype.prefill),
         dtype(g.q_dtype.decode),
-        kernel(g.kernel.prefill),
-        kernel(g.kernel.decode),
-        outcome(g, true),
-        outcome(g, false),
+        g.query_quant.as_ref().map_or("—".to_string(), |q| q.brief()),
+        g.kernels_text(true),
+        g.kernels_text(false),
+        g.phase_outcome(true),
+        g.phase_outcome(false),
     ];
     GroupSide {
         values,
-        failing: (phase_error(g, true).is_some(), phase_error(g, false).is_some()),
+        failing: (g.phase_error(true).is_some(), g.phase_error(false).is_some()),
     }
 }
 

@@ -1,16 +1,26 @@
-//! MatrixView: the base scenario on every GPU of the table × every `--kv-cache-dtype` FlashInfer's backend lists at
-//! its release ([`qpath_core::matrix::matrix`]). Rows are grouped by architecture in table order; each cell is a
-//! button that reports its GPU and cache dtype through `onpick`.
+//! MatrixView: the base scenario on every GPU of the table × every cache dtype of the chosen mode
+//! ([`qpath_core::matrix::matrix_in`]): FlashInfer's groups over the `--kv-cache-dtype` values FlashInfer's backend
+//! lists, or the backend vLLM picks (its query dtypes and kernels) over every backend's cache dtypes. The mode select
+//! (`#matrix-mode`) is above the table. Rows are grouped by architecture in table order; each cell is a button that
+//! reports its GPU and cache dtype through `onpick`, and names the backends its groups run on (`data-backends`).
 
 use qpath_core::gpu::{Gpu, GPUS};
-use qpath_core::matrix::{matrix, Cell, CellStatus, Matrix};
+use qpath_core::matrix::{matrix_in, Cell, CellStatus, Matrix, MatrixMode};
 use qpath_core::resolve::{Hardware, Scenario};
 use qpath_core::serve;
 use yew::prelude::*;
 
+use crate::components::choice::{Choice, ChoiceOption};
+
 #[derive(PartialEq, Properties)]
 pub struct MatrixViewProps {
     pub base: Scenario,
+    /// What the matrix shows (the page keeps it while the view changes).
+    #[prop_or_default]
+    pub mode: MatrixMode,
+    /// The mode select's value, as it reports it.
+    #[prop_or_default]
+    pub onmode: Callback<String>,
     pub onpick: Callback<(&'static Gpu, String)>,
 }
 
@@ -20,9 +30,9 @@ struct Computed {
     base_kv: Option<String>,
 }
 
-fn compute(base: &Scenario) -> Computed {
+fn compute((base, mode): &(Scenario, MatrixMode)) -> Computed {
     Computed {
-        matrix: matrix(base),
+        matrix: matrix_in(base, *mode),
         base_kv: serve::parse(base.release, &base.command_line).ok().map(|c| c.kv_cache_dtype),
     }
 }
@@ -30,7 +40,7 @@ fn compute(base: &Scenario) -> Computed {
 fn label(cell: &Cell) -> String {
     match cell.status {
         CellStatus::Error => format!("error: {}", cell.summary),
-        CellStatus::OtherBackend => format!("not FlashInfer: {}", cell.summary),
+        CellStatus::OtherBackend => format!("not on FlashInfer: {}", cell.summary),
         CellStatus::Ok | CellStatus::CannotModel => cell.summary.clone(),
     }
 }
@@ -42,6 +52,7 @@ fn cell_button(gpu: &'static Gpu, cell: &Cell, current: bool, onpick: &Callback<
     html! {
         <td class={classes!("matrix-cell", current.then_some("current"))}>
             <button type="button" class={classes!("cell", cell.status.name())} data-gpu={gpu.id} data-kv={kv}
+                data-backends={cell.backends.iter().map(|b| b.name()).collect::<Vec<_>>().join(",")}
                 title={sentence.clone()} aria-label={sentence} aria-current={current.then_some("true")} {onclick}>
                 <span class="cell-text">
                     if cell.status == CellStatus::Error {
@@ -68,22 +79,36 @@ fn arch_runs(gpus: &[&'static Gpu]) -> Vec<(usize, usize)> {
     runs
 }
 
-fn legend() -> Html {
+fn legend(mode: MatrixMode) -> Html {
+    let picked = mode == MatrixMode::Picked;
     html! {
         <ul class="matrix-legend" aria-label="Legend">
             <li>
-                <span class="cell ok sample">{ "bf16/e4m3 fa2/xqa" }</span>
-                { " FlashInfer runs: query dtype at prefill/decode, then kernel at prefill/decode (one such part per \
-                   distinct FlashInfer group; bf16 = bfloat16, fp16 = float16, e4m3 = float8_e4m3fn, \
-                   e5m2 = float8_e5m2, — = not decided)" }
+                if picked {
+                    <span class="cell ok sample">{ "FLASH_ATTN bf16/bf16 fa3-varlen-aot/fa3-varlen-aot" }</span>
+                    { " the backend vLLM picks, then query dtype at prefill/decode, then kernel at prefill/decode (one \
+                       such part per distinct group)" }
+                } else {
+                    <span class="cell ok sample">{ "bf16/e4m3 fa2/xqa" }</span>
+                    { " FlashInfer runs: query dtype at prefill/decode, then kernel at prefill/decode (one such part per \
+                       distinct FlashInfer group)" }
+                }
+                { "; bf16 = bfloat16, fp16 = float16, e4m3 = float8_e4m3fn, e5m2 = float8_e5m2, a|b = kernel a or b \
+                   as the batch decides, — = not decided" }
             </li>
             <li>
                 <span class="cell error sample"><strong class="error-label">{ "error:" }</strong>{ " ValueError: …" }</span>
-                { " vLLM or FlashInfer raises (the first error, as vLLM would report it)" }
+                { " vLLM or its backend raises (the first error, as vLLM would report it)" }
             </li>
+            if !picked {
+                <li>
+                    <span class="cell other-backend sample">{ "FLASH_ATTN bf16/bf16 …" }</span>
+                    { " no layer runs on FlashInfer: what the backend(s) vLLM picks instead run" }
+                </li>
+            }
             <li>
-                <span class="cell other-backend sample">{ "FLASH_ATTN" }</span>
-                { " no layer runs on FlashInfer: the backend(s) vLLM picks instead" }
+                <span class="cell cannot-model sample">{ "qpath cannot model this: …" }</span>
+                { " a part qpath cannot model, and why" }
             </li>
             <li>
                 <span class="sample current-sample" aria-hidden="true">{ "▣" }</span>
@@ -96,10 +121,17 @@ fn legend() -> Html {
 /// What the matrix shows, with how many of its cells raise.
 fn caption(m: &Matrix, base: &Scenario) -> String {
     let errors = m.cells.iter().filter(|c| c.status == CellStatus::Error).count();
+    let what = match m.mode {
+        MatrixMode::FlashInfer => "every --kv-cache-dtype FlashInfer's backend accepts at this release, FlashInfer's groups",
+        MatrixMode::Picked => {
+            "every --kv-cache-dtype some attention backend accepts at this release, the backend vLLM picks (or the \
+             command line's --attention-backend forces) with its query dtypes and kernels"
+        }
+    };
     format!(
-        "vLLM {} on every GPU of qpath's table × every --kv-cache-dtype FlashInfer's backend accepts at this release. \
-         Rows: GPUs grouped by architecture, in table order, with the compute capability each reports under CUDA {}. \
-         Columns: cache dtypes. {} of {} combinations raise an error. Choose a cell to explain it.",
+        "vLLM {} on every GPU of qpath's table × {what}. Rows: GPUs grouped by architecture, in table order, with the \
+         compute capability each reports under CUDA {}. Columns: cache dtypes. {} of {} combinations raise an error. \
+         Choose a cell to explain it.",
         m.vllm,
         base.cuda,
         errors,
@@ -107,15 +139,30 @@ fn caption(m: &Matrix, base: &Scenario) -> String {
     )
 }
 
+/// The mode select: FlashInfer's grid or the backend vLLM picks.
+fn mode_select(mode: MatrixMode, onmode: Callback<String>) -> Html {
+    let options: Vec<ChoiceOption> = MatrixMode::ALL
+        .iter()
+        .map(|m| ChoiceOption::new(m.name(), m.label()))
+        .collect();
+    html! {
+        <label class="matrix-mode"><span>{ "Show" }</span>
+            <Choice id="matrix-mode" {options} value={mode.name()} onchange={onmode} />
+        </label>
+    }
+}
+
 #[function_component(MatrixView)]
 pub fn matrix_view(props: &MatrixViewProps) -> Html {
-    let computed = use_memo(props.base.clone(), compute);
+    let computed = use_memo((props.base.clone(), props.mode), compute);
+    let onmode = props.onmode.clone();
     let base = &props.base;
     let m = match &computed.matrix {
         Ok(m) => m,
         Err(e) => {
             return html! {
                 <section class="matrix" aria-label="Matrix">
+                    { mode_select(props.mode, onmode) }
                     <p class="matrix-error" role="alert">
                         <strong class="error-label">{ "The command line does not parse: " }</strong>{ e.clone() }
                     </p>
@@ -137,11 +184,15 @@ pub fn matrix_view(props: &MatrixViewProps) -> Html {
     let caption = caption(m, base);
     html! {
         <section class="matrix" aria-label="Matrix">
+            { mode_select(m.mode, onmode) }
             <p id="matrix-caption" class="matrix-caption">{ caption }</p>
-            { legend() }
+            { legend(m.mode) }
             <div class="matrix-wrap">
                 <table id="matrix-table" aria-describedby="matrix-caption">
-                    <caption>{ format!("vLLM {}: FlashInfer's outcome per GPU and --kv-cache-dtype", m.vllm) }</caption>
+                    <caption>{ match m.mode {
+                        MatrixMode::FlashInfer => format!("vLLM {}: FlashInfer's outcome per GPU and --kv-cache-dtype", m.vllm),
+                        MatrixMode::Picked => format!("vLLM {}: the backend vLLM picks per GPU and --kv-cache-dtype", m.vllm),
+                    } }</caption>
                     <thead>
                         <tr>
                             <th scope="col" class="gpu-col">{ "GPU (capability)" }</th>

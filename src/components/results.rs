@@ -9,8 +9,13 @@
 //! `article.group[data-group=n][data-role=target|drafter]` per attention group, the drafter's after the target's, each
 //! with a `.drafter-badge` in its heading.
 //!
-//! In a group card, `.q-prefill`, `.q-decode`, `.kernel-prefill` and `.kernel-decode` hold only the value text
-//! (`bfloat16`, `fa2`, or `—` when the code raised before deciding it), so tests and scripts can read them.
+//! In a group card (every backend's: FlashInfer, FLASH_ATTN, TRITON_ATTN, …), `.q-prefill`, `.q-decode`,
+//! `.kernel-prefill` and `.kernel-decode` hold only the value text (`bfloat16`, `fa3-varlen-aot`, or `—` when the code
+//! raised before deciding it or qpath cannot model it), so tests and scripts can read them; `.kernel-*` is the first
+//! batch's kernel, and a phase whose kernel depends on the batch lists the others after it (`.kernel-else`), each with
+//! its condition (`.kernel-when`) and the call as vLLM's code names it (`.kernel-call`). `.query-quant` says how the
+//! attention layer quantizes an FP8 query and its scale (`.query-quant-why`: where the scale comes from), and
+//! `.unmodelled` what qpath cannot model about the group.
 //!
 //! It depends on nothing of its crate but the report it is given: `tests/results.rs` mounts it on reports of the core.
 
@@ -19,8 +24,8 @@ use std::rc::Rc;
 use qpath_core::dtype::TorchDtype;
 use qpath_core::options::echo_words;
 use qpath_core::report::{
-    attention_name, AttentionKind, Backend, GroupError, GroupReport, GroupRole, Kernel, LogRecord, Report, ScenarioError,
-    ScenarioErrorKind, TraceStep,
+    attention_name, AttentionKind, GroupError, GroupReport, GroupRole, KernelChoice, LogRecord, QueryQuant, Report,
+    ScenarioError, ScenarioErrorKind, TraceStep,
 };
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
@@ -33,20 +38,16 @@ pub struct ResultsProps {
 /// The tooltip of a value the code never computed.
 pub const NOT_REACHED: &str = "not reached: the code raised first";
 
-/// What a recurrent (linear-attention / Mamba) group's card says instead of query dtypes and kernels.
+/// What a recurrent (linear-attention / Mamba) group's card says when the report gives it no query dtype and no kernel.
 pub const RECURRENT_WORDS: &str =
-    "No query dtype: recurrent state, no KV cache. FlashInfer's attention does not run these layers.";
+    "No query dtype: recurrent state, no KV cache. These layers run a state-space / linear-attention kernel, not an \
+     attention backend's.";
 
 /// How the layer strip numbers layers.
 pub const LAYER_CAPTION: &str = "Layers are numbered from 0, the index vLLM matches in --kv-cache-dtype-skip-layers.";
 
 /// The number of group colours `static/results.css` defines (`--qp-group-1` … `--qp-group-8`); more groups reuse them.
 const GROUP_COLOURS: usize = 8;
-
-/// The kernel as vLLM's code names it (the core's text).
-fn kernel_hint(k: Kernel) -> &'static str {
-    k.call()
-}
 
 fn cache_dtype_words(cache_dtype: &str) -> String {
     if cache_dtype == "auto" {
@@ -375,8 +376,6 @@ struct GroupCardProps {
 fn group_card(props: &GroupCardProps) -> Html {
     let g = &props.group;
     let n = props.n;
-    // The backend whose decisions qpath explains.
-    let flashinfer = g.backend == Backend::FlashInfer;
     let raised = g.error.is_some();
     let fp8_query = [g.q_dtype.prefill, g.q_dtype.decode].iter().flatten().any(|d| d.is_fp8());
     let drafter = g.role == GroupRole::Drafter;
@@ -386,9 +385,10 @@ fn group_card(props: &GroupCardProps) -> Html {
         short_list(&g.layers)
     );
     html! {
-        <article class={classes!("group", colour_class(n), (!flashinfer).then_some("other-backend"), raised.then_some("raises"),
-            drafter.then_some("drafter"))}
-            data-group={n.to_string()} data-role={g.role.name()} aria-labelledby={format!("group-{n}-title")}>
+        <article class={classes!("group", colour_class(n), raised.then_some("raises"), drafter.then_some("drafter"),
+            g.unmodelled.is_some().then_some("unmodelled-group"))}
+            data-group={n.to_string()} data-role={g.role.name()} data-backend={g.backend.name()}
+            aria-labelledby={format!("group-{n}-title")}>
             <h3 id={format!("group-{n}-title")}>
                 <span class={classes!("swatch", colour_class(n))} aria-hidden="true">{ n.to_string() }</span>
                 <span class="group-title">{ title }</span>
@@ -397,10 +397,10 @@ fn group_card(props: &GroupCardProps) -> Html {
             </h3>
             { group_shape(g) }
             { decision(g, props.min_cg) }
-            if g.backend.is_recurrent() {
-                <p class="not-flashinfer recurrent">{ RECURRENT_WORDS }</p>
-            } else if !flashinfer {
-                <p class="not-flashinfer">{ format!("FlashInfer does not run these layers: {} does.", g.backend) }</p>
+            if let Some(why) = &g.unmodelled {
+                <p class="unmodelled" role="note">{ echo_words(why) }</p>
+            } else if bare_recurrent(g) {
+                <p class="recurrent">{ RECURRENT_WORDS }</p>
             }
             if let Some(e) = &g.error {
                 { group_error(e, &g.trace, "Raises ", None) }
@@ -423,11 +423,20 @@ fn group_card(props: &GroupCardProps) -> Html {
                 </div>
             }
             <div class="trace-block">
-                <h4>{ if flashinfer { "Why" } else { "Why this backend" } }</h4>
+                <h4>{ "Why" }</h4>
                 <ol class="trace">{ for g.trace.iter().map(trace_step) }</ol>
             </div>
         </article>
     }
+}
+
+/// A recurrent group the report gives neither a query dtype nor a kernel.
+fn bare_recurrent(g: &GroupReport) -> bool {
+    g.backend.is_recurrent()
+        && g.q_dtype.prefill.is_none()
+        && g.q_dtype.decode.is_none()
+        && g.kernel_choices(true).is_empty()
+        && g.kernel_choices(false).is_empty()
 }
 
 /// The group's shape: its attention, heads, head size and sinks (a recurrent group: its backend family).
@@ -450,11 +459,15 @@ fn group_shape(g: &GroupReport) -> Html {
     }
 }
 
-/// What the group decides: backend, cache dtype, its CUDA-graph support where it differs from the scenario's minimum
-/// (`min_cg`), and on FlashInfer the Q dtypes and kernels per phase.
+/// What the group decides, for every backend: backend, cache dtype, its CUDA-graph support where it differs from the
+/// scenario's minimum (`min_cg`), the Q dtype and kernel(s) of each phase, and the query's quantization.
 fn decision(g: &GroupReport, min_cg: Option<qpath_core::report::CgSupport>) -> Html {
-    let flashinfer = g.backend == Backend::FlashInfer;
-    let raised = g.error.is_some();
+    // Why a value is missing: the code raised first, qpath cannot model it, or nothing decides it.
+    let why_missing = match (&g.error, &g.unmodelled) {
+        (Some(_), _) => NOT_REACHED.to_string(),
+        (None, Some(why)) => why.clone(),
+        (None, None) => "not determined".to_string(),
+    };
     html! {
     <dl class="decision">
         <dt>{ "Backend" }</dt>
@@ -467,29 +480,32 @@ fn decision(g: &GroupReport, min_cg: Option<qpath_core::report::CgSupport>) -> H
             <dt>{ "CUDA graphs" }</dt>
             <dd class="cudagraph-support">{ cg.name() }</dd>
         }
-        if flashinfer {
+        if !bare_recurrent(g) {
             <dt>{ "Q dtype, prefill" }</dt>
-            <dd>{ dtype_value("q-prefill", g.q_dtype.prefill, raised) }</dd>
+            <dd>{ dtype_value("q-prefill", g.q_dtype.prefill, &why_missing) }</dd>
             <dt>{ "Q dtype, decode" }</dt>
-            <dd>{ dtype_value("q-decode", g.q_dtype.decode, raised) }</dd>
+            <dd>{ dtype_value("q-decode", g.q_dtype.decode, &why_missing) }</dd>
             <dt>{ "Kernel, prefill" }</dt>
-            <dd>{ kernel_value("kernel-prefill", g.kernel.prefill, raised) }</dd>
+            <dd>{ kernel_value("kernel-prefill", &g.kernel_choices(true), &why_missing) }</dd>
             <dt>{ "Kernel, decode" }</dt>
-            <dd>{ kernel_value("kernel-decode", g.kernel.decode, raised) }</dd>
+            <dd>{ kernel_value("kernel-decode", &g.kernel_choices(false), &why_missing) }</dd>
+        }
+        if let Some(q) = &g.query_quant {
+            <dt>{ "Query quantization" }</dt>
+            <dd>{ query_quant(q) }</dd>
         }
     </dl>
     }
 }
 
-/// An absent value: the code raised before computing it (or, without an error, never got to it).
-fn missing(class: &'static str, raised: bool) -> Html {
-    let title = if raised { NOT_REACHED } else { "not determined" };
-    html! { <span class={classes!(class, "missing")} {title}>{ "—" }</span> }
+/// An absent value, with why it is absent (`title`).
+fn missing(class: &'static str, title: &str) -> Html {
+    html! { <span class={classes!(class, "missing")} title={title.to_string()}>{ "—" }</span> }
 }
 
-fn dtype_value(class: &'static str, d: Option<TorchDtype>, raised: bool) -> Html {
+fn dtype_value(class: &'static str, d: Option<TorchDtype>, why_missing: &str) -> Html {
     match d {
-        None => missing(class, raised),
+        None => missing(class, why_missing),
         Some(d) => html! {
             <>
                 <code class={class}>{ d.name() }</code>
@@ -499,15 +515,44 @@ fn dtype_value(class: &'static str, d: Option<TorchDtype>, raised: bool) -> Html
     }
 }
 
-fn kernel_value(class: &'static str, k: Option<Kernel>, raised: bool) -> Html {
-    match k {
-        None => missing(class, raised),
-        Some(k) => html! {
-            <>
-                <code class={class}>{ k.name() }</code>
-                <span class="hint">{ format!(" {}", kernel_hint(k)) }</span>
-            </>
-        },
+/// One kernel: its name, its condition, and the call as vLLM's code names it.
+fn kernel_line(class: &'static str, c: &KernelChoice) -> Html {
+    html! {
+        <>
+            <code class={class}>{ c.kernel.name() }</code>
+            if let Some(when) = &c.when {
+                <span class="kernel-when">{ format!(" for {when}") }</span>
+            }
+            <span class="hint kernel-call">{ format!(" {}", c.kernel.call()) }</span>
+        </>
+    }
+}
+
+/// A phase's kernels: the first batch's (`class`), then, where the batch decides, the others after "else".
+fn kernel_value(class: &'static str, choices: &[KernelChoice], why_missing: &str) -> Html {
+    let Some((first, rest)) = choices.split_first() else {
+        return missing(class, why_missing);
+    };
+    html! {
+        <>
+            { kernel_line(class, first) }
+            if !rest.is_empty() {
+                <ul class="kernel-else">
+                    { for rest.iter().map(|c| html! { <li>{ "else " }{ kernel_line("kernel-alt", c) }</li> }) }
+                </ul>
+            }
+        </>
+    }
+}
+
+/// The attention layer's query quantization: how and at what scale (the core's words), and where the scale comes
+/// from.
+fn query_quant(q: &QueryQuant) -> Html {
+    html! {
+        <>
+            <span class="query-quant">{ q.brief() }</span>
+            <span class="hint query-quant-why">{ format!(" {}", q.why) }</span>
+        </>
     }
 }
 
@@ -526,7 +571,8 @@ fn other_phase_error(g: &GroupReport) -> Option<(&'static str, &GroupError)> {
     })
 }
 
-/// An error block: `label` ("Raises ", "Decode also raises "), the type, when and where, the text, the line.
+/// An error block: `label` ("Raises ", "Decode also raises "), the type, when and where (the core's words, with the
+/// call that raises), vLLM's text (or the bare-assert words), the line.
 fn group_error(e: &GroupError, trace: &[TraceStep], label: &'static str, also: Option<&'static str>) -> Html {
     // The raise's own line has no URL in the DTO; a trace step citing the same line has it.
     let url = e.source.as_ref().and_then(|s| {
@@ -541,13 +587,12 @@ fn group_error(e: &GroupError, trace: &[TraceStep], label: &'static str, also: O
             <p class="error-head">
                 <span class="error-label">{ label }</span>
                 <span class="error-type">{ e.kind.name() }</span>
-                <span class="error-stage">{ format!(" {} ({})", e.stage.when(), e.stage.call()) }</span>
+                <span class="error-stage">{ format!(" {}", e.when()) }</span>
             </p>
-            <p class="error-call">{ "in " }<code>{ e.raised_in.clone() }</code></p>
             if e.message.is_empty() {
-                <p class="error-message bare">{ qpath_core::report::BARE_ASSERT }</p>
+                <p class="error-message bare">{ e.text() }</p>
             } else {
-                <pre class="error-message"><code>{ echo_words(&e.message) }</code></pre>
+                <pre class="error-message"><code>{ echo_words(e.text()) }</code></pre>
             }
             if let Some(s) = &e.source {
                 <p class="error-source">{ "raised at " }{ source_link(s, url.as_deref()) }</p>

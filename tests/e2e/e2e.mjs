@@ -189,12 +189,13 @@ check('seed-story', async (t) => {
   await page.selectOption('#release', '0.25.0-prefix');
   await eventually(async () => includes(await text(page, '.group-error .error-message'), FA2_ASSERT, 'the FA2 assertion'));
   assert.equal(await text(page, '.group-error .error-type'), 'AssertionError');
-  includes(await text(page, '.group-error .error-stage'), 'on the first decode (FlashInfer JIT module)', 'when it fires (decodes are captured in CUDA graphs at start-up)');
+  includes(await text(page, '.group-error .error-stage'), 'on the first decode, in BatchDecodeWithPagedKVCacheWrapper.plan', 'when and where it fires (decodes are captured in CUDA graphs at start-up)');
+  includes(await text(page, '.group-error .error-stage'), "(FlashInfer's JIT module)", 'in the JIT module');
   assert.match(await attr(page, '.group-error .error-source a', 'href') ?? '', /^https:\/\/github\.com\//, 'the raise links to its source line');
   assert.deepEqual((await decision(page)).slice(0, 3), ['float8_e4m3fn', 'float8_e4m3fn', 'fa2'], 'FP8 queries, the prefill on fa2');
   assert.equal(await fi(page, 'kernel-decode'), 'fa2', 'the decode phase has its own kernel');
   includes(await text(page, '.phase-error .error-label'), 'Prefill also raises', 'the prefill phase raises on its own path');
-  includes(await text(page, '.phase-error .error-stage'), 'on the first prefill (FlashInfer JIT module)', 'when the prefill raises');
+  includes(await text(page, '.phase-error .error-stage'), 'on the first prefill, in BatchPrefillWithPagedKVCacheWrapper.plan', 'when the prefill raises');
   includes(await text(page, '.phase-error .error-message'), FA2_ASSERT, 'the prefill error text');
   includes(await text(page, '#result-stamp'), 'as of vLLM 0.25.0-prefix', 'stamp');
   assert.equal(await count(page, '.layer-strip .layer'), 32, 'Llama 3.1 8B: 32 layers');
@@ -232,7 +233,7 @@ check('compare-releases', async (t) => {
     const left = await text(page, `.left-${phase}-outcome .value`);
     includes(left, 'AssertionError', `left ${phase} outcome`);
     includes(left, FA2_ASSERT, `left ${phase} outcome`);
-    assert.equal(await text(page, `.right-${phase}-outcome .value`), 'works');
+    assert.equal(await text(page, `.right-${phase}-outcome .value`), 'runs fa2');
   }
   assert.equal(await text(page, '.left-q-prefill .value'), 'float8_e4m3fn');
   assert.equal(await text(page, '.right-q-prefill .value'), 'bfloat16');
@@ -294,8 +295,24 @@ check('matrix-cell-loads-scenario', async (t) => {
   await eventually(async () => assert.equal(await value(page, '#kv-cache-dtype'), 'fp8_e5m2'));
   assert.equal(await text(page, '.group-error .error-type'), 'AssertionError');
   assert.equal(await text(page, '.group-error .error-message'), '(a bare assert, no message)');
-  includes(await text(page, '.group-error .error-stage'), "at engine start (the memory profile's forward)", 'stage');
+  includes(await text(page, '.group-error .error-stage'), "at engine start, in Attention.forward (the memory profile's forward pass)", 'stage');
   includes(await text(page, '#selected-gpu'), 'NVIDIA B200', 'selected GPU');
+
+  // The backend selector: the backend vLLM picks on every GPU, over every backend's cache dtypes; each cell names its
+  // backends, and a Triton-only cache dtype loads a TRITON_ATTN group.
+  await page.click('#tab-matrix');
+  await page.waitForSelector('#matrix-mode');
+  await page.selectOption('#matrix-mode', 'picked');
+  await eventually(async () => includes(await text(page, '#matrix-table caption'), 'the backend vLLM picks', 'picked caption'));
+  const pickedCols = await count(page, '#matrix-table thead th.kv-col');
+  assert.ok(pickedCols > cols, `${pickedCols} columns: every backend's cache dtypes`);
+  assert.equal(await count(page, '#matrix-table button.cell.other-backend'), 0, 'every cell names its backend');
+  const triton = 'button.cell[data-gpu="l4"][data-kv="int8_per_token_head"]';
+  assert.equal(await attr(page, triton, 'data-backends'), 'TRITON_ATTN');
+  includes(await text(page, `${triton} .summary`), 'TRITON_ATTN ', 'the backend in the cell');
+  await page.click(triton);
+  await eventually(async () => assert.equal(await value(page, '#kv-cache-dtype'), 'int8_per_token_head'));
+  assert.equal(await text(page, 'article.group .backend'), 'TRITON_ATTN');
 });
 
 // 4b. A pasted config.json is read instead of the preset (4 layers), travels in the link (a fresh page gets it back),
@@ -696,7 +713,7 @@ const SHOWCASE = {
     'vLLM 0.28.0', 'article.group.raises + article.group:not(.raises)'],
   // No FlashInfer group at all (FLASH_ATTN: B200 offline cannot run sinks on FlashInfer), an unverified prediction (Thor at 10.1 with trtllm-gen).
   'other backend': [hashOf({ gpu: 'b200', vllm: '0.33.0', cubins: 'no', cmd: 'vllm serve openai/gpt-oss-20b --kv-cache-dtype fp8' }),
-    'NVIDIA B200', '.not-flashinfer'],
+    'NVIDIA B200', 'article.group[data-backend="FLASH_ATTN"] .kernel-prefill'],
   'unverified prediction': [hashOf({ gpu: 'jetson-agx-thor', vllm: '0.33.0', cubins: 'yes', cmd: `${LLAMA} --attention-backend FLASHINFER` }),
     'Thor', '.unverified-badge'],
   // A config.json from the link, read instead of the preset (the box open, its summary under it).

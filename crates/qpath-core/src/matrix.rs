@@ -86,6 +86,14 @@ impl MatrixMode {
     }
 }
 
+impl std::str::FromStr for MatrixMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<MatrixMode, String> {
+        MatrixMode::parse(s).ok_or_else(|| "one of flashinfer, picked".to_string())
+    }
+}
+
 /// What a cell shows (the JSON's `status`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]

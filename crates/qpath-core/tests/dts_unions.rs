@@ -3,7 +3,7 @@
 //! is kept complete by an exhaustive `match`: a new Rust variant does not compile until it is added.
 
 use qpath_core::dtype::TorchDtype;
-use qpath_core::matrix::CellStatus;
+use qpath_core::matrix::{CellStatus, MatrixMode};
 use qpath_core::release::FlashInfer;
 use qpath_core::report::ModelRunner;
 use qpath_core::report::{
@@ -146,6 +146,12 @@ fn unions_match_the_enums() {
         CellStatus::Ok | CellStatus::Error | CellStatus::OtherBackend | CellStatus::CannotModel => {}
     };
     same("CellStatus", json(&statuses));
+
+    let modes = MatrixMode::ALL;
+    let _: fn(MatrixMode) = |m| match m {
+        MatrixMode::FlashInfer | MatrixMode::Picked => {}
+    };
+    same("MatrixMode", json(&modes));
 
     same("FlashInferVersion", json(&FlashInfer::ALL));
 
