@@ -469,6 +469,22 @@ impl BackendRules for FlashAttn {
             decode: Some(q.q_dtype),
         };
         g.query_quant = q.quant;
+        if quantized {
+            let q_descale = if g.query_quant.is_some() {
+                "q_descale = layer._q_scale"
+            } else {
+                "q_descale = None (the query stays 16-bit)"
+            };
+            t.step(
+                Some(&source::FA_FWD_FP8_VIEW),
+                "FP8 cache in the kernel",
+                format!(
+                    "forward views the K/V cache as {} and passes {q_descale}, k_descale = layer._k_scale, v_descale = \
+                     layer._v_scale (expanded per request and KV head) to the kernel",
+                    crate::dtype::TorchDtype::Float8E4m3fn
+                ),
+            );
+        }
         if let Some(e) = q.error {
             finish(g, t, Some(e));
             return;
