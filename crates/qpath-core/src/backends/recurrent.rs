@@ -1020,6 +1020,101 @@ mod tests {
         }
     }
 
+    /// MAMBA1, LINEAR and SHORT_CONV (no model qpath builds has them): the model dtype in, one kernel per phase;
+    /// MAMBA1's decode follows `--mamba-backend` like MAMBA2's.
+    #[test]
+    fn other_recurrent_backends_name_their_kernels() {
+        let spec = crate::model::HybridSpec {
+            model: crate::model::VllmModel::NemotronH,
+            architecture: None,
+            kind: crate::model::AttentionKind::Mamba,
+            backend: Backend::Mamba1,
+            state: HybridState::Mamba2 {
+                num_heads: 8,
+                head_dim: 64,
+                n_groups: 1,
+                state_size: 16,
+                conv_kernel: 4,
+                ssm_cache_dtype: None,
+                chunk_size: None,
+            },
+            supports_mamba_prefix_caching: false,
+            layers_rule: String::new(),
+        };
+        let p = platform(V0_33_0, (9, 0), (12, 9));
+        let ac = crate::serve::AttentionConfig::default();
+        let engine = super::super::Engine {
+            attention_config: &ac,
+            device: "NVIDIA H100",
+            hybrid: true,
+            checkpoint: None,
+        };
+        let run = |b: Backend, mamba_backend: Option<&str>| {
+            let inp = RecurrentInputs {
+                spec: &spec,
+                layers: &[0, 1],
+                gdn_prefill_backend: None,
+                mamba_backend,
+                mamba_ssu_algorithm: None,
+                use_replayssm: false,
+                packed_decode_env: None,
+                gdn_decode_kernel_env: None,
+                speculative: false,
+                mamba_cache_mode: "align",
+                state: Some((TorchDtype::BFloat16, TorchDtype::Float32)),
+            };
+            let cx = GroupContext {
+                engine: &engine,
+                query: None,
+                recurrent: Some(&inp),
+            };
+            let mut g = GroupReport {
+                layers: vec![0, 1],
+                attention: crate::model::AttentionKind::Mamba,
+                sliding_window: None,
+                head_dim: 0,
+                num_q_heads: 0,
+                num_kv_heads: 0,
+                has_sinks: false,
+                backend: b,
+                cache_dtype: "auto".into(),
+                q_dtype: Phases::default(),
+                kernel: Phases::default(),
+                kernels: Phases::default(),
+                query_quant: None,
+                unmodelled: None,
+                error: None,
+                phase_errors: Phases::default(),
+                warnings: vec![],
+                logs: vec![],
+                trace: vec![],
+                log_records: vec![],
+                role: crate::attention::GroupRole::Target,
+                cudagraph_support: None,
+            };
+            super::super::rules(b).resolve_group(&p, &cx, &mut g);
+            assert_eq!(
+                g.q_dtype,
+                Phases {
+                    prefill: Some(TorchDtype::BFloat16),
+                    decode: Some(TorchDtype::BFloat16)
+                }
+            );
+            assert_eq!(g.cache_dtype, "conv bfloat16 / ssm float32");
+            (g.kernel.prefill, g.kernel.decode, g.logs)
+        };
+        let (pre, dec, logs) = run(Backend::Mamba1, None);
+        assert_eq!((pre, dec), (Some(Kernel::SelectiveScan), Some(Kernel::SelectiveStateUpdate)));
+        assert_eq!(logs, ["Using triton Mamba SSU backend."]);
+        let (_, dec, _) = run(Backend::Mamba1, Some("flashinfer"));
+        assert_eq!(dec, Some(Kernel::FlashInferSelectiveStateUpdate));
+        let (pre, dec, logs) = run(Backend::Linear, None);
+        assert_eq!((pre, dec), (Some(Kernel::LightningAttention), Some(Kernel::LinearDecode)));
+        assert!(logs.is_empty());
+        let (pre, dec, _) = run(Backend::ShortConv, None);
+        assert_eq!((pre, dec), (Some(Kernel::CausalConv1d), Some(Kernel::CausalConv1dUpdate)));
+    }
+
     /// `_resolve_gdn_prefill_backend` on CUDA: SM90 without conditions; SM10x needs head dim 128 and CUDA 13; SM12x
     /// from 0.30.0; `cutedsl` only on SM10x; the ROCm / XPU names raise where the release has them.
     #[test]
