@@ -23,12 +23,7 @@ fn error_text(e: &GroupError) -> String {
 fn outcome(g: &GroupReport) -> String {
     match &g.error {
         Some(e) => error_text(e),
-        None if g.backend.is_recurrent() => {
-            format!(
-                "recurrent state on {} (no query dtype: recurrent state, no KV cache)",
-                g.backend
-            )
-        }
+        None if g.backend.is_recurrent() => format!("recurrent state on {} (no KV cache)", g.backend),
         None if g.backend != Backend::FlashInfer => format!("runs on {}", g.backend),
         None => "ok".to_string(),
     }

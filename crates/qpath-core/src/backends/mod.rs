@@ -85,6 +85,8 @@ pub struct GroupContext<'a> {
     /// The group's first layer as it asked the selector (its skip-adjusted cache dtype, its `--block-size`); `None`
     /// for a recurrent group, whose layers never ask.
     pub query: Option<&'a LayerQuery>,
+    /// A recurrent group's layers, flags and environment ([`recurrent`]); `None` for an attention group.
+    pub recurrent: Option<&'a recurrent::RecurrentInputs<'a>>,
 }
 
 /// A builder's declared CUDA-graph support and why.

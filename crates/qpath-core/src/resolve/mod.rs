@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::attention::Backend;
+use crate::backends::recurrent::RecurrentInputs;
 use crate::backends::{is_quantized, Engine, GroupContext, LayerQuery};
 use crate::capability::{ComputeCapability, CudaVersion};
 use crate::dtype::TorchDtype;
@@ -225,7 +226,7 @@ fn resolve_into(
             .map(|l| l.index)
             .collect();
         if !layers.is_empty() {
-            let g = recurrent_group(r, h, layers, &align_steps);
+            let g = recurrent_group(&p, (&cmd, &engine), h, layers, &align_steps);
             let at = groups
                 .iter()
                 .position(|x: &GroupReport| x.layers[0] > g.layers[0])
