@@ -118,7 +118,7 @@ export interface QueryQuant {
 }
 
 /** A Python logging level, as vLLM's log lines start with it. */
-export type LogLevel = "DEBUG" | "INFO" | "WARNING";
+export type LogLevel = "DEBUG" | "INFO" | "WARNING" | "ERROR";
 
 /** A flashinfer-python release some vLLM release qpath knows pins (the values {@link ResolveOptions.flashinfer} takes). */
 export type FlashInferVersion = "0.6.12" | "0.6.13" | "0.6.14" | "0.6.16.post3" | "0.6.18" | "0.6.18.post1" | "0.7.0.post1" | "0.7.2.post1";

@@ -38,7 +38,8 @@ use crate::serve::ServeCommand;
 use crate::source::{self, Cite};
 use crate::trace::Trace;
 
-/// The hybrid-model flags of a command line (read from the options qpath's parser keeps as written).
+/// The hybrid-model flags of a command line (read from the options qpath's parser keeps as written, as the release's
+/// argparse reads them: [`crate::serve::unused_option`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HybridFlags {
     pub prefix_caching: Option<bool>,
@@ -46,49 +47,65 @@ pub struct HybridFlags {
     pub mamba_cache_dtype: Option<String>,
     pub mamba_ssm_cache_dtype: Option<String>,
     pub mamba_block_size: Option<u32>,
+    /// `--gdn-prefill-backend` (the GDN layers' prefill kernel request; `additional_config["gdn_prefill_backend"]`).
+    pub gdn_prefill_backend: Option<String>,
+    /// `--mamba-backend` (the Mamba SSU backend: `triton`, `flashinfer`, 0.27.0+ `cpu`).
+    pub mamba_backend: Option<String>,
+    /// `--mamba-ssu-algorithm` (0.27.0+; `None` and `""` are unset).
+    pub mamba_ssu_algorithm: Option<String>,
+    /// `--use-replayssm` / `--no-use-replayssm` (0.27.0+).
+    pub use_replayssm: Option<bool>,
 }
 
-/// The flag names [`HybridFlags::read`] consumes (they are then no longer "unused" for a hybrid model).
-pub const FLAGS: [&str; 7] = [
+/// The flags [`HybridFlags::read`] consumes for every hybrid model (they are then no longer "unused" for it; the
+/// negative spellings of a boolean are its row's).
+pub const FLAGS: [&str; 5] = [
     "--enable-prefix-caching",
-    "--no-enable-prefix-caching",
-    "--disable-prefix-caching",
     "--mamba-cache-mode",
     "--mamba-cache-dtype",
     "--mamba-ssm-cache-dtype",
     "--mamba-block-size",
 ];
 
-/// The flag of one `unused` entry (`--flag value`, `--flag=value` or `--flag`) and its value.
-fn split(entry: &str) -> (&str, Option<String>) {
-    let entry = entry.trim();
-    let (flag, value) = match entry.find([' ', '=']) {
-        Some(i) => (&entry[..i], Some(entry[i + 1..].trim().trim_matches(['\'', '"']).to_string())),
-        None => (entry, None),
-    };
-    (flag, value)
-}
+/// The flags only a model with GDN layers reads.
+pub const GDN_FLAGS: [&str; 1] = ["--gdn-prefill-backend"];
+
+/// The flags only a model with Mamba layers reads (the SSU backend of `selective_state_update`).
+pub const MAMBA_FLAGS: [&str; 3] = ["--mamba-backend", "--mamba-ssu-algorithm", "--use-replayssm"];
 
 impl HybridFlags {
-    pub fn read(cmd: &ServeCommand) -> HybridFlags {
+    pub fn read(r: Release, cmd: &ServeCommand) -> HybridFlags {
         let mut f = HybridFlags::default();
         for entry in &cmd.unused {
-            match split(entry) {
-                ("--enable-prefix-caching", _) => f.prefix_caching = Some(true),
-                ("--no-enable-prefix-caching" | "--disable-prefix-caching", _) => f.prefix_caching = Some(false),
-                ("--mamba-cache-mode", v) => f.mamba_cache_mode = v,
-                ("--mamba-cache-dtype", v) => f.mamba_cache_dtype = v,
-                ("--mamba-ssm-cache-dtype", v) => f.mamba_ssm_cache_dtype = v,
-                ("--mamba-block-size", v) => f.mamba_block_size = v.and_then(|v| v.parse().ok()),
+            let Some(o) = crate::serve::unused_option(r, entry) else {
+                continue;
+            };
+            let positive = !o.option.starts_with("--no-") && !o.option.starts_with("--disable-");
+            let v = o.value;
+            match o.flag {
+                "--enable-prefix-caching" => f.prefix_caching = Some(positive),
+                "--mamba-cache-mode" => f.mamba_cache_mode = v,
+                "--mamba-cache-dtype" => f.mamba_cache_dtype = v,
+                "--mamba-ssm-cache-dtype" => f.mamba_ssm_cache_dtype = v,
+                "--mamba-block-size" => f.mamba_block_size = v.and_then(|v| v.parse().ok()),
+                "--gdn-prefill-backend" => f.gdn_prefill_backend = v,
+                "--mamba-backend" => f.mamba_backend = v,
+                "--mamba-ssu-algorithm" => f.mamba_ssu_algorithm = v.filter(|v| !v.is_empty() && v != "None"),
+                "--use-replayssm" => f.use_replayssm = Some(positive),
                 _ => {}
             }
         }
         f
     }
 
-    /// Whether an `unused` entry is one of [`FLAGS`].
-    pub fn consumes(entry: &str) -> bool {
-        FLAGS.contains(&split(entry).0)
+    /// Whether an `unused` entry is a flag a hybrid model whose recurrent layers run on `backend` reads.
+    pub fn consumes(r: Release, entry: &str, backend: Backend) -> bool {
+        let Some(o) = crate::serve::unused_option(r, entry) else {
+            return false;
+        };
+        FLAGS.contains(&o.flag)
+            || (backend == Backend::GdnAttn && GDN_FLAGS.contains(&o.flag))
+            || (matches!(backend, Backend::Mamba1 | Backend::Mamba2) && MAMBA_FLAGS.contains(&o.flag))
     }
 }
 
@@ -116,9 +133,29 @@ pub struct Alignment {
     pub unmodelled: Option<String>,
 }
 
+/// Step 1 without its steps: whether prefix caching is on, and the mamba cache mode vLLM settles on.
+pub fn mamba_cache_mode(r: Release, h: &HybridSpec, f: &HybridFlags) -> (bool, String) {
+    let prefix = f.prefix_caching.unwrap_or(r >= Release::V0_26_0);
+    let asked = f.mamba_cache_mode.as_deref().unwrap_or("none");
+    let mode = if !prefix {
+        "none"
+    } else if asked == "none" {
+        if r < Release::V0_28_0 && h.supports_mamba_prefix_caching {
+            "all"
+        } else {
+            "align"
+        }
+    } else if asked == "all" && !h.supports_mamba_prefix_caching {
+        "align"
+    } else {
+        asked
+    };
+    (prefix, mode.to_string())
+}
+
 /// The mamba cache mode (step 1) and the steps that decided it.
 fn cache_mode(r: Release, h: &HybridSpec, f: &HybridFlags, t: &mut Trace) -> String {
-    let prefix = f.prefix_caching.unwrap_or(r >= Release::V0_26_0);
+    let (prefix, mode) = mamba_cache_mode(r, h, f);
     t.step(
         Some(&source::HYB_PREFIX_CACHING_DEFAULT),
         "prefix caching",
@@ -128,20 +165,7 @@ fn cache_mode(r: Release, h: &HybridSpec, f: &HybridFlags, t: &mut Trace) -> Str
             None => "disabled: until 0.25.1 hybrid models do not support prefix caching by default".into(),
         },
     );
-    let asked = f.mamba_cache_mode.clone().unwrap_or_else(|| "none".into());
-    let mode = if !prefix {
-        "none".to_string()
-    } else if asked == "none" {
-        if r < Release::V0_28_0 && h.supports_mamba_prefix_caching {
-            "all".to_string()
-        } else {
-            "align".to_string()
-        }
-    } else if asked == "all" && !h.supports_mamba_prefix_caching {
-        "align".to_string()
-    } else {
-        asked.clone()
-    };
+    let asked = f.mamba_cache_mode.as_deref().unwrap_or("none");
     t.step(
         Some(if prefix {
             &source::HYB_MAMBA_CACHE_MODE_DEFAULT
@@ -246,6 +270,28 @@ fn mamba_page(
         ),
     );
     Ok(page)
+}
+
+/// Step 2 without its steps: the conv and temporal (ssm) state dtypes (`MAMBA_STATE_DTYPE`: `--mamba-cache-dtype`,
+/// `auto` the model dtype; `--mamba-ssm-cache-dtype`, `auto` the conv dtype after NemotronH's config turned it into
+/// config.json's `mamba_ssm_cache_dtype` or float32); `None` for a dtype name qpath does not read.
+pub fn state_torch_dtypes(model: TorchDtype, h: &HybridSpec, f: &HybridFlags) -> Option<(TorchDtype, TorchDtype)> {
+    let named = |name: &str| match name {
+        "auto" => Some(model),
+        "bfloat16" => Some(TorchDtype::BFloat16),
+        "float16" | "half" => Some(TorchDtype::Float16),
+        "float32" | "float" => Some(TorchDtype::Float32),
+        _ => None,
+    };
+    let conv = named(f.mamba_cache_dtype.as_deref().unwrap_or("auto"))?;
+    let mut ssm_name = f.mamba_ssm_cache_dtype.as_deref().unwrap_or("auto");
+    if let HybridState::Mamba2 { ssm_cache_dtype, .. } = &h.state {
+        if ssm_name == "auto" {
+            ssm_name = ssm_cache_dtype.as_deref().unwrap_or("float32");
+        }
+    }
+    let ssm = if ssm_name == "auto" { conv } else { named(ssm_name)? };
+    Some((conv, ssm))
 }
 
 /// Step 2, NemotronH's config: `--mamba-ssm-cache-dtype auto` becomes config.json's dtype (else float32), logged.
@@ -390,7 +436,7 @@ pub fn align(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide
 fn align_steps(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSide, out: &mut Alignment) -> Result<(), String> {
     let r = p.release;
     let t = &mut out.trace;
-    let f = HybridFlags::read(cmd);
+    let f = HybridFlags::read(r, cmd);
     let tp = cmd.tensor_parallel_size.max(1);
     let default_block = cmd.block_size.unwrap_or(16);
     t.step(
@@ -420,7 +466,7 @@ fn align_steps(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, a: &AttentionSi
     let attn1 = attn_page_per_token(p, cmd, a, tp, t)?;
     out.attn_page_bytes_per_token = attn1;
     let sizes = kernel_sizes(p, a, tp, t).ok_or_else(|| format!("the kernel block sizes of {}", a.backend.name()))?;
-    let align = kernel_alignment(p, cmd, h, &sizes, &mode, t);
+    let align = kernel_alignment(p, (cmd, &f), h, &sizes, &mode, t);
     let block = attention_block(r, &f, h, &sizes, &mode, (mamba, attn1, align), t)?;
     let block_size = raise_block_size(default_block, block, (mamba, attn1), t);
     let block_size =
@@ -456,7 +502,14 @@ fn attn_page_per_token(p: &Platform, cmd: &ServeCommand, a: &AttentionSide, tp: 
 
 /// Step 5: the kernel alignment (max of the smallest kernel block and the block size; 0.33.0 align mode: lcm with
 /// the prefill checkpoint alignment).
-fn kernel_alignment(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, sizes: &KernelSizes, mode: &str, t: &mut Trace) -> u64 {
+fn kernel_alignment(
+    p: &Platform,
+    (cmd, f): (&ServeCommand, &HybridFlags),
+    h: &HybridSpec,
+    sizes: &KernelSizes,
+    mode: &str,
+    t: &mut Trace,
+) -> u64 {
     let default_block = cmd.block_size.unwrap_or(16);
     let min = sizes.min() as u64;
     let mut align = min.max(default_block as u64);
@@ -473,7 +526,7 @@ fn kernel_alignment(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, sizes: &Ke
         ),
     );
     if p.release >= Release::V0_33_0 && mode == "align" {
-        let ckpt = checkpoint_alignment(p, h, t);
+        let ckpt = checkpoint_alignment(p, h, f, t);
         let before = align;
         align = lcm(align, ckpt);
         t.step(
@@ -485,21 +538,51 @@ fn kernel_alignment(p: &Platform, cmd: &ServeCommand, h: &HybridSpec, sizes: &Ke
     align
 }
 
-/// Step 5, 0.33.0 align mode: the recurrent layers' prefill checkpoint alignment (the GDN prefill backend's).
-fn checkpoint_alignment(p: &Platform, h: &HybridSpec, t: &mut Trace) -> u64 {
+/// Step 5, 0.33.0 align mode: the recurrent layers' prefill checkpoint alignment: 64 when the GDN layers' *active*
+/// prefill kernel is FlashInfer's (`GDN_CHECKPOINT_ALIGNMENT`: `_resolve_gdn_prefill_backend`, which
+/// `--gdn-prefill-backend` changes; [`crate::backends::recurrent::gdn_prefill`]), else none.
+fn checkpoint_alignment(p: &Platform, h: &HybridSpec, f: &HybridFlags, t: &mut Trace) -> u64 {
     match h.state {
         HybridState::Gdn { head_k_dim, .. } => {
-            let fi = p.is_cc(90) || ((p.is_family(100) || p.is_family(120)) && head_k_dim == 128 && p.cuda.major >= 13);
+            let d = crate::backends::recurrent::gdn_prefill(p, f.gdn_prefill_backend.as_deref(), head_k_dim);
+            let fi = d.raise.is_none() && d.active == crate::backends::recurrent::GdnPrefill::FlashInfer;
+            let requested = if d.requested == "auto" {
+                "auto".to_string()
+            } else {
+                format!("--gdn-prefill-backend {}", d.requested)
+            };
             t.step(
                 Some(&source::GDN_PREFILL_BACKEND),
                 "GDN prefill backend",
                 if fi {
-                    "flashinfer (SM90, or SM10x/SM12x with linear_key_head_dim 128 and CUDA >= 13): its align-mode checkpoints need 64-token alignment".to_string()
+                    format!(
+                        "flashinfer ({requested}; SM90, or SM10x/SM12x with linear_key_head_dim 128 and CUDA >= 13): \
+                         its align-mode checkpoints need 64-token alignment"
+                    )
+                } else if d.supports_flashinfer && d.raise.is_none() {
+                    format!(
+                        "{} ({requested}, although FlashInfer's GDN prefill is possible here): no checkpoint alignment",
+                        if d.active == crate::backends::recurrent::GdnPrefill::CuteDsl {
+                            "cutedsl"
+                        } else {
+                            "triton"
+                        }
+                    )
+                } else if d.raise.is_some() {
+                    format!("{requested}: the GDN layers raise at init; no FlashInfer checkpoint alignment")
                 } else {
-                    "triton (FlashInfer's GDN prefill needs SM90, or SM10x/SM12x with linear_key_head_dim 128 and CUDA >= 13): no checkpoint alignment".to_string()
+                    format!(
+                        "triton ({requested}; FlashInfer's GDN prefill needs SM90, or SM10x/SM12x with \
+                         linear_key_head_dim 128 and CUDA >= 13): no checkpoint alignment"
+                    )
                 },
             );
             if fi {
+                t.step(
+                    Some(&source::GDN_CHECKPOINT_ALIGNMENT),
+                    "GDN checkpoint alignment",
+                    "mamba_cache_mode \"align\" and the FlashInfer prefill: FLASHINFER_GDN_CHECKPOINT_ALIGNMENT = 64",
+                );
                 64
             } else {
                 1

@@ -150,10 +150,12 @@ pub enum LogLevel {
     Info,
     #[serde(rename = "WARNING")]
     Warning,
+    #[serde(rename = "ERROR")]
+    Error,
 }
 
 impl LogLevel {
-    pub const ALL: [LogLevel; 3] = [LogLevel::Debug, LogLevel::Info, LogLevel::Warning];
+    pub const ALL: [LogLevel; 4] = [LogLevel::Debug, LogLevel::Info, LogLevel::Warning, LogLevel::Error];
 
     /// The JSON string, as vLLM's log lines start with it.
     pub fn name(self) -> &'static str {
@@ -161,6 +163,7 @@ impl LogLevel {
             LogLevel::Debug => "DEBUG",
             LogLevel::Info => "INFO",
             LogLevel::Warning => "WARNING",
+            LogLevel::Error => "ERROR",
         }
     }
 }

@@ -65,6 +65,11 @@ impl Trace {
         self.log(LogLevel::Info, cite, text.into());
     }
 
+    /// A vLLM `logger.error` line, logged by the call `cite` names.
+    pub fn error(&mut self, cite: &Cite, text: impl Into<String>) {
+        self.log(LogLevel::Error, cite, text.into());
+    }
+
     fn log(&mut self, level: LogLevel, cite: &Cite, text: String) {
         self.logs.push(text.clone());
         let at = (self.release, self.flashinfer);

@@ -156,7 +156,7 @@ fn unions_match_the_enums() {
     same("FlashInferVersion", json(&FlashInfer::ALL));
 
     let _: fn(LogLevel) = |l| match l {
-        LogLevel::Debug | LogLevel::Info | LogLevel::Warning => {}
+        LogLevel::Debug | LogLevel::Info | LogLevel::Warning | LogLevel::Error => {}
     };
     same("LogLevel", json(&LogLevel::ALL));
 

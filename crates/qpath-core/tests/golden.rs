@@ -682,7 +682,11 @@ fn auto_selection_traces_the_rejections() {
     );
     assert_eq!(
         r.logs,
-        vec!["Using FLASHINFER attention backend out of potential backends: ['FLASHINFER', 'TRITON_ATTN']."]
+        vec![
+            "Using fp8 data type to store kv cache. It reduces the GPU memory footprint and boosts the performance. \
+             Meanwhile, it may cause accuracy drop without a proper scaling factor",
+            "Using FLASHINFER attention backend out of potential backends: ['FLASHINFER', 'TRITON_ATTN'].",
+        ]
     );
     // Every step of a FlashInfer group cites a line of this release.
     assert!(g

@@ -33,6 +33,16 @@ fn runs_with_last_step(r: &Report, backend: Backend) -> &TraceStep {
     g.trace.last().unwrap()
 }
 
+/// The only group runs on `backend` without an error; its kernel-block-size step.
+fn block_size_step(r: &Report, backend: Backend) -> &TraceStep {
+    let g = only_group(r, backend);
+    assert_eq!(g.error, None);
+    g.trace
+        .iter()
+        .find(|s| s.rule.ends_with("kernel block size"))
+        .expect("a kernel block size step")
+}
+
 /// The group raised `message` at init from `source`, and its last trace step says so.
 fn assert_init_raise(g: &GroupReport, kind: GroupErrorKind, message: &str, source: &str) {
     let e = g.error.as_ref().expect("the group raises");
@@ -323,7 +333,7 @@ fn forced_flash_attn_on_sm100_at_head_256_takes_only_multiples_of_128_from_0_29_
             vllm,
             &format!("{LLAMA} --attention-backend FLASH_ATTN --block-size 256 {HEAD_256}"),
         );
-        let step = runs_with_last_step(&r, Backend::FlashAttn);
+        let step = block_size_step(&r, Backend::FlashAttn);
         assert_eq!(
             step.outcome,
             "--block-size 256 is a multiple of FA4's 128-token page: accepted"
@@ -331,15 +341,21 @@ fn forced_flash_attn_on_sm100_at_head_256_takes_only_multiples_of_128_from_0_29_
         let line = if vllm == "0.29.0" { 108 } else { 353 };
         assert_eq!(step.source, Some(format!("vllm/v1/attention/backends/flash_attn.py:{line}")));
     }
-    // 0.28.0 has no FA4 head-256 page: 16 is a multiple of 16. A quantized cache sends FA4 to FA2 (fallback reason).
+    // 0.28.0 has no FA4 head-256 page: 16 is a multiple of 16.
     let r = run(
         "b200",
         "0.28.0",
         &format!("{LLAMA} --attention-backend FLASH_ATTN --block-size 16 {HEAD_256}"),
     );
     assert_eq!(only_group(&r, Backend::FlashAttn).error, None);
+    // A quantized cache sends FA4's head-256 kernel to FA2 (a fallback reason), so no 128 page; but FA2 cannot read
+    // an fp8 cache, and `supports_combination` (with the head size) refuses it.
     let cmd = format!("{LLAMA} --attention-backend FLASH_ATTN --block-size 16 --kv-cache-dtype fp8 {HEAD_256}");
-    assert_eq!(only_group(&run("b200", "0.33.0", &cmd), Backend::FlashAttn).error, None);
+    let refused = forced_invalid(
+        "FLASH_ATTN",
+        "FP8 KV cache requires FA3 on SM90, FA4 with head_size=512 on SM90, or FA4 on SM100",
+    );
+    assert_forced_invalid(&run("b200", "0.33.0", &cmd), "0.33.0", &refused);
 }
 
 #[test]

@@ -22,6 +22,7 @@
 //! - mode none / align: block = 16 * cdiv(5316608, 65536) = 16 * 82 = 1312; padding = 57344 / 5316608 = 1.08%.
 
 use qpath_core::capability::CudaVersion;
+use qpath_core::dtype::TorchDtype;
 use qpath_core::release::Release::{self, *};
 use qpath_core::report::{AttentionKind, Backend, GroupReport, Kernel, Report};
 use qpath_core::resolve::{resolve, Hardware, Scenario};
@@ -67,13 +68,15 @@ fn pad_log(pct: &str) -> String {
 const FI_LOG_SM100: &str =
     "Using FLASHINFER attention backend out of potential backends: ['FLASHINFER', 'FLASH_ATTN', 'TRITON_ATTN', 'FLEX_ATTENTION'].";
 
-/// The recurrent group: its layers, kind and backend, and no query dtype, kernel or error.
-fn assert_recurrent(r: &Report, layers: &[u32], kind: AttentionKind, backend: Backend) {
+/// The recurrent group: its layers, kind and backend, its input dtype (the model's bfloat16 in both phases), its
+/// kernels (`tests/golden_recurrent.rs` has their rules), and no error.
+fn assert_recurrent(r: &Report, layers: &[u32], (kind, backend): (AttentionKind, Backend), kernels: (Kernel, Kernel)) {
     let g = group(r, layers[0]);
     assert_eq!(g.layers, layers);
     assert_eq!((g.attention, g.backend), (kind, backend));
-    assert_eq!((g.q_dtype.prefill, g.q_dtype.decode), (None, None));
-    assert_eq!((g.kernel.prefill, g.kernel.decode), (None, None));
+    let bf16 = Some(TorchDtype::BFloat16);
+    assert_eq!((g.q_dtype.prefill, g.q_dtype.decode), (bf16, bf16));
+    assert_eq!((g.kernel.prefill, g.kernel.decode), (Some(kernels.0), Some(kernels.1)));
     assert!(g.error.is_none());
 }
 
@@ -93,11 +96,12 @@ fn qwen3_next_linear_layers() -> Vec<u32> {
 #[test]
 fn qwen3_next_0_24_0_b200() {
     let r = run("b200", V0_24_0, None, None, QWEN3_NEXT);
+    // B200 under the default CUDA 12.9: FLA's Triton prefill (FlashInfer's needs CUDA >= 13 on SM10x).
     assert_recurrent(
         &r,
         &qwen3_next_linear_layers(),
-        AttentionKind::LinearAttention,
-        Backend::GdnAttn,
+        (AttentionKind::LinearAttention, Backend::GdnAttn),
+        (Kernel::GdnChunkFla, Kernel::GdnPackedDecode),
     );
     assert_eq!(r.groups.len(), 2);
     assert_eq!(r.groups[0].layers[0], 0, "groups in the order of their first layer");
@@ -136,8 +140,8 @@ fn qwen3_next_0_33_0_b200_cuda_13() {
     assert_recurrent(
         &r,
         &qwen3_next_linear_layers(),
-        AttentionKind::LinearAttention,
-        Backend::GdnAttn,
+        (AttentionKind::LinearAttention, Backend::GdnAttn),
+        (Kernel::GdnChunkFlashInfer, Kernel::GdnPackedDecode),
     );
     assert_eq!(r.logs, vec![FI_LOG_SM100.to_string(), set_log(576), pad_log("7.46")]);
     let g = group(&r, 3);
@@ -174,8 +178,8 @@ fn attention_backend_does_not_apply_to_gdn_layers() {
     assert_recurrent(
         &r,
         &qwen3_next_linear_layers(),
-        AttentionKind::LinearAttention,
-        Backend::GdnAttn,
+        (AttentionKind::LinearAttention, Backend::GdnAttn),
+        (Kernel::GdnChunkFlashInfer, Kernel::GdnPackedDecode),
     );
     assert_eq!(group(&r, 3).backend, Backend::FlashInfer);
     assert_eq!(r.logs[1..], [set_log(576), pad_log("7.46")]);
@@ -196,7 +200,12 @@ fn nemotron_h_0_24_0_b200() {
         .map(|(i, _)| i as u32)
         .collect();
     assert_eq!(mamba.len(), 27);
-    assert_recurrent(&r, &mamba, AttentionKind::Mamba, Backend::Mamba2);
+    assert_recurrent(
+        &r,
+        &mamba,
+        (AttentionKind::Mamba, Backend::Mamba2),
+        (Kernel::MambaChunkScan, Kernel::SelectiveStateUpdate),
+    );
     assert_eq!(
         r.model.as_ref().unwrap().num_layers,
         56,
@@ -266,17 +275,51 @@ fn nemotron_h_0_33_0_b200() {
     assert_eq!(kernels(g), (Some(Kernel::Fa2), Some(Kernel::Fa2)));
 }
 
-/// The text and Markdown renderings list the recurrent group with its backend and say it has no query dtype.
+/// The text and Markdown renderings list the recurrent group with its backend, its input dtype and kernels.
 #[test]
 fn renderings_show_recurrent_groups() {
     let r = run("b200", V0_24_0, None, None, NEMOTRON);
     let text = qpath_core::render::text(&r);
     assert!(text.contains("mamba"), "{text}");
-    assert!(
-        text.contains("recurrent state on MAMBA2 (no query dtype: recurrent state, no KV cache)"),
-        "{text}"
-    );
+    assert!(text.contains("recurrent state on MAMBA2 (no KV cache)"), "{text}");
+    assert!(text.contains("mamba-chunk-scan"), "{text}");
+    assert!(text.contains("selective-state-update"), "{text}");
+    assert!(!text.contains("no query dtype"), "{text}");
     let md = qpath_core::render::markdown(&r, NEMOTRON, None);
     assert!(md.contains("| mamba | MAMBA2 |"), "{md}");
     assert!(md.contains(&set_log(1312)), "{md}");
+}
+
+/// 0.33.0's align-mode checkpoint alignment follows the GDN layers' *active* prefill kernel (qwen_gdn_linear_attn.py:696
+/// sets `_checkpoint_alignment` only when `self.gdn_prefill_backend == "flashinfer"`): on H100 FlashInfer
+/// gives lcm(16, 64) = 64 and block 576; `--gdn-prefill-backend triton` keeps FLA's prefill, no checkpoint alignment
+/// (lcm(16, 1) = 16) and block 544 as without align mode; the flag is read, not listed as unused.
+#[test]
+fn checkpoint_alignment_follows_the_active_gdn_prefill() {
+    let r = run("h100-sxm", V0_33_0, None, None, QWEN3_NEXT);
+    assert_eq!(r.logs[1..], [set_log(576), pad_log("7.46")]);
+    assert!(step(group(&r, 3), "prefill checkpoint alignment").contains("lcm(16, 64) = 64"));
+    let r = run(
+        "h100-sxm",
+        V0_33_0,
+        None,
+        None,
+        &format!("{QWEN3_NEXT} --gdn-prefill-backend triton"),
+    );
+    assert!(r.unused_flags.is_empty(), "{:?}", r.unused_flags);
+    assert_eq!(r.logs[1..], [set_log(544), pad_log("1.49")]);
+    let g = group(&r, 3);
+    assert!(step(g, "GDN prefill backend").starts_with("triton (--gdn-prefill-backend triton, although FlashInfer"));
+    assert!(step(g, "prefill checkpoint alignment").contains("lcm(16, 1) = 16"));
+    assert_eq!(group(&r, 0).kernel.prefill, Some(Kernel::GdnChunkFla));
+    // B200 under CUDA 13: --gdn-prefill-backend cutedsl runs CuTe DSL, which emits no checkpoints either.
+    let r = run(
+        "b200",
+        V0_33_0,
+        Some(false),
+        Some((13, 0)),
+        &format!("{QWEN3_NEXT} --gdn-prefill-backend cutedsl"),
+    );
+    assert_eq!(r.logs[1..], [set_log(544), pad_log("1.49")]);
+    assert_eq!(group(&r, 0).kernel.prefill, Some(Kernel::GdnChunkCuteDsl));
 }

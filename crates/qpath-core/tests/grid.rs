@@ -220,6 +220,7 @@ fn scenario_grid() {
         "-ac.disable_flashinfer_q_quantization true -dcp 2",
     ];
     let mut count = 0;
+    let mut tally = Tally::default();
     for release in Release::ALL {
         for gpu in ["l4", "a100-80gb", "h100-sxm", "b200", "jetson-agx-thor", "rtx-5090", "t4"] {
             for model in models {
@@ -241,7 +242,7 @@ fn scenario_grid() {
                                 scenario_ctx(&r)
                             );
                             for g in &r.groups {
-                                check_group(g, release, &r);
+                                check_group(g, release, &r, &mut tally);
                             }
                         }
                     }
@@ -250,11 +251,52 @@ fn scenario_grid() {
         }
     }
     assert!(count > 10_000);
+    // The counts (`cargo test --test grid -- --nocapture` prints them).
+    println!(
+        "scenario grid: {count} scenarios; groups that run, per backend: {:?}; groups that fail: {}; groups qpath \
+         cannot model, per backend: {:?}",
+        tally.runs, tally.fails, tally.unmodelled
+    );
 }
 
-fn check_group(g: &GroupReport, release: Release, r: &qpath_core::report::Report) {
+/// What the grid counts: groups that run, groups that fail, groups qpath cannot model (the only ones that may run
+/// without a query dtype or kernel), per backend.
+#[derive(Default)]
+struct Tally {
+    runs: std::collections::BTreeMap<&'static str, usize>,
+    fails: usize,
+    unmodelled: std::collections::BTreeMap<&'static str, usize>,
+}
+
+/// Every group that runs (no error) has a query dtype and a kernel in both phases, and its `kernels` start with
+/// `kernel`, unless it says why qpath cannot model it.
+fn runs_with_dtypes_and_kernels(g: &GroupReport, tally: &mut Tally, ctx: &dyn Fn() -> String) {
+    if g.error.is_some() {
+        tally.fails += 1;
+        return;
+    }
+    if let Some(why) = &g.unmodelled {
+        assert!(why.starts_with("qpath cannot model this: "), "{why}");
+        *tally.unmodelled.entry(g.backend.name()).or_default() += 1;
+        return;
+    }
+    *tally.runs.entry(g.backend.name()).or_default() += 1;
+    for (q, k, ks) in [
+        (g.q_dtype.prefill, g.kernel.prefill, &g.kernels.prefill),
+        (g.q_dtype.decode, g.kernel.decode, &g.kernels.decode),
+    ] {
+        assert!(
+            q.is_some() && k.is_some(),
+            "a group that runs without a query dtype or kernel: {g:#?} {}",
+            ctx()
+        );
+        assert_eq!(ks.first().map(|c| c.kernel), k, "{}", ctx());
+    }
+}
+
+fn check_group(g: &GroupReport, release: Release, r: &qpath_core::report::Report, tally: &mut Tally) {
+    runs_with_dtypes_and_kernels(g, tally, &|| scenario_ctx(r));
     if g.backend != Backend::FlashInfer {
-        assert!(g.q_dtype.prefill.is_none() && g.kernel.prefill.is_none());
         return;
     }
     let cc: ComputeCapability = r.gpu.compute_capability.parse().unwrap();

@@ -60,6 +60,7 @@ pub struct LayerQuery {
 }
 
 /// What the engine's configuration tells every group's rules beyond the platform.
+#[derive(Clone, Copy)]
 pub struct Engine<'a> {
     /// `--attention-config`.
     pub attention_config: &'a AttentionConfig,
@@ -70,6 +71,12 @@ pub struct Engine<'a> {
     /// The checkpoint's `quantization_config` as far as it concerns the KV cache (`None`: no quantization config),
     /// which decides the layers' q/k/v scales ([`query`]).
     pub checkpoint: Option<&'a crate::model::CheckpointKv>,
+    /// How many distinct sliding-window configs the model's FLASH_ATTN layers have (`_get_sliding_window_configs`):
+    /// FA3's AOT scheduler metadata needs exactly one.
+    pub fa_window_configs: usize,
+    /// The speculative-decoding drafter's groups: their metadata builders build with `fast_build` (no FA3 AOT
+    /// scheduling).
+    pub drafter: bool,
 }
 
 /// What a group's rules read beyond the platform and the group's shape.
@@ -78,6 +85,8 @@ pub struct GroupContext<'a> {
     /// The group's first layer as it asked the selector (its skip-adjusted cache dtype, its `--block-size`); `None`
     /// for a recurrent group, whose layers never ask.
     pub query: Option<&'a LayerQuery>,
+    /// A recurrent group's layers, flags and environment ([`recurrent`]); `None` for an attention group.
+    pub recurrent: Option<&'a recurrent::RecurrentInputs<'a>>,
 }
 
 /// A builder's declared CUDA-graph support and why.

@@ -80,8 +80,11 @@ pub fn layer_query(
         let cite = source::ATTN_LAYER_QUERY_QUANT_ASSERT;
         t.step(
             Some(&cite),
-            "Attention.forward",
-            format!("kv_cache_dtype {kv:?} is not one the layer quantizes for: a bare assert fails"),
+            "raises AssertionError",
+            format!(
+                "Attention.forward asserts the cache dtype is one it quantizes the query for; {kv:?} is not: {}",
+                crate::attention::BARE_ASSERT
+            ),
         );
         let error = GroupError {
             kind: GroupErrorKind::AssertionError,

@@ -278,6 +278,7 @@ pub(super) fn attention_groups(
         let cx = GroupContext {
             engine,
             query: Some(&row.query),
+            recurrent: None,
         };
         crate::backends::rules(g.backend).resolve_group(p, &cx, &mut g);
         groups.push(g);

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::attention::Backend;
+use crate::backends::recurrent::RecurrentInputs;
 use crate::backends::{is_quantized, Engine, GroupContext, LayerQuery};
 use crate::capability::{ComputeCapability, CudaVersion};
 use crate::dtype::TorchDtype;
@@ -213,6 +214,8 @@ fn resolve_into(
         device: &device,
         hybrid: spec.hybrid.is_some(),
         checkpoint: spec.checkpoint_kv.as_ref(),
+        fa_window_configs: fa_window_configs(&rows),
+        drafter: false,
     };
     let mut groups = attention_groups(&p, &cmd, &engine, &rows, &align_steps);
     if let Some(h) = &spec.hybrid {
@@ -223,7 +226,7 @@ fn resolve_into(
             .map(|l| l.index)
             .collect();
         if !layers.is_empty() {
-            let g = recurrent_group(r, h, layers, &align_steps);
+            let g = recurrent_group(&p, (&cmd, &engine), h, layers, &align_steps);
             let at = groups
                 .iter()
                 .position(|x: &GroupReport| x.layers[0] > g.layers[0])
@@ -475,6 +478,18 @@ fn checkpoint_cache_dtype(r: Release, spec: &ModelSpec, cmd: &mut ServeCommand, 
     }
     cmd.kv_cache_dtype = dtype.to_string();
     vec![]
+}
+
+/// `_get_sliding_window_configs`: the distinct windows of the layers that run FLASH_ATTN (a full-attention layer's is
+/// `(-1, -1)`, so "no window" counts as one config).
+fn fa_window_configs(rows: &[LayerRow]) -> usize {
+    let mut windows: Vec<Option<u32>> = Vec::new();
+    for row in rows.iter().filter(|r| r.selection.backend == Backend::FlashAttn) {
+        if !windows.contains(&row.layer.sliding_window) {
+            windows.push(row.layer.sliding_window);
+        }
+    }
+    windows.len()
 }
 
 /// `CacheConfig`'s `cache_dtype` validator (every release), as the engine config is built: a per-token-head cache

@@ -1,5 +1,6 @@
 //! A hybrid model's recurrent layers: the block-size alignment to their state page (crate::hybrid) and their own
-//! group (GDN_ATTN / MAMBA2: no query dtype, no kernel).
+//! group (GDN_ATTN / MAMBA2), whose input dtype, kernels, errors and log lines their backend's rules decide
+//! ([`crate::backends::recurrent`]).
 
 use super::*;
 
@@ -16,7 +17,8 @@ pub(super) fn hybrid_alignment(
     let (Some(h), Some(first)) = (&spec.hybrid, rows.first()) else {
         return Vec::new();
     };
-    report.unused_flags.retain(|f| !HybridFlags::consumes(f));
+    let r = p.release;
+    report.unused_flags.retain(|f| !HybridFlags::consumes(r, f, h.backend));
     let side = AttentionSide {
         backend: first.selection.backend,
         q_heads: first.layer.num_q_heads,
@@ -41,13 +43,16 @@ pub(super) fn hybrid_alignment(
 }
 
 /// A hybrid model's recurrent layers as one group: their kind, the `MambaAttentionBackendEnum` backend their
-/// `mamba_type` names (no `--attention-backend` applies), no query dtype or kernel, and their state page.
+/// `mamba_type` names (no `--attention-backend` applies), their state page, then what their backend's rules decide
+/// (`resolve_group` with the layers' flags and environment: [`RecurrentInputs`]).
 pub(super) fn recurrent_group(
-    r: Release,
+    p: &Platform,
+    (cmd, engine): (&ServeCommand, &Engine),
     h: &model::HybridSpec,
     layers: Vec<u32>,
     align_steps: &[crate::report::TraceStep],
 ) -> GroupReport {
+    let r = p.release;
     let mut t = Trace::new(r);
     recurrent_layer_steps(r, h, &layers, &mut t);
     recurrent_backend_steps(h, &mut t);
@@ -65,7 +70,7 @@ pub(super) fn recurrent_group(
         "mamba page padded",
     ];
     trace.extend(align_steps.iter().filter(|s| STATE_STEPS.contains(&s.rule.as_str())).cloned());
-    GroupReport {
+    let mut g = GroupReport {
         layers,
         attention: h.kind,
         sliding_window: None,
@@ -88,7 +93,29 @@ pub(super) fn recurrent_group(
         kernels: Phases::default(),
         query_quant: None,
         unmodelled: None,
-    }
+    };
+    let f = HybridFlags::read(r, cmd);
+    let (_, mode) = hybrid::mamba_cache_mode(r, h, &f);
+    let inputs = RecurrentInputs {
+        spec: h,
+        layers: &g.layers.clone(),
+        gdn_prefill_backend: f.gdn_prefill_backend.as_deref(),
+        mamba_backend: f.mamba_backend.as_deref(),
+        mamba_ssu_algorithm: f.mamba_ssu_algorithm.as_deref(),
+        use_replayssm: f.use_replayssm.unwrap_or(false),
+        packed_decode_env: cmd.env_value("VLLM_ENABLE_FLA_PACKED_RECURRENT_DECODE"),
+        gdn_decode_kernel_env: cmd.env_value("VLLM_GDN_DECODE_KERNEL"),
+        speculative: cmd.speculative_config.is_some(),
+        mamba_cache_mode: &mode,
+        state: hybrid::state_torch_dtypes(p.model_dtype, h, &f),
+    };
+    let cx = GroupContext {
+        engine,
+        query: None,
+        recurrent: Some(&inputs),
+    };
+    crate::backends::rules(h.backend).resolve_group(p, &cx, &mut g);
+    g
 }
 
 /// The model file's recurrent layers (`layer_types` / `hybrid_override_pattern`): which layers, of which kind, from
@@ -144,6 +171,6 @@ pub(super) fn recurrent_backend_steps(h: &model::HybridSpec, t: &mut Trace) {
         Some(&source::MAMBA_LAYER_BACKEND),
         format!("backend {}", h.backend.name()),
         "get_mamba_attn_backend(self.mamba_type): fixed by the layer type; --attention-backend and the attention \
-         priority list do not apply. A recurrent state per request, no KV cache: no query dtype, no FlashInfer kernel",
+         priority list do not apply. A recurrent state per request, no KV cache",
     );
 }

@@ -64,7 +64,11 @@ pub(super) fn drafter_groups(
                 report.log_records.push(rec);
             }
         }
-        for mut g in attention_groups(p, &dcmd, engine, &rows, &[]) {
+        let dengine = Engine {
+            drafter: true,
+            ..*engine
+        };
+        for mut g in attention_groups(p, &dcmd, &dengine, &rows, &[]) {
             g.role = GroupRole::Drafter;
             let mut head = d.report.trace.clone();
             if g.backend == Backend::FlashInfer && d.report.kv_cache_dtype != cmd.kv_cache_dtype {

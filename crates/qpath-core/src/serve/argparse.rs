@@ -183,6 +183,15 @@ impl<'t> OptParser<'t> {
         self.actions.push(Action { row, name, nargs, role });
     }
 
+    /// The table row and option string argparse matched for `arg` (an option token after the pre-processing: exact,
+    /// `--opt=value` or a unique prefix), and its explicit value; `None` when it names no option of the release.
+    pub(super) fn row_of(&self, arg: &str) -> Option<(&'t FlagRow, String, Option<String>)> {
+        let (Some(a), option, explicit) = self.parse_optional(arg).ok()?? else {
+            return None;
+        };
+        Some((self.actions.get(a)?.row?, option, explicit))
+    }
+
     /// `ArgumentParser._parse_optional` (CPython 3.11): `None` for a positional token.
     fn parse_optional(&self, arg: &str) -> Result<Option<OptTuple>, String> {
         if arg.is_empty() || !arg.starts_with('-') {

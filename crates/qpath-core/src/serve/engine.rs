@@ -33,7 +33,7 @@ fn tok(ns: &Ns, r: Role) -> Option<&str> {
 /// The checks `EngineArgs.create_engine_config` (engine/arg_utils.py) makes on the kept fields, in its order:
 /// ModelConfig (`hf_overrides`), CacheConfig (`block_size` gt=0, 0.33.0's `_validate_cache_dtype`), ParallelConfig
 /// (`tensor_parallel_size`, `decode_context_parallel_size` ge=1), `create_speculative_config`, then the attention
-/// backend (mutual exclusion, then `validate_backend_before`).
+/// backend (mutual exclusion, then `validate_backend_before`), then the Mamba config.
 pub(super) fn build(
     release: Release,
     rows: &[FlagRow],
@@ -48,6 +48,7 @@ pub(super) fn build(
     check_parallel_config(&mut cmd, &ns)?;
     cmd.speculative_config = speculative(release, rows, enums, &ns)?;
     check_attention_backend(release, enums, &cmd, &ns)?;
+    check_mamba_config(release, &cmd)?;
     Ok(cmd)
 }
 
@@ -257,6 +258,51 @@ fn check_attention_backend(release: Release, enums: &Enums, cmd: &ServeCommand, 
             if let Err(msg) = backend_member(release, enums, name) {
                 return Err(err(format!("ValueError: {msg}"), tok(ns, Role::AttentionBackend)));
             }
+        }
+    }
+    Ok(())
+}
+
+/// `create_engine_config`'s Mamba config, after the attention backend (engine/arg_utils.py L2770 in 0.33.0, every
+/// release): a `--mamba-backend` string becomes `MambaBackendEnum[value.upper()]`, whose metaclass raises `ValueError`
+/// for a name that is not a member (`TRITON`, `FLASHINFER`; 0.27.0+ also `CPU`; config/mamba.py); then (0.27.0+)
+/// `validate_ssu_algorithm`: a `--mamba-ssu-algorithm` needs the FlashInfer backend (`RECURRENT_MAMBA_SSU_ALGO_RAISE`).
+/// The options are read from the unused entries (qpath keeps no field for them).
+fn check_mamba_config(release: Release, cmd: &ServeCommand) -> Result<(), ParseError> {
+    let (mut backend, mut algorithm) = (None, None);
+    for entry in &cmd.unused {
+        match super::unused_option(release, entry) {
+            Some(o) if o.flag == "--mamba-backend" => backend = Some((o.value.unwrap_or_default(), entry)),
+            Some(o) if o.flag == "--mamba-ssu-algorithm" => {
+                algorithm = Some((o.value.filter(|v| !v.is_empty() && v != "None"), entry))
+            }
+            _ => {}
+        }
+    }
+    let members: &[&str] = if release >= Release::V0_27_0 {
+        &["TRITON", "FLASHINFER", "CPU"]
+    } else {
+        &["TRITON", "FLASHINFER"]
+    };
+    let upper = backend.as_ref().map(|(v, _)| py_upper(v));
+    if let (Some(name), Some((_, entry))) = (&upper, &backend) {
+        if !members.contains(&name.as_str()) {
+            return Err(err(
+                format!(
+                    "ValueError: Unknown Mamba SSU backend: '{name}'. Valid options are: {}",
+                    members.join(", ")
+                ),
+                Some(entry),
+            ));
+        }
+    }
+    if let Some((Some(_), entry)) = &algorithm {
+        if release >= Release::V0_27_0 && upper.as_deref() != Some("FLASHINFER") {
+            return Err(err(
+                "ValueError: Mamba SSU algorithm selection is only supported with the FlashInfer backend. Please set \
+                 `--mamba-backend flashinfer`, or omit `--mamba-ssu-algorithm`.",
+                Some(entry),
+            ));
         }
     }
     Ok(())

@@ -59,7 +59,7 @@ pub use self::escape::{escape_for_message, hidden_characters, is_hidden};
 pub use self::format::{format, without_unread_env, DROPPED_VALUE, READ_ENV};
 pub use self::graphs::{cuda_graphs, CudaGraphs};
 pub(crate) use self::json::non_finite_of;
-pub use self::parse::parse;
+pub use self::parse::{parse, unused_option};
 use self::python::{py_int, py_str_repr};
 
 /// How qpath's own limits start: a [`ParseError`] whose message starts so is not vLLM's error.
@@ -122,6 +122,17 @@ impl Default for ServeCommand {
             unused: Vec::new(),
         }
     }
+}
+
+/// One entry of [`ServeCommand::unused`] as argparse read it ([`unused_option`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnusedOption {
+    /// The option's first long spelling in the release (`--mamba-backend`), however it was written.
+    pub flag: &'static str,
+    /// The option string argparse matched (`--no-use-replayssm` for a negative form).
+    pub option: String,
+    /// The value written (the first, for an option that takes several); `None` for a flag without one.
+    pub value: Option<String>,
 }
 
 /// The `AttentionConfig` (`config/attention.py`) fields that matter to FlashInfer, after vLLM's pydantic validation.
@@ -192,17 +203,29 @@ impl ServeCommand {
     /// error naming the variable and value for anything else ("true", "", "1.0"), which vLLM raises as `ValueError` on
     /// first access. The last assignment wins, as in the shell.
     pub fn env_flag(&self, name: &str) -> Result<Option<bool>, String> {
-        let Some((_, value)) = self.env.iter().rev().find(|(k, _)| k == name) else {
+        let Some(value) = self.env_value(name) else {
             return Ok(None);
         };
-        match py_int(value) {
-            Ok(Some(n)) => Ok(Some(n != 0)),
-            Ok(None) => Ok(Some(true)),
-            Err(()) => Err(format!(
+        py_int_bool(value).map(Some).map_err(|e| {
+            format!(
                 "{name}={value}: vLLM reads {name} as bool(int(os.getenv(\"{name}\", \"0\"))), and int() raises \
-                 ValueError: invalid literal for int() with base 10: {}",
-                py_str_repr(value)
-            )),
-        }
+                 ValueError: {e}"
+            )
+        })
+    }
+
+    /// The value of the command line's last `NAME=value` assignment of `name` (the shell's: the last one wins).
+    pub fn env_value(&self, name: &str) -> Option<&str> {
+        self.env.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// `bool(int(value))` as Python evaluates it (surrounding whitespace, a sign and `_` between digits allowed); `Err` is
+/// the text of the `ValueError` `int()` raises (`invalid literal for int() with base 10: 'true'`).
+pub fn py_int_bool(value: &str) -> Result<bool, String> {
+    match py_int(value) {
+        Ok(Some(n)) => Ok(n != 0),
+        Ok(None) => Ok(true),
+        Err(()) => Err(format!("invalid literal for int() with base 10: {}", py_str_repr(value))),
     }
 }

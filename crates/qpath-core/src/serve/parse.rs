@@ -8,11 +8,11 @@ use super::engine::build;
 use super::enums::enums;
 use super::escape::{escape_for_message, hidden_characters};
 use super::limits::{capped_list, MAX_ARGUMENTS, MAX_SUGGESTED};
-use super::preprocess::{matches_option_regex, preprocess, Tok};
+use super::preprocess::{dash_key, matches_option_regex, preprocess, Tok};
 use super::python::py_lower;
 use super::shell::{tokenize, Word};
 use super::table::{table, FlagRow};
-use super::{err, ParseError, ServeCommand};
+use super::{err, ParseError, ServeCommand, UnusedOption};
 use crate::release::Release;
 use crate::release::Release::V0_29_0;
 
@@ -32,6 +32,25 @@ use crate::release::Release::V0_29_0;
 ///   closest option of this release).
 pub fn parse(release: Release, command_line: &str) -> Result<ServeCommand, ParseError> {
     parse_words(release, command_line).map_err(name_hidden_characters)
+}
+
+/// One entry of [`ServeCommand::unused`] (an option as written, with its values) read as `release`'s argparse read
+/// it: its first long spelling (an abbreviation or a `_` spelling resolved), the option string matched and its value.
+/// `None` for an entry that is not one option of the release (an entry [`parse`](fn@parse) did not write).
+pub fn unused_option(release: Release, entry: &str) -> Option<UnusedOption> {
+    let words = tokenize(entry).ok()?;
+    let first = words.first()?;
+    let arg = match first.text.split_once('=') {
+        Some((key, value)) if first.text.starts_with("--") => format!("{}={value}", dash_key(key)),
+        _ => dash_key(&first.text),
+    };
+    let parser = cached_parser(release, table().ok()?, enums().ok()?);
+    let (row, option, explicit) = parser.row_of(&arg)?;
+    Some(UnusedOption {
+        flag: row.flag.as_str(),
+        option,
+        value: explicit.or_else(|| words.get(1).map(|w| w.text.clone())),
+    })
 }
 
 /// An error about a token with characters a terminal does not show gets qpath's line naming them (vLLM's own text

@@ -39,7 +39,7 @@ pub(super) fn matches_option_regex(t: &str, names: &[&str]) -> bool {
 
 /// `pattern.sub(repl, key, count=1)` with `pattern = (?<=--)[^\.]*`: underscores become hyphens between the leading
 /// `--` and the first `.`.
-fn dash_key(key: &str) -> String {
+pub(super) fn dash_key(key: &str) -> String {
     let Some(rest) = key.strip_prefix("--") else {
         return key.to_string();
     };

@@ -49,7 +49,7 @@ pub(crate) fn py_lower(s: &str) -> String {
 
 /// `str.upper()` restricted like [`py_lower`]: ASCII letters, and the non-ASCII letters Python raises to ASCII (dotless
 /// ı → I, long ſ → S, ß → SS, and the Latin ligatures ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ).
-pub(super) fn py_upper(s: &str) -> String {
+pub(crate) fn py_upper(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         out.push_str(match c {

@@ -156,6 +156,47 @@ fn seed_command() {
     }
 }
 
+/// `unused_option` reads an unused entry as the release's argparse did: `=` values, `_` spellings, unique prefixes,
+/// the negative forms of a boolean (0.33.0's `--disable-…` too), and nothing for an option the release lacks.
+#[test]
+fn unused_option_reads_entries_as_argparse_did() {
+    let read = |r, cmd: &str| {
+        let c = ok(r, cmd);
+        let o = unused_option(r, &c.unused[0]).expect("an option of the release");
+        (o.flag, o.option, o.value)
+    };
+    let m = "vllm serve m";
+    assert_eq!(
+        read(V0_33_0, &format!("{m} --gdn-prefill-backend=triton")),
+        ("--gdn-prefill-backend", "--gdn-prefill-backend".into(), Some("triton".into()))
+    );
+    assert_eq!(
+        read(V0_33_0, &format!("{m} --gdn_prefill_backend cutedsl")).2,
+        Some("cutedsl".into())
+    );
+    assert_eq!(read(V0_33_0, &format!("{m} --gdn-prefill triton")).0, "--gdn-prefill-backend");
+    assert_eq!(read(V0_24_0, &format!("{m} --reasoning-parser 'a b'")).2, Some("a b".into()));
+    assert_eq!(
+        read(V0_33_0, &format!("{m} --no-use-replayssm")),
+        ("--use-replayssm", "--no-use-replayssm".into(), None)
+    );
+    assert_eq!(
+        read(V0_33_0, &format!("{m} --disable-prefix-caching")).1,
+        "--disable-prefix-caching"
+    );
+    assert_eq!(unused_option(V0_24_0, "--use-replayssm"), None, "0.27.0+");
+    let c = ok(
+        V0_33_0,
+        "VLLM_GDN_DECODE_KERNEL=triton VLLM_GDN_DECODE_KERNEL=cuda vllm serve m",
+    );
+    assert_eq!(c.env_value("VLLM_GDN_DECODE_KERNEL"), Some("cuda"));
+    assert_eq!(py_int_bool(" 0 "), Ok(false));
+    assert_eq!(
+        py_int_bool("yes"),
+        Err("invalid literal for int() with base 10: 'yes'".into())
+    );
+}
+
 #[test]
 fn environment_prefix_and_env_flag() {
     let c = ok(V0_33_0, "VLLM_BATCH_INVARIANT=1 VLLM_HAS_FLASHINFER_CUBIN=0 vllm serve m");
