@@ -275,12 +275,27 @@ async fn hybrid_groups_show_in_the_strip_and_as_cards() {
     let root = mount(r).await;
     let mamba = card_of_backend(&root, "MAMBA2");
     assert!(text(&mamba, ".attention").contains("Mamba"));
-    // A recurrent group without a query dtype or kernel in the report says why; with them, it shows them.
-    let bare = mamba.query_selector(".q-prefill").unwrap().is_none();
-    assert_eq!(bare, mamba.query_selector(".recurrent").unwrap().is_some());
-    if bare {
-        assert!(text(&mamba, ".recurrent").starts_with("No query dtype: recurrent state, no KV cache"));
-    }
+    // The Mamba2 layers' own kernels and state dtypes, as the report gives them (their input in the model dtype).
+    assert_eq!(text(&mamba, ".kernel-prefill"), "mamba-chunk-scan");
+    assert_eq!(text(&mamba, ".kernel-decode"), "selective-state-update");
+    assert_eq!(text(&mamba, ".q-prefill"), "bfloat16");
+    assert_eq!(text(&mamba, ".cache-dtype"), "conv bfloat16 / ssm float32");
+    assert!(text(&mamba, ".decision").contains("Input dtype, prefill"));
+    assert!(mamba.query_selector(".recurrent").unwrap().is_none(), "nothing is missing");
+    // A recurrent group the report gives nothing says why, without a dash.
+    let mut bare = resolve(&Scenario::new(
+        Hardware::parse("b200").unwrap(),
+        Release::V0_24_0,
+        "vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2",
+    ));
+    let g = bare.groups.iter_mut().find(|g| g.backend.name() == "MAMBA2").unwrap();
+    g.q_dtype = Default::default();
+    g.kernel = Default::default();
+    g.kernels = Default::default();
+    let bare_root = mount(bare).await;
+    let bare_card = card_of_backend(&bare_root, "MAMBA2");
+    assert!(text(&bare_card, ".recurrent").starts_with("No query dtype: recurrent state, no KV cache"));
+    assert!(bare_card.query_selector(".missing").unwrap().is_none());
     let attention = card_of_backend(&root, "FLASHINFER");
     assert_eq!(text(&attention, ".kernel-prefill"), "trtllm-gen");
     let cells = all(&root, ".layer-strip .layer");
@@ -497,4 +512,51 @@ async fn bad_input_shows_vllms_text_line_and_stage_for_every_backend() {
         attr(&q(&card, ".q-prefill.missing"), "title"),
         qpath_web::components::results::NOT_REACHED
     );
+}
+
+/// FLASH_ATTN on an H100 with an FP8 cache (vLLM's default backend there): the card shows FA3's varlen kernel as
+/// vLLM's code calls it, the FP8 query both phases receive, and the attention layer's quantization with its scale
+/// (1.0: the checkpoint has no quantization_config) and why.
+#[wasm_bindgen_test]
+async fn flash_attn_on_h100_with_an_fp8_cache_shows_its_kernel_and_query_scale() {
+    let root = mount(report("h100-sxm", Release::V0_33_0, "--kv-cache-dtype fp8")).await;
+    let card = card_of_backend(&root, "FLASH_ATTN");
+    assert_eq!(text(&card, ".q-prefill"), "float8_e4m3fn");
+    assert_eq!(text(&card, ".q-decode"), "float8_e4m3fn");
+    assert!(text(&card, "h3").contains("FP8 query"));
+    for phase in ["prefill", "decode"] {
+        let kernel = text(&card, &format!(".kernel-{phase}"));
+        assert!(kernel.starts_with("fa3-varlen"), "{phase}: {kernel}");
+        let call = text(&card, &format!(".kernel-{phase} ~ .kernel-call"));
+        assert!(call.contains("flash_attn_varlen_func(fa_version=3"), "{phase}: {call}");
+    }
+    assert_eq!(text(&card, ".query-quant"), "static FP8 per tensor, q_scale 1.0");
+    assert!(text(&card, ".query-quant-why").contains("no quantization_config"));
+    assert!(card.query_selector(".group-error").unwrap().is_none());
+    assert!(
+        card.query_selector(".missing").unwrap().is_none(),
+        "no dash for a group that runs"
+    );
+}
+
+/// Bad input on FLASH_ATTN: forced with an FP8 cache on an A100 (FA2 only), vLLM's selection refuses it with its own
+/// reasons and line.
+#[wasm_bindgen_test]
+async fn flash_attn_forced_with_an_fp8_cache_on_fa2_is_vllms_error() {
+    let root = mount(report(
+        "a100-80gb",
+        Release::V0_33_0,
+        "--attention-backend FLASH_ATTN --kv-cache-dtype fp8",
+    ))
+    .await;
+    let err = q(&root, ".scenario-error");
+    let message = text(&err, ".error-message");
+    assert!(
+        message.starts_with("Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this configuration."),
+        "{message}"
+    );
+    assert!(message.contains("kv_cache_dtype not supported"), "{message}");
+    assert_eq!(text(&err, ".error-type"), "ValueError");
+    assert!(text(&err, ".error-source").contains("vllm/platforms/cuda.py:"));
+    assert!(all(&root, "article.group").is_empty());
 }

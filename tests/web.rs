@@ -759,7 +759,7 @@ async fn a_config_json_too_large_for_a_link_is_said_beside_copy_link() {
 const QWEN3_NEXT_80B: &str = include_str!("../crates/qpath-core/tests/fixtures/qwen3-next-80b-a3b-instruct.config.json");
 
 /// A pasted hybrid config.json: the strip shows its 48 layers in two groups, the gated-delta-net layers on GDN_ATTN
-/// (no query dtype) beside the full-attention layers every fourth layer on FlashInfer, whose page vLLM aligned to the
+/// (with their gated-delta-rule kernels) beside the full-attention layers every fourth layer on FlashInfer, whose page vLLM aligned to the
 /// recurrent state (544-token blocks, 32-token kernel pages on B200 at 0.24.0).
 #[wasm_bindgen_test]
 async fn a_pasted_hybrid_config_json_shows_its_recurrent_group_in_the_strip() {
@@ -779,10 +779,10 @@ async fn a_pasted_hybrid_config_json_shows_its_recurrent_group_in_the_strip() {
     assert_eq!(group_of(7), full);
     let card = |g: &str| text(&root, &format!("article.group[data-group=\"{g}\"]"));
     let recurrent = card(&linear);
-    assert!(
-        recurrent.contains("GDN_ATTN") && recurrent.contains("No query dtype"),
-        "{recurrent}"
-    );
+    assert!(recurrent.contains("GDN_ATTN"), "{recurrent}");
+    // The gated delta net's own kernels (a gated delta rule per phase), as its card names them.
+    let kernel = text(&root, &format!("article.group[data-group=\"{linear}\"] .kernel-prefill"));
+    assert!(kernel.ends_with("-gdr"), "{kernel}");
     let attention = card(&full);
     assert!(attention.contains("FLASHINFER"), "{attention}");
     let logs = text(&root, "section.results");

@@ -468,6 +468,8 @@ fn decision(g: &GroupReport, min_cg: Option<qpath_core::report::CgSupport>) -> H
         (None, Some(why)) => why.clone(),
         (None, None) => "not determined".to_string(),
     };
+    // A recurrent layer has no query: its kernels take the layer's input.
+    let input = if g.backend.is_recurrent() { "Input dtype" } else { "Q dtype" };
     html! {
     <dl class="decision">
         <dt>{ "Backend" }</dt>
@@ -475,15 +477,18 @@ fn decision(g: &GroupReport, min_cg: Option<qpath_core::report::CgSupport>) -> H
         if !g.backend.is_recurrent() {
             <dt>{ "Cache dtype" }</dt>
             <dd class="cache-dtype">{ cache_dtype_words(&g.cache_dtype) }</dd>
+        } else if !bare_recurrent(g) {
+            <dt>{ "State dtypes" }</dt>
+            <dd class="cache-dtype">{ g.cache_dtype.clone() }</dd>
         }
         if let Some(cg) = g.cudagraph_support.filter(|s| Some(*s) != min_cg) {
             <dt>{ "CUDA graphs" }</dt>
             <dd class="cudagraph-support">{ cg.name() }</dd>
         }
         if !bare_recurrent(g) {
-            <dt>{ "Q dtype, prefill" }</dt>
+            <dt>{ format!("{input}, prefill") }</dt>
             <dd>{ dtype_value("q-prefill", g.q_dtype.prefill, &why_missing) }</dd>
-            <dt>{ "Q dtype, decode" }</dt>
+            <dt>{ format!("{input}, decode") }</dt>
             <dd>{ dtype_value("q-decode", g.q_dtype.decode, &why_missing) }</dd>
             <dt>{ "Kernel, prefill" }</dt>
             <dd>{ kernel_value("kernel-prefill", &g.kernel_choices(true), &why_missing) }</dd>

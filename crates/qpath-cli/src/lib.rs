@@ -1045,3 +1045,137 @@ mod issue15 {
             .starts_with("qpath: shell `tcsh`: one of bash, elvish, fish, powershell, zsh"));
     }
 }
+
+/// Issue 20's rows that are the CLI's: every backend's answer in the table, Markdown, `--check` and the matrix; bad
+/// input as vLLM says it.
+#[cfg(test)]
+mod issue20 {
+    use super::*;
+
+    fn answer(s: &str) -> Answer {
+        let argv: Vec<String> = s.split_whitespace().map(String::from).collect();
+        run_with_env(&argv, &|_| None)
+    }
+
+    const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
+
+    /// Every backend's group in the table: FLASH_ATTN (vLLM's choice on an H100) with its query dtypes and kernels
+    /// and an `ok` outcome, never "runs on" a backend with dashes; with an FP8 cache the query's quantization and its
+    /// scale below the table; in Markdown the same.
+    #[test]
+    fn the_table_shows_every_backends_decisions() {
+        let table = answer(&format!("--gpu h100-sxm -- {LLAMA}")).stdout;
+        let row = table.lines().find(|l| l.starts_with("0-31")).unwrap_or_default();
+        assert!(
+            row.contains("FLASH_ATTN")
+                && row.contains("bfloat16   bfloat16")
+                && row.contains("fa3-varlen")
+                && row.ends_with(" ok"),
+            "{table}"
+        );
+        assert!(!table.contains("runs on"), "{table}");
+        let fp8 = answer(&format!("--gpu h100-sxm -- {LLAMA} --kv-cache-dtype fp8")).stdout;
+        assert!(
+            fp8.contains("\ngroup 1 (layers 0-31):\n  query quantization: static FP8 per tensor, q_scale 1.0: "),
+            "{fp8}"
+        );
+        let md = answer(&format!("--gpu h100-sxm --format markdown -- {LLAMA} --kv-cache-dtype fp8")).stdout;
+        assert!(
+            md.contains("| FLASH_ATTN | `fp8` | float8_e4m3fn | float8_e4m3fn | fa3-varlen"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- query quantization: `static FP8 per tensor, q_scale 1.0: "),
+            "{md}"
+        );
+        // A backend's own error at engine start: TRITON_ATTN's on a T4 with a bfloat16 cache, with the call that
+        // raises and its line.
+        let t4 = answer(&format!("--gpu t4 -- {LLAMA} --kv-cache-dtype bfloat16"));
+        assert_eq!(t4.code, exit::FAILS);
+        let row = t4.stdout.lines().find(|l| l.starts_with("0-31")).unwrap_or_default();
+        assert!(
+            row.contains("TRITON_ATTN")
+                && row.contains("ValueError at engine start: bfloat16 KV cache is not supported on NVIDIA T4"),
+            "{}",
+            t4.stdout
+        );
+    }
+
+    /// Bad input, as vLLM says it: a backend a GPU cannot run, an FP8 cache FLASH_ATTN refuses below FA3: vLLM's
+    /// selection error with its line, exit 1.
+    #[test]
+    fn a_forced_backend_vllm_refuses_is_its_error_with_its_line() {
+        for (gpu, flags, reason) in [
+            (
+                "v100",
+                "--attention-backend FLASHINFER",
+                "['compute capability not supported']",
+            ),
+            (
+                "a100-80gb",
+                "--attention-backend FLASH_ATTN --kv-cache-dtype fp8",
+                "kv_cache_dtype not supported",
+            ),
+        ] {
+            let a = answer(&format!("--gpu {gpu} -- {LLAMA} {flags}"));
+            assert_eq!(a.code, exit::FAILS, "{gpu}");
+            assert!(
+                a.stdout
+                    .contains("vLLM rejects this scenario: ValueError: Selected backend AttentionBackendEnum.")
+                    && a.stdout.contains(reason)
+                    && a.stdout.contains("\n  at vllm/platforms/cuda.py:"),
+                "{gpu}: {}",
+                a.stdout
+            );
+        }
+    }
+
+    /// `qpath matrix --backend picked`: the backend vLLM picks on every GPU over every backend's cache dtypes (JSON
+    /// `mode`, each cell's `backends`); an unknown mode is named.
+    #[test]
+    fn the_matrix_shows_the_backend_vllm_picks() {
+        let a = answer(&format!("matrix --backend picked --format json -- {LLAMA}"));
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!(j["mode"], "picked");
+        let kvs = matrix::any_backend_kv_dtypes(Release::LATEST);
+        assert_eq!(j["kv_cache_dtypes"].as_array().map(Vec::len), Some(kvs.len()));
+        let cell = |gpu: &str, kv: &str| {
+            j["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["gpu"] == gpu && c["kv_cache_dtype"] == kv)
+                .cloned()
+                .unwrap()
+        };
+        let h100 = cell("h100-sxm", "auto");
+        assert_eq!(h100["backends"], serde_json::json!(["FLASH_ATTN"]));
+        assert!(
+            h100["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with("FLASH_ATTN bf16/bf16 fa3-varlen"),
+            "{h100}"
+        );
+        assert_eq!(
+            cell("h100-sxm", "int8_per_token_head")["backends"],
+            serde_json::json!(["TRITON_ATTN"])
+        );
+        assert!(j["cells"].as_array().unwrap().iter().all(|c| c["status"] != "other-backend"));
+        // The default is FlashInfer's grid, as before (JSON mode "flashinfer").
+        let j: serde_json::Value = serde_json::from_str(&answer(&format!("matrix --format json -- {LLAMA}")).stdout).unwrap();
+        assert_eq!(j["mode"], "flashinfer");
+        assert_eq!(
+            j["kv_cache_dtypes"].as_array().map(Vec::len),
+            Some(matrix::flashinfer_kv_dtypes(Release::LATEST).len())
+        );
+        let md = answer(&format!("matrix --backend picked -- {LLAMA}")).stdout;
+        assert!(
+            md.starts_with("| GPU | auto |") && md.contains("| int8_per_token_head |"),
+            "{md}"
+        );
+        let e = answer(&format!("matrix --backend auto -- {LLAMA}"));
+        assert!(e.code == exit::CANNOT && e.stderr.contains("`auto`"), "{e:?}");
+        assert!(answer("matrix --help").stdout.contains("--backend"));
+    }
+}

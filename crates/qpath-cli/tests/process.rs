@@ -169,3 +169,23 @@ fn a_one_string_command_and_an_assignment_with_a_blank_are_read() {
         "{out}"
     );
 }
+
+/// Every backend's answer from the binary: `--check` names the backend vLLM picks and what it runs (FLASH_ATTN's FA3
+/// on an H100); `matrix --backend picked` covers every backend's cache dtypes and exits 1 where a cell fails.
+#[test]
+fn the_binary_names_the_backend_vllm_picks() {
+    let (code, out, err) = qpath(&with_llama(&["--gpu", "h100-sxm", "--check"], &[]));
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert!(
+        out.starts_with("vLLM would start and serve: FLASH_ATTN bf16/bf16 fa3-varlen"),
+        "{out}"
+    );
+    let (code, out, _) = qpath(&with_llama(&["matrix", "--backend", "picked"], &[]));
+    assert_eq!(code, Some(1), "a cell fails (nvfp4 off SM100)");
+    let head = out.lines().next().unwrap_or_default();
+    assert!(
+        head.starts_with("| GPU | auto |") && head.contains("| int8_per_token_head |") && head.contains("| turboquant_k8v4 |"),
+        "{head}"
+    );
+    assert!(out.contains("| h100-sxm | FLASH_ATTN bf16/bf16 fa3-varlen"), "{out}");
+}
