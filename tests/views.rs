@@ -315,3 +315,28 @@ async fn matrix_in_the_picked_mode_names_every_cells_backend() {
     flush().await;
     assert_eq!(chosen.borrow().as_deref(), Some("flashinfer"));
 }
+
+/// Compare on another backend: FLASH_ATTN on an H100 with an FP8 cache shows its kernels, the query's quantization
+/// and scale, and each phase's outcome in the core's words (never "runs on" a backend with dashes).
+#[wasm_bindgen_test]
+async fn compare_shows_every_backends_kernels_and_query_scale() {
+    let line = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8";
+    let s = scenario("h100-sxm", Release::V0_33_0, line);
+    let root = mount_compare(&s, &s).await;
+    assert_eq!(text(&root, ".left-backend .value"), "FLASH_ATTN");
+    assert_eq!(text(&root, ".left-q-prefill .value"), "float8_e4m3fn");
+    assert_eq!(text(&root, ".left-query-quant .value"), "static FP8 per tensor, q_scale 1.0");
+    let report = resolve(&s);
+    let g = &report.groups[0];
+    for phase in ["prefill", "decode"] {
+        let is_prefill = phase == "prefill";
+        let kernel = text(&root, &format!(".left-kernel-{phase} .value"));
+        assert_eq!(kernel, g.kernels_text(is_prefill));
+        assert!(kernel.starts_with("fa3-varlen"), "{kernel}");
+        let outcome = text(&root, &format!(".right-{phase}-outcome .value"));
+        assert_eq!(outcome, format!("runs {}", g.kernel_names(is_prefill)));
+    }
+    assert!(!root.text_content().unwrap().contains("runs on"));
+    // The heading names the column.
+    assert!(text(&root, "#compare-table thead").contains("Query quantization"));
+}
