@@ -188,7 +188,7 @@ pub fn matrix_view(props: &MatrixViewProps) -> Html {
             <p id="matrix-caption" class="matrix-caption">{ caption }</p>
             { legend(m.mode) }
             <div class="matrix-wrap">
-                <table id="matrix-table" aria-describedby="matrix-caption">
+                <table id="matrix-table" class={m.mode.name()} aria-describedby="matrix-caption">
                     <caption>{ match m.mode {
                         MatrixMode::FlashInfer => format!("vLLM {}: FlashInfer's outcome per GPU and --kv-cache-dtype", m.vllm),
                         MatrixMode::Picked => format!("vLLM {}: the backend vLLM picks per GPU and --kv-cache-dtype", m.vllm),

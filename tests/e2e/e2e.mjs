@@ -714,6 +714,9 @@ const SHOWCASE = {
   // No FlashInfer group at all (FLASH_ATTN: B200 offline cannot run sinks on FlashInfer), an unverified prediction (Thor at 10.1 with trtllm-gen).
   'other backend': [hashOf({ gpu: 'b200', vllm: '0.33.0', cubins: 'no', cmd: 'vllm serve openai/gpt-oss-20b --kv-cache-dtype fp8' }),
     'NVIDIA B200', 'article.group[data-backend="FLASH_ATTN"] .kernel-prefill'],
+  // Another backend's card in full: FLASH_ATTN's FA3 kernel as vLLM calls it, the FP8 query and its scale.
+  'query quantization': [hashOf({ gpu: 'h100-sxm', vllm: '0.33.0', cmd: `${LLAMA} --kv-cache-dtype fp8` }),
+    'NVIDIA H100', 'article.group[data-backend="FLASH_ATTN"] .query-quant'],
   'unverified prediction': [hashOf({ gpu: 'jetson-agx-thor', vllm: '0.33.0', cubins: 'yes', cmd: `${LLAMA} --attention-backend FLASHINFER` }),
     'Thor', '.unverified-badge'],
   // A config.json from the link, read instead of the preset (the box open, its summary under it).
@@ -766,7 +769,12 @@ for (const theme of ['light', 'dark']) {
     await page.click('#tab-matrix');
     await page.waitForSelector('#matrix-table button.cell.error');
     await expandAll(page);
-    report(await axe(page, `${theme} · matrix`));
+    const found = await axe(page, `${theme} · matrix`);
+    // The backend vLLM picks, over every backend's cache dtypes.
+    await page.selectOption('#matrix-mode', 'picked');
+    await eventually(async () => includes(await text(page, '#matrix-table caption'), 'the backend vLLM picks', 'picked'));
+    found.push(...await axe(page, `${theme} · matrix, picked`));
+    report(found);
   });
 
   // The iframe's page on its own (as a frame shows it), following the system's scheme as an embed does.
