@@ -77,7 +77,7 @@ pub fn engine_config(
         ));
         report.notes.push(Note::info(format!(
             "--kv-cache-dtype {}: vLLM sets attention_config.flash_attn_version = 2 (was {was}; {}), so the \
-             FLASH_ATTN layers and TurboQuant's prefill run FlashAttention 2 on this GPU.",
+             FLASH_ATTN layers and {name}'s prefill run FlashAttention 2 on this GPU.",
             cmd.kv_cache_dtype,
             at(r, &source::TURBOQUANT_FA2_OVERRIDE)
         )));
