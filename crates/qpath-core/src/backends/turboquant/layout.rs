@@ -40,6 +40,12 @@ pub fn layout_conflict(p: &Platform, groups: &mut [GroupReport]) {
     if p.release < Release::V0_29_0 {
         return;
     }
+    // The common case allocates nothing: no backend declares a set, or every one declares the same.
+    let mut declared_sets = groups.iter().filter_map(|g| declared(p, g.backend));
+    let Some(first) = declared_sets.next() else { return };
+    if declared_sets.all(|s| s == first) {
+        return;
+    }
     let mut seen: Vec<Backend> = Vec::new();
     let mut sets: Vec<(Backend, &[&str])> = Vec::new();
     for g in groups.iter() {
