@@ -102,7 +102,7 @@ impl BlockConfig {
             *slot = match text.as_str() {
                 "null" => None,
                 t => match t.parse::<u64>() {
-                    Ok(n) if n > 0 && n <= 1 << 20 => Some(n),
+                    Ok(n) if n > 0 => Some(n),
                     _ => {
                         return Err(format!(
                             "{}: --attention-config sets {name} to {text}, which qpath only follows as a positive \
@@ -210,7 +210,8 @@ fn impl_init(p: &Platform, cfg: &BlockConfig, t: &mut Trace) {
     t.step(
         Some(&source::FLEX_IMPL_SOFTCAP_RAISE),
         "FlexAttentionImpl.__init__",
-        "no ALiBi slopes, no logits soft cap, no KV sharing, a 16-bit cache: no raise",
+        "no ALiBi slopes, logits soft cap or cross-layer KV sharing in the model as qpath reads it (it does not read \
+         gemma-4's num_kv_shared_layers), a 16-bit cache: no raise",
     );
     if p.batch_invariant || cfg.block_m.is_some() || cfg.block_n.is_some() {
         let inv = if p.batch_invariant { Some(16) } else { None };
