@@ -193,6 +193,7 @@ fn resolve_into(
     let (spec, model_dtype) = load_model(s, &cmd, cc, report)?;
     let cache_record = cache_dtype_record(r, &cmd.kv_cache_dtype);
     let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
+    let turboquant_logs = crate::backends::turboquant::engine_config(r, &spec, &mut cmd, report)?;
     let forced = forced_backend(r, &cmd)?;
     gemma4_backend(r, &spec, forced)?;
     let mut p = platform(s, cc, &cmd, &env, model_dtype);
@@ -203,6 +204,7 @@ fn resolve_into(
     report.log_records = env_records;
     report.log_records.extend(cache_record);
     report.log_records.extend(checkpoint_records(r, &checkpoint_logs));
+    report.log_records.extend(turboquant_logs);
     report.logs = report.log_records.iter().map(|l| l.text.clone()).collect();
     let selection = selection_logs(r, &rows);
     report.logs.extend(selection.iter().map(|l| l.text.clone()));
@@ -245,6 +247,7 @@ fn resolve_into(
     if let Some(d) = crate::drafter::drafter(r, &cmd, &spec, forced)? {
         drafter_groups(&p, &cmd, &engine, d, &mut groups, report)?;
     }
+    crate::backends::turboquant::layout::layout_conflict(&p, &mut groups);
     cuda_graphs(&p, &cmd, &spec, n_spec, &mut groups, report)?;
     report.groups = groups;
     Ok(())
