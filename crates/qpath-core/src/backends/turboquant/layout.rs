@@ -28,7 +28,13 @@ fn declared(p: &Platform, b: Backend) -> Option<&'static [&'static str]> {
         // `CompositeAttentionBackend.supported_kv_cache_layouts`: its two backends' common sets.
         Backend::TritonFlashInfer => Some(if ten { FI_10X } else { DEFAULT }),
         Backend::TritonFlashAttn => Some(DEFAULT),
-        _ => None,
+        Backend::FlashAttn
+        | Backend::TritonAttn
+        | Backend::GdnAttn
+        | Backend::Mamba2
+        | Backend::Mamba1
+        | Backend::Linear
+        | Backend::ShortConv => None,
     }
 }
 
