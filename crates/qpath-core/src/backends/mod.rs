@@ -70,6 +70,9 @@ pub struct Engine<'a> {
     /// The checkpoint's `quantization_config` as far as it concerns the KV cache (`None`: no quantization config),
     /// which decides the layers' q/k/v scales ([`query`]).
     pub checkpoint: Option<&'a crate::model::CheckpointKv>,
+    /// Some attention layer of the model has a sliding window it does not clamp for multimodal prefixes
+    /// ([`crate::model::ModelSpec::has_unclamped_window`]): the composite backends' routing refuses CUDA graphs.
+    pub unclamped_window: bool,
 }
 
 /// What a group's rules read beyond the platform and the group's shape.

@@ -213,6 +213,7 @@ fn resolve_into(
         device: &device,
         hybrid: spec.hybrid.is_some(),
         checkpoint: spec.checkpoint_kv.as_ref(),
+        unclamped_window: spec.has_unclamped_window(r),
     };
     let mut groups = attention_groups(&p, &cmd, &engine, &rows, &align_steps);
     if let Some(h) = &spec.hybrid {
