@@ -172,7 +172,10 @@ impl BackendRules for Composite {
     /// then `supports_combination`), each `supports_*` asked of both children (TRITON_ATTN and the causal child).
     fn reasons(&self, p: &Platform, l: &LayerQuery) -> Vec<String> {
         if p.release < V0_30_0 {
-            return vec![format!("{QPATH_LIMIT}: {} is not a backend of vLLM {}", self.backend, p.release)];
+            return vec![format!(
+                "{QPATH_LIMIT}: {} is not a backend of vLLM {}",
+                self.backend, p.release
+            )];
         }
         let general = triton_attn::TritonAttn.reasons(p, l);
         let lc = causal_query(l);
@@ -384,11 +387,7 @@ fn lcm(a: u32, b: u32) -> u32 {
     while y != 0 {
         (x, y) = (y, x % y);
     }
-    if x == 0 {
-        0
-    } else {
-        a / x * b
-    }
+    a.checked_div(x).map_or(0, |q| q * b)
 }
 
 /// `MMPrefixAttentionRouting.get_cudagraph_support`: NEVER when some layer has an unclamped sliding window (a decode

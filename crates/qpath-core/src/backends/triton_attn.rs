@@ -47,7 +47,10 @@ impl BackendRules for TritonAttn {
         if l.head_size < 32 {
             reasons.push("head_size not supported".to_string());
         }
-        if !matches!(p.model_dtype, TorchDtype::Float16 | TorchDtype::BFloat16 | TorchDtype::Float32) {
+        if !matches!(
+            p.model_dtype,
+            TorchDtype::Float16 | TorchDtype::BFloat16 | TorchDtype::Float32
+        ) {
             reasons.push("dtype not supported".to_string());
         }
         if !accepts_kv(p, &l.kv_cache_dtype) {
@@ -441,7 +444,11 @@ impl Launch {
                 "3D when the batch's longest query is 1 token, or at most MAX_3D_QUERY_LEN (8) with causal masking, no \
                  mm-prefix ranges{}; and requests × ⌈longest query / {}⌉ ≤ seq_threshold_3D {}; and not batch \
                  invariant; and the scratch holds its query tokens (else logger.debug_once, 2D)",
-                if self.tuned_large_head { " and not tuned_large_head" } else { "" },
+                if self.tuned_large_head {
+                    " and not tuned_large_head"
+                } else {
+                    ""
+                },
                 self.block_q,
                 self.threshold
             )
@@ -505,7 +512,10 @@ impl Launch {
         vec![
             KernelChoice::when(
                 Kernel::TritonUnified3d,
-                format!("{prefix}a decode batch of at most {t} requests (seq_threshold_3D): {}", self.grid_3d()),
+                format!(
+                    "{prefix}a decode batch of at most {t} requests (seq_threshold_3D): {}",
+                    self.grid_3d()
+                ),
             ),
             KernelChoice::when(
                 Kernel::TritonUnified2d,
@@ -526,7 +536,10 @@ impl Launch {
         if !short_3d {
             return vec![KernelChoice::when(
                 Kernel::TritonUnified2d,
-                format!("{prefix}every batch with a prefill (a query longer than 1 token): {}", self.grid_2d(true)),
+                format!(
+                    "{prefix}every batch with a prefill (a query longer than 1 token): {}",
+                    self.grid_2d(true)
+                ),
             )];
         }
         let (t, bq) = (self.threshold, self.block_q);
@@ -575,7 +588,17 @@ mod tests {
     /// 24, kv 5 → 25 → 24, kv 256 → 0 → 1.
     #[test]
     fn threshold_snaps_to_the_nearest_default_capture_size() {
-        for (t, s) in [(16, 16), (42, 40), (21, 24), (25, 24), (0, 1), (128, 128), (64, 64), (12, 8), (20, 16)] {
+        for (t, s) in [
+            (16, 16),
+            (42, 40),
+            (21, 24),
+            (25, 24),
+            (0, 1),
+            (128, 128),
+            (64, 64),
+            (12, 8),
+            (20, 16),
+        ] {
             assert_eq!(nearest_capture_size(t), s, "{t}");
         }
     }

@@ -159,7 +159,11 @@ impl ModelSpec {
     /// CUDA graphs.
     pub fn has_unclamped_window(&self, release: Release) -> bool {
         let clamps = self.vllm_model == VllmModel::Gemma4 && release >= Release::V0_25_0Prefix;
-        !clamps && self.layers.iter().any(|l| l.kind.is_attention() && l.sliding_window.is_some())
+        !clamps
+            && self
+                .layers
+                .iter()
+                .any(|l| l.kind.is_attention() && l.sliding_window.is_some())
     }
 
     pub fn full_layers(&self) -> impl Iterator<Item = &LayerSpec> {
