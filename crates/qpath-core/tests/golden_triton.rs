@@ -726,3 +726,65 @@ fn gemma3_27b_on_h100_refuses_the_composite_and_runs_mm_prefix_on_triton() {
     let r = run("h100-sxm", "0.32.0", GEMMA3_27B);
     assert!(!has_step(&r.groups[0], "backend TRITON_FLASH_ATTN (priority order)"));
 }
+
+/// google/gemma-4-26B-A4B-it's text config as `tests/golden_config.rs` restates it, with the prefix-LM switch
+/// `use_bidirectional_attention: "vision"` that gemma-4's own convertor reads (every release).
+const GEMMA4_VISION: &str = r#"{
+  "architectures": ["Gemma4ForConditionalGeneration"],
+  "model_type": "gemma4",
+  "text_config": {
+    "model_type": "gemma4_text",
+    "use_bidirectional_attention": "vision",
+    "hidden_size": 2816,
+    "num_hidden_layers": 30,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 8,
+    "num_global_key_value_heads": 2,
+    "head_dim": 256,
+    "global_head_dim": 512,
+    "sliding_window": 1024,
+    "attention_k_eq_v": true
+  }
+}"#;
+
+/// gemma-4 with vision bidirectional attention: its layers ask with use_mm_prefix, so a forced FLASHINFER is refused;
+/// forced TRITON_FLASHINFER (0.30.0+) runs, and since gemma-4 clamps its sliding windows for images
+/// (`mm_prefix_clamp_sliding_window`) the routing allows single-token decode graphs: no downgrade.
+#[test]
+fn gemma4_vision_layers_are_mm_prefix_and_clamp_their_windows() {
+    let run4 = |vllm: &str, backend: &str| {
+        let cmd = format!("vllm serve g --dtype bfloat16 --attention-backend {backend}");
+        run_with("b200", vllm, &cmd, Some(GEMMA4_VISION.to_string()))
+    };
+    for vllm in ["0.28.0", "0.33.0"] {
+        let e = run4(vllm, "FLASHINFER").error.expect("selection refuses");
+        assert!(
+            e.message
+                .ends_with("Reason: ['partial multimodal token full attention not supported']"),
+            "{vllm}"
+        );
+        let r = run4(vllm, "TRITON_ATTN");
+        for g in groups(&r, Backend::TritonAttn) {
+            assert!(step(g, "mm-prefix layer").0.starts_with("use_mm_prefix=True"));
+        }
+    }
+    for vllm in ["0.30.0", "0.33.0"] {
+        let r = run4(vllm, "TRITON_FLASHINFER");
+        let gs = groups(&r, Backend::TritonFlashInfer);
+        assert_eq!(gs.iter().map(|g| g.head_dim).collect::<Vec<_>>(), [256, 512]);
+        let cg = r.cuda_graphs.as_ref().unwrap();
+        assert_eq!(
+            (cg.mode.as_str(), cg.support),
+            ("FULL_AND_PIECEWISE", Some(CgSupport::UniformSingleTokenDecode)),
+            "{vllm}"
+        );
+        assert!(cg.trace[0]
+            .outcome
+            .contains("routing AttentionCGSupport.UNIFORM_SINGLE_TOKEN_DECODE (no unclamped"));
+        for g in gs {
+            // No unclamped window: decodes never need the image mask, so only image prefills go to TRITON_ATTN.
+            assert_eq!(g.kernels.decode.len(), 1, "{vllm}");
+            assert_eq!(g.kernels.prefill.last().unwrap().kernel, Kernel::TritonUnified2d);
+        }
+    }
+}
