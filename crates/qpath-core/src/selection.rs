@@ -67,7 +67,9 @@ pub fn priorities(p: &Platform, l: &LayerQuery) -> Vec<Backend> {
     let composite = p.release >= V0_30_0 && l.use_mm_prefix;
     let mut list = Vec::with_capacity(6);
     if p.major() == 10 {
-        if composite {
+        // The 10.x list is vLLM's only for causal layers; a non-causal layer gets the other one, which has no
+        // composite on 10.x.
+        if composite && !l.use_non_causal {
             list.push(TritonFlashInfer);
         }
         list.extend([FlashInfer, FlashAttn, TritonAttn, FlexAttention, TurboQuant]);
