@@ -26,13 +26,6 @@ fn only_group(r: &Report, backend: Backend) -> &GroupReport {
     &r.groups[0]
 }
 
-/// The only group runs on `backend` without an error; its last trace step.
-fn runs_with_last_step(r: &Report, backend: Backend) -> &TraceStep {
-    let g = only_group(r, backend);
-    assert_eq!(g.error, None);
-    g.trace.last().unwrap()
-}
-
 /// The only group runs on `backend` without an error; its kernel-block-size step.
 fn block_size_step(r: &Report, backend: Backend) -> &TraceStep {
     let g = only_group(r, backend);
@@ -115,7 +108,9 @@ fn triton_fp8_cache_on_sm89_runs() {
     let cmd = format!("{LLAMA} --attention-backend TRITON_ATTN --kv-cache-dtype fp8");
     for vllm in ["0.24.0", "0.33.0"] {
         let r = run("l4", vllm, &cmd);
-        let step = runs_with_last_step(&r, Backend::TritonAttn);
+        let g = only_group(&r, Backend::TritonAttn);
+        assert_eq!(g.error, None);
+        let step = g.trace.iter().find(|s| s.rule == "TritonAttentionImpl cache dtype").unwrap();
         assert_eq!(
             step.outcome,
             "kv_cache_dtype \"fp8\" on compute capability 8.9: SM89+, no raise"

@@ -1050,6 +1050,7 @@ mod tests {
             checkpoint: None,
             fa_window_configs: 0,
             drafter: false,
+            unclamped_window: false,
         };
         let run = |b: Backend, mamba_backend: Option<&str>| {
             let inp = RecurrentInputs {

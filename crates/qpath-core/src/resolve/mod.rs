@@ -218,6 +218,7 @@ fn resolve_into(
         checkpoint: spec.checkpoint_kv.as_ref(),
         fa_window_configs: fa_window_configs(&rows),
         drafter: false,
+        unclamped_window: spec.has_unclamped_window(r),
     };
     let mut groups = attention_groups(&p, &cmd, &engine, &rows, &align_steps);
     if let Some(h) = &spec.hybrid {
