@@ -143,16 +143,17 @@ fn run(p: &Platform, cx: &GroupContext, l: &LayerQuery, g: &mut GroupReport, t: 
         return Outcome::Raised(r);
     }
     if cx.engine.hybrid {
+        let why = format!(
+            "{}: a hybrid model's block size follows its recurrent state page, which qpath does not align for \
+             FLEX_ATTENTION (its builder then checks that block size)",
+            crate::attention::QPATH_LIMIT
+        );
         t.step(
             Some(&source::FLEX_KV_BLOCK_POWER_OF_2),
             "FlexAttention block sizes",
-            format!(
-                "{}: a hybrid model's block size follows its recurrent state page, which qpath does not align for \
-                 FLEX_ATTENTION",
-                crate::attention::QPATH_LIMIT
-            ),
+            why.clone(),
         );
-        return Outcome::Runs;
+        return Outcome::Unmodelled(why);
     }
     let blocks = match builder_init(p, &cfg, t) {
         Ok(b) => b,
