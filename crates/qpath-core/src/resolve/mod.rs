@@ -216,7 +216,7 @@ fn resolve_into(
         device: &device,
         hybrid: spec.hybrid.is_some(),
         checkpoint: spec.checkpoint_kv.as_ref(),
-        fa_window_configs: fa_window_configs(&rows),
+        fa_window_configs: fa_window_configs(r, &rows),
         drafter: false,
         unclamped_window: spec.has_unclamped_window(r),
     };
@@ -484,11 +484,13 @@ fn checkpoint_cache_dtype(r: Release, spec: &ModelSpec, cmd: &mut ServeCommand, 
     vec![]
 }
 
-/// `_get_sliding_window_configs`: the distinct windows of the layers that run FLASH_ATTN (a full-attention layer's is
-/// `(-1, -1)`, so "no window" counts as one config).
-fn fa_window_configs(rows: &[LayerRow]) -> usize {
+/// `_get_sliding_window_configs` ([`source::FA_BUILD_AOT_OFF_SW`]): the distinct windows of the layers whose impl is
+/// a `FlashAttentionImpl` (a full-attention layer's is `(-1, -1)`, so "no window" counts as one config); from 0.31.0
+/// also the FLASH_ATTN child of a TRITON_FLASH_ATTN composite (`get_impl_variants`).
+fn fa_window_configs(r: Release, rows: &[LayerRow]) -> usize {
+    let fa = |b: Backend| b == Backend::FlashAttn || (r >= Release::V0_31_0 && b == Backend::TritonFlashAttn);
     let mut windows: Vec<Option<u32>> = Vec::new();
-    for row in rows.iter().filter(|r| r.selection.backend == Backend::FlashAttn) {
+    for row in rows.iter().filter(|row| fa(row.selection.backend)) {
         if !windows.contains(&row.layer.sliding_window) {
             windows.push(row.layer.sliding_window);
         }
