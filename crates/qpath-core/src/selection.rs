@@ -57,15 +57,29 @@ pub fn selector_config_repr(p: &Platform, l: &LayerQuery) -> String {
     format!("AttentionSelectorConfig({})", body.join(", "))
 }
 
-/// The priority list (`_get_backend_priorities`, non-MLA): FlashInfer first on compute capability 10.x, FlashAttention
-/// first elsewhere (0.26.0+: the 10.x list only for causal attention, which is what qpath models).
-pub fn priorities(p: &Platform) -> Vec<Backend> {
+/// The priority list (`_get_backend_priorities`, non-MLA, [`crate::source::CUDA_PRIORITIES`]): FlashInfer first on
+/// compute capability 10.x, FlashAttention first elsewhere (0.26.0+: the 10.x list only for causal attention, which is
+/// what qpath models). 0.30.0+: a layer that selects with `use_mm_prefix` tries a composite first: TRITON_FLASHINFER
+/// on 10.x ([`crate::source::COMPOSITE_PRIORITY_SM100`]), TRITON_FLASH_ATTN on 9.x
+/// ([`crate::source::COMPOSITE_PRIORITY_OTHER`]).
+pub fn priorities(p: &Platform, l: &LayerQuery) -> Vec<Backend> {
     use Backend::*;
+    let composite = p.release >= V0_30_0 && l.use_mm_prefix;
+    let mut list = Vec::with_capacity(6);
     if p.major() == 10 {
-        vec![FlashInfer, FlashAttn, TritonAttn, FlexAttention, TurboQuant]
+        // The 10.x list is vLLM's only for causal layers; a non-causal layer gets the other one, which has no
+        // composite on 10.x.
+        if composite && !l.use_non_causal {
+            list.push(TritonFlashInfer);
+        }
+        list.extend([FlashInfer, FlashAttn, TritonAttn, FlexAttention, TurboQuant]);
     } else {
-        vec![FlashAttn, FlashInfer, TritonAttn, FlexAttention, TurboQuant]
+        if composite && p.major() == 9 {
+            list.push(TritonFlashAttn);
+        }
+        list.extend([FlashAttn, FlashInfer, TritonAttn, FlexAttention, TurboQuant]);
     }
+    list
 }
 
 /// `validate_configuration`'s reasons for one layer on backend `b` (its module restates them).
@@ -118,7 +132,7 @@ pub fn select(p: &Platform, forced: Option<Backend>, l: &LayerQuery) -> Result<S
     }
     let mut rejected = Vec::new();
     let mut valid = Vec::new();
-    for b in priorities(p) {
+    for b in priorities(p, l) {
         let why = reasons(p, b, l);
         if why.is_empty() {
             valid.push(b);

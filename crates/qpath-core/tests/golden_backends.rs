@@ -26,13 +26,6 @@ fn only_group(r: &Report, backend: Backend) -> &GroupReport {
     &r.groups[0]
 }
 
-/// The only group runs on `backend` without an error; its last trace step.
-fn runs_with_last_step(r: &Report, backend: Backend) -> &TraceStep {
-    let g = only_group(r, backend);
-    assert_eq!(g.error, None);
-    g.trace.last().unwrap()
-}
-
 /// The only group runs on `backend` without an error; its kernel-block-size step.
 fn block_size_step(r: &Report, backend: Backend) -> &TraceStep {
     let g = only_group(r, backend);
@@ -115,7 +108,9 @@ fn triton_fp8_cache_on_sm89_runs() {
     let cmd = format!("{LLAMA} --attention-backend TRITON_ATTN --kv-cache-dtype fp8");
     for vllm in ["0.24.0", "0.33.0"] {
         let r = run("l4", vllm, &cmd);
-        let step = runs_with_last_step(&r, Backend::TritonAttn);
+        let g = only_group(&r, Backend::TritonAttn);
+        assert_eq!(g.error, None);
+        let step = g.trace.iter().find(|s| s.rule == "TritonAttentionImpl cache dtype").unwrap();
         assert_eq!(
             step.outcome,
             "kv_cache_dtype \"fp8\" on compute capability 8.9: SM89+, no raise"
@@ -157,9 +152,12 @@ fn forced_triton_flex_and_turboquant_refuse_a_block_size_not_a_multiple_of_16() 
             );
             assert_forced_invalid(&r, vllm, &forced_invalid(backend, "block_size not supported"));
         }
+        // A forced TURBOQUANT fails at layer 0 first: a boundary layer, whose cache TurboQuant keeps at "auto".
         let cmd = format!("{LLAMA} --attention-backend TURBOQUANT --kv-cache-dtype turboquant_k8v4 --block-size 24");
         let r = run("a100-80gb", vllm, &cmd);
-        assert_forced_invalid(&r, vllm, &forced_invalid("TURBOQUANT", "block_size not supported"));
+        let message = "Selected backend AttentionBackendEnum.TURBOQUANT is not valid for this configuration. Reason: \
+                       ['kv_cache_dtype not supported', 'block_size not supported']";
+        assert_forced_invalid(&r, vllm, message);
     }
 }
 
@@ -202,9 +200,16 @@ fn block_sizes_that_are_multiples_of_16_run_on_each_backend() {
                 "vllm/v1/attention/backends/turboquant_attn.py",
             ),
         ] {
-            let cmd = format!("{LLAMA} --attention-backend {backend} --kv-cache-dtype {kv} --block-size {size}");
+            // TURBOQUANT is selected unforced: forced, its boundary layers (cache "auto") would refuse it.
+            let forced = if b == Backend::TurboQuant {
+                String::new()
+            } else {
+                format!(" --attention-backend {backend}")
+            };
+            let cmd = format!("{LLAMA}{forced} --kv-cache-dtype {kv} --block-size {size}");
             let r = run("a100-80gb", vllm, &cmd);
-            let g = only_group(&r, b);
+            assert!(r.error.is_none(), "{vllm} {backend}: {:?}", r.error);
+            let g = r.groups.iter().find(|g| g.backend == b).unwrap();
             assert_eq!(g.error, None, "{vllm} {backend}");
             let step = g
                 .trace
@@ -236,12 +241,16 @@ fn flex_attention_builder_refuses_a_block_size_that_is_not_a_power_of_2() {
         let source = format!("vllm/v1/attention/backends/flex_attention.py:{line}");
         assert_eq!(e.source.as_deref(), Some(source.as_str()));
         assert_eq!(g.trace.last().unwrap().outcome, message);
-        // With the KV block set in --attention-config qpath says it does not model the check.
+        // flex_attn_kv_block_size 64 replaces the cache block: a power of 2, but not the cache block, so the block
+        // mask is no longer built directly.
         let r = run("a100-80gb", vllm, &format!("{cmd} -ac '{{\"flex_attn_kv_block_size\": 64}}'"));
-        let step = runs_with_last_step(&r, Backend::FlexAttention);
-        assert!(step
-            .outcome
-            .starts_with("qpath cannot model this: --attention-config sets flex_attn_kv_block_size"));
+        let g = only_group(&r, Backend::FlexAttention);
+        assert_eq!(g.error, None);
+        let step = g.trace.iter().find(|s| s.rule == "direct block-mask build").unwrap();
+        assert_eq!(
+            step.outcome,
+            "off: the KV block 64 is not the cache block 48 (create_block_mask_compiled instead)"
+        );
     }
     // A hybrid model's block size follows its recurrent state page, which qpath does not align for FLEX_ATTENTION.
     let cmd = "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --attention-backend FLEX_ATTENTION";
@@ -269,7 +278,10 @@ fn forced_turboquant_refuses_a_float32_model_first() {
     let cmd = format!("{LLAMA} --dtype float32 --attention-backend TURBOQUANT --kv-cache-dtype turboquant_k8v4");
     for vllm in ["0.24.0", "0.33.0"] {
         let r = run("a100-80gb", vllm, &cmd);
-        assert_forced_invalid(&r, vllm, &forced_invalid("TURBOQUANT", "dtype not supported"));
+        // Layer 0 is a boundary layer (cache "auto"): its reasons are the model dtype's and the cache's.
+        let message = "Selected backend AttentionBackendEnum.TURBOQUANT is not valid for this configuration. Reason: \
+                       ['dtype not supported', 'kv_cache_dtype not supported']";
+        assert_forced_invalid(&r, vllm, message);
     }
 }
 

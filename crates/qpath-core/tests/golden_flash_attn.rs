@@ -318,3 +318,16 @@ fn batch_invariance_turns_fa4_into_fa2_with_vllms_warning() {
         "Cannot use FA version 4 with batch invariance, defaulting to FA version 2.",
     );
 }
+
+#[test]
+fn a_composites_flash_attn_child_counts_for_the_aot_window_check_from_0_31_0() {
+    // gemma-3-4b's language-model layers ask with mm-prefix from 0.33.0 and land on TRITON_FLASH_ATTN on H100; its
+    // FA child sees two window configs (sliding and full layers), so the first build() turns AOT scheduling off.
+    let r = run("h100-sxm", "0.33.0", "vllm serve google/gemma-3-4b-it");
+    for g in &r.groups {
+        assert_eq!(g.backend, Backend::TritonFlashAttn);
+        assert_eq!(g.kernel.decode, Some(Kernel::FaVarlen3));
+        assert_step(g, "AOT scheduling", "vllm/v1/attention/backends/flash_attn.py:852");
+        assert!(g.kernels.prefill.iter().any(|c| c.kernel == Kernel::TritonUnified2d && c.when.is_some()));
+    }
+}

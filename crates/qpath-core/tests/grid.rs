@@ -401,3 +401,77 @@ fn random_command_lines_never_panic() {
         }
     }
 }
+
+/// Issue 20's property over every backend a scenario can land on (auto-selected and forced; FLASHINFER, FLASH_ATTN,
+/// TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT, the composites, the recurrent groups): no group that runs lacks a query
+/// dtype or kernel per phase unless it says why qpath cannot model it. The counts print with `--nocapture`.
+#[test]
+fn every_backend_grid() {
+    let models = [
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "openai/gpt-oss-20b",
+        "google/gemma-3-4b-it",
+        "google/gemma-3-27b-it",
+        "Qwen/Qwen3-4B",
+        "Qwen/Qwen3-Next-80B-A3B-Instruct",
+        "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
+    ];
+    let gpus = [
+        "t4",
+        "v100",
+        "a100-80gb",
+        "l4",
+        "h100-sxm",
+        "b200",
+        "rtx-5090",
+        "rtx-pro-6000-blackwell",
+        "jetson-agx-thor",
+    ];
+    let kvs = ["auto", "fp8", "fp8_e5m2", "turboquant_k8v4", "int8_per_token_head"];
+    let backends = [
+        "",
+        "--attention-backend FLASH_ATTN",
+        "--attention-backend TRITON_ATTN",
+        "--attention-backend FLEX_ATTENTION",
+        "--attention-backend TURBOQUANT",
+        "--attention-backend TRITON_FLASH_ATTN",
+        "--attention-backend TRITON_FLASHINFER",
+    ];
+    let (mut count, mut tally) = (0, Tally::default());
+    for release in Release::ALL {
+        for gpu in gpus {
+            for model in models {
+                for kv in kvs {
+                    for backend in backends {
+                        let cmd = format!("vllm serve {model} --kv-cache-dtype {kv} {backend}");
+                        let r = resolve(&Scenario::new(Hardware::parse(gpu).unwrap(), release, cmd));
+                        count += 1;
+                        for g in &r.groups {
+                            runs_with_dtypes_and_kernels(g, &mut tally, &|| scenario_ctx(&r));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "every-backend grid: {count} scenarios; groups that run, per backend: {:?}; groups that fail: {}; groups \
+         qpath cannot model, per backend: {:?}",
+        tally.runs, tally.fails, tally.unmodelled
+    );
+    for b in [
+        "FLASHINFER",
+        "FLASH_ATTN",
+        "TRITON_ATTN",
+        "FLEX_ATTENTION",
+        "TURBOQUANT",
+        "GDN_ATTN",
+        "MAMBA2",
+    ] {
+        assert!(
+            tally.runs.get(b).is_some_and(|n| *n > 0),
+            "no {b} group ran: {:?}",
+            tally.runs
+        );
+    }
+}

@@ -47,11 +47,12 @@ pub struct LayerQuery {
     pub kv_heads: u32,
     /// `--block-size`, when the user set it (the selector passes `None` otherwise).
     pub block_size: Option<u32>,
-    /// `AttentionSelectorConfig.use_mm_prefix`: `model_config.is_mm_prefix_lm` (a multimodal prefix-LM such as
-    /// model_type `gemma3`). Printed in vLLM's errors; qpath's backend rules do not read it.
+    /// `AttentionSelectorConfig.use_mm_prefix`: the layer's `model_config.is_mm_prefix_lm`
+    /// ([`crate::model::ModelSpec::layers_use_mm_prefix`]: gemma-3 multimodal from 0.33.0, gemma-4 with vision
+    /// bidirectional attention). Backends without `supports_mm_prefix` refuse it; it puts the composites first (0.30.0+).
     pub use_mm_prefix: bool,
     /// `use_per_head_quant_scales`: a compressed-tensors checkpoint whose `kv_cache_scheme.strategy` is `attn_head`
-    /// (`Attention.__init__`, before the skip list). Printed in vLLM's errors; qpath's backend rules do not read it.
+    /// (`Attention.__init__`, before the skip list). Printed in vLLM's errors; TRITON_ATTN and the composites refuse it.
     pub use_per_head_quant_scales: bool,
     /// `--attention-config.use_non_causal`. Printed in vLLM's errors; qpath's backend rules do not read it.
     pub use_non_causal: bool,
@@ -77,6 +78,9 @@ pub struct Engine<'a> {
     /// The speculative-decoding drafter's groups: their metadata builders build with `fast_build` (no FA3 AOT
     /// scheduling).
     pub drafter: bool,
+    /// Some attention layer of the model has a sliding window it does not clamp for multimodal prefixes
+    /// ([`crate::model::ModelSpec::has_unclamped_window`]): the composite backends' routing refuses CUDA graphs.
+    pub unclamped_window: bool,
 }
 
 /// What a group's rules read beyond the platform and the group's shape.

@@ -1048,6 +1048,9 @@ mod tests {
             device: "NVIDIA H100",
             hybrid: true,
             checkpoint: None,
+            fa_window_configs: 0,
+            drafter: false,
+            unclamped_window: false,
         };
         let run = |b: Backend, mamba_backend: Option<&str>| {
             let inp = RecurrentInputs {

@@ -98,6 +98,10 @@ pub struct ModelSpec {
     /// `architectures[0]` (a preset's, or config.json's); `None` for a model described by `--hf-overrides` only.
     #[serde(skip)]
     pub architecture: Option<&'static str>,
+    /// The language model's config has `use_bidirectional_attention == "vision"` (gemma-4's prefix-LM switch, read
+    /// by its own convertor: [`ModelSpec::layers_use_mm_prefix`]).
+    #[serde(skip)]
+    pub vision_bidirectional: bool,
 }
 
 impl ModelSpec {
@@ -106,16 +110,60 @@ impl ModelSpec {
         self.model_type.as_deref()
     }
 
-    /// `model_config.is_mm_prefix_lm` (`ModelArchConfigConvertorBase.is_mm_prefix_lm`, every release): the top-level
-    /// `model_type` in the release's prefix-LM list (`umm` only before 0.29.0). Not modelled, so False: a config's own
-    /// `is_mm_prefix_lm` attribute, gemma-4's `use_bidirectional_attention == "vision"` (its own convertor), and
-    /// serving with multimodal inputs disabled (0.27.0+), which turns it off.
+    /// The model runner's `model_config.is_mm_prefix_lm` (`ModelArchConfigConvertorBase.is_mm_prefix_lm`, every
+    /// release; `docs/source-notes/triton-attn.md` §7): the top-level config's `model_type` in the release's
+    /// `MM_PREFIX_LM_MODELS` (`umm` only before 0.29.0), or gemma-4's own convertor (`use_bidirectional_attention ==
+    /// "vision"`). It is what the runner reads (the batches' mm ranges, `--disable-chunked-mm-input`); the attention
+    /// layers select with [`ModelSpec::layers_use_mm_prefix`]. Not modelled: a config's own `is_mm_prefix_lm`
+    /// attribute, and serving with multimodal inputs disabled (0.27.0+: `--limit-mm-per-prompt` all 0,
+    /// `--language-model-only`), which turns it off.
     pub fn is_mm_prefix_lm(&self, release: Release) -> bool {
+        if self.vllm_model == VllmModel::Gemma4 {
+            return self.vision_bidirectional;
+        }
         let mut models = vec!["bagel", "gemma3", "molmo2", "moondream3", "paligemma"];
         if release < Release::V0_29_0 {
             models.push("umm");
         }
         self.model_type().is_some_and(|t| models.contains(&t))
+    }
+
+    /// `AttentionSelectorConfig.use_mm_prefix` of the model's attention layers: `Attention.__init__` reads
+    /// `is_mm_prefix_lm` of the config current while the layer is built (`attention.py`
+    /// `self.use_mm_prefix = model_config is not None and model_config.is_mm_prefix_lm`, every release). A multimodal
+    /// model that builds its language model on a sub-config (`init_vllm_registered_model(hf_config=text_config)` →
+    /// `VllmConfig.with_hf_config`, which regenerates `model_arch_config` from the sub-config) asks with the sub-config:
+    ///
+    /// - gemma-3 multimodal (`Gemma3ForConditionalGeneration`, text config `gemma3_text`, not in the list): False in
+    ///   0.24.0 – 0.32.0; from 0.33.0 `gemma3_mm.py` sets `config.text_config.is_mm_prefix_lm = True` first: True.
+    /// - paligemma, bagel (language model on `text_config` / `llm_config`): False in every release.
+    /// - molmo2, moondream3 (language model on the top-level config): the runner's flag, True.
+    /// - gemma-4 (its convertor reads the text config's `use_bidirectional_attention == "vision"` either way).
+    ///
+    /// qpath reads gemma-3 multimodal and gemma-4 from presets and config.json; the other prefix-LM models only as a
+    /// `model_type`.
+    pub fn layers_use_mm_prefix(&self, release: Release) -> bool {
+        if self.vllm_model == VllmModel::Gemma4 {
+            return self.vision_bidirectional;
+        }
+        match self.architecture {
+            Some("Gemma3ForConditionalGeneration") => release >= Release::V0_33_0,
+            _ if matches!(self.model_type(), Some("paligemma" | "bagel")) => false,
+            _ => self.is_mm_prefix_lm(release),
+        }
+    }
+
+    /// Some attention layer has a sliding window that the model does not clamp for multimodal prefixes
+    /// (`mm_prefix_clamp_sliding_window`, which only gemma-4's sliding layers set, from 0.25.0): the composite
+    /// backends' routing (`_has_unclamped_window` over the whole `static_forward_context`, 0.30.0+) then refuses
+    /// CUDA graphs.
+    pub fn has_unclamped_window(&self, release: Release) -> bool {
+        let clamps = self.vllm_model == VllmModel::Gemma4 && release >= Release::V0_25_0Prefix;
+        !clamps
+            && self
+                .layers
+                .iter()
+                .any(|l| l.kind.is_attention() && l.sliding_window.is_some())
     }
 
     pub fn full_layers(&self) -> impl Iterator<Item = &LayerSpec> {
@@ -205,6 +253,7 @@ pub fn resolve_model_at(release: Release, id: &str, hf_overrides: Option<&Map<St
         checkpoint_kv: None,
         hybrid,
         architecture: preset.map(|p| p.architecture),
+        vision_bidirectional: vision_bidirectional(&cfg.text),
     })
 }
 
@@ -266,6 +315,7 @@ pub fn resolve_model_from_config(
         config_file: Some(file.to_string()),
         checkpoint_kv: read.checkpoint_kv,
         architecture: Some(arch.name),
+        vision_bidirectional: vision_bidirectional(&cfg.text),
     })
 }
 
@@ -366,6 +416,11 @@ impl CheckpointKv {
         }
         None
     }
+}
+
+/// gemma-4's prefix-LM switch: the language model's `use_bidirectional_attention == "vision"`.
+fn vision_bidirectional(text: &config::TextConfig) -> bool {
+    text.raw.get("use_bidirectional_attention").and_then(Value::as_str) == Some("vision")
 }
 
 /// A JSON scalar as Python's `str()` prints the value `json.loads` gives (None, True, 8, text); None for the rest.

@@ -129,7 +129,7 @@ pub(super) fn select_layers<'a>(
             q_heads: l.num_q_heads / tp,
             kv_heads: (l.num_kv_heads / tp).max(1),
             block_size: cmd.block_size,
-            use_mm_prefix: spec.is_mm_prefix_lm(r),
+            use_mm_prefix: spec.layers_use_mm_prefix(r),
             use_per_head_quant_scales: spec.checkpoint_kv.as_ref().is_some_and(|kv| kv.per_head_scales()),
             use_non_causal: cmd.attention_config.use_non_causal,
             use_dcp: cmd.decode_context_parallel_size > 1,

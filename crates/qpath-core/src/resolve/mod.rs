@@ -193,6 +193,7 @@ fn resolve_into(
     let (spec, model_dtype) = load_model(s, &cmd, cc, report)?;
     let cache_record = cache_dtype_record(r, &cmd.kv_cache_dtype);
     let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
+    let turboquant_logs = crate::backends::turboquant::engine_config(r, &spec, &mut cmd, report)?;
     let forced = forced_backend(r, &cmd)?;
     gemma4_backend(r, &spec, forced)?;
     let mut p = platform(s, cc, &cmd, &env, model_dtype);
@@ -203,6 +204,7 @@ fn resolve_into(
     report.log_records = env_records;
     report.log_records.extend(cache_record);
     report.log_records.extend(checkpoint_records(r, &checkpoint_logs));
+    report.log_records.extend(turboquant_logs);
     report.logs = report.log_records.iter().map(|l| l.text.clone()).collect();
     let selection = selection_logs(r, &rows);
     report.logs.extend(selection.iter().map(|l| l.text.clone()));
@@ -214,8 +216,9 @@ fn resolve_into(
         device: &device,
         hybrid: spec.hybrid.is_some(),
         checkpoint: spec.checkpoint_kv.as_ref(),
-        fa_window_configs: fa_window_configs(&rows),
+        fa_window_configs: fa_window_configs(r, &rows),
         drafter: false,
+        unclamped_window: spec.has_unclamped_window(r),
     };
     let mut groups = attention_groups(&p, &cmd, &engine, &rows, &align_steps);
     if let Some(h) = &spec.hybrid {
@@ -245,6 +248,7 @@ fn resolve_into(
     if let Some(d) = crate::drafter::drafter(r, &cmd, &spec, forced)? {
         drafter_groups(&p, &cmd, &engine, d, &mut groups, report)?;
     }
+    crate::backends::turboquant::layout::layout_conflict(&p, &mut groups);
     cuda_graphs(&p, &cmd, &spec, n_spec, &mut groups, report)?;
     report.groups = groups;
     Ok(())
@@ -480,11 +484,13 @@ fn checkpoint_cache_dtype(r: Release, spec: &ModelSpec, cmd: &mut ServeCommand, 
     vec![]
 }
 
-/// `_get_sliding_window_configs`: the distinct windows of the layers that run FLASH_ATTN (a full-attention layer's is
-/// `(-1, -1)`, so "no window" counts as one config).
-fn fa_window_configs(rows: &[LayerRow]) -> usize {
+/// `_get_sliding_window_configs` ([`source::FA_BUILD_AOT_OFF_SW`]): the distinct windows of the layers whose impl is
+/// a `FlashAttentionImpl` (a full-attention layer's is `(-1, -1)`, so "no window" counts as one config); from 0.31.0
+/// also the FLASH_ATTN child of a TRITON_FLASH_ATTN composite (`get_impl_variants`).
+fn fa_window_configs(r: Release, rows: &[LayerRow]) -> usize {
+    let fa = |b: Backend| b == Backend::FlashAttn || (r >= Release::V0_31_0 && b == Backend::TritonFlashAttn);
     let mut windows: Vec<Option<u32>> = Vec::new();
-    for row in rows.iter().filter(|r| r.selection.backend == Backend::FlashAttn) {
+    for row in rows.iter().filter(|row| fa(row.selection.backend)) {
         if !windows.contains(&row.layer.sliding_window) {
             windows.push(row.layer.sliding_window);
         }

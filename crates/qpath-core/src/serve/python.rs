@@ -33,7 +33,7 @@ fn py_int_text(s: &str) -> Option<String> {
 }
 
 /// `int(s)`: `Ok(None)` for a valid integer beyond `i128`.
-pub(super) fn py_int(s: &str) -> Result<Option<i128>, ()> {
+pub(crate) fn py_int(s: &str) -> Result<Option<i128>, ()> {
     py_int_text(s).map(|t| t.parse::<i128>().ok()).ok_or(())
 }
 
@@ -250,7 +250,7 @@ pub(super) fn human_readable_int(value: &str) -> Result<Option<i128>, HrErr> {
 }
 
 /// `repr(str)`.
-pub(super) fn py_str_repr(s: &str) -> String {
+pub(crate) fn py_str_repr(s: &str) -> String {
     let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);

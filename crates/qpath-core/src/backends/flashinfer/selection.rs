@@ -50,6 +50,11 @@ pub(super) fn reasons(p: &Platform, l: &LayerQuery) -> Vec<String> {
             reasons.push(BLOCK_SIZE_REASON.to_string());
         }
     }
+    // `supports_mm_prefix` is not overridden (the base False), every release: a layer that selects with
+    // `use_mm_prefix` (gemma-3 multimodal from 0.33.0) is refused.
+    if l.use_mm_prefix {
+        reasons.push("partial multimodal token full attention not supported".to_string());
+    }
     if l.has_sinks && !trtllm::supports_sink(p) {
         reasons.push(SINK_REASON.to_string());
     }
