@@ -560,3 +560,39 @@ async fn flash_attn_forced_with_an_fp8_cache_on_fa2_is_vllms_error() {
     assert!(text(&err, ".error-source").contains("vllm/platforms/cuda.py:"));
     assert!(all(&root, "article.group").is_empty());
 }
+
+/// TRITON_ATTN on a T4 (vLLM's only valid backend on SM75) for Qwen3-4B: a float16 query (the T4 has no bfloat16),
+/// and each phase's kernel as the batch decides it: the 3D split-KV grid for small decode batches, else the 2D grid,
+/// each with its condition and the call as vLLM's code names it.
+#[wasm_bindgen_test]
+async fn triton_on_a_t4_shows_both_grids_with_their_conditions() {
+    let r = resolve(&Scenario::new(
+        Hardware::parse("t4").unwrap(),
+        Release::V0_33_0,
+        "vllm serve Qwen/Qwen3-4B",
+    ));
+    let g = r.groups[0].clone();
+    let root = mount(r).await;
+    let card = card_of_backend(&root, "TRITON_ATTN");
+    assert_eq!(text(&card, ".q-prefill"), "float16");
+    assert_eq!(text(&card, ".q-decode"), "float16");
+    let decode = g.kernel_choices(false);
+    assert!(decode.len() >= 2, "{decode:?}");
+    assert_eq!(text(&card, ".kernel-decode"), decode[0].kernel.name());
+    assert_eq!(
+        text(&card, ".kernel-decode ~ .kernel-when"),
+        format!(" for {}", decode[0].when.as_deref().unwrap())
+    );
+    assert_eq!(text(&card, ".kernel-decode ~ .kernel-call").trim(), decode[0].kernel.call());
+    let others: Vec<String> = all(&card, ".kernel-decode ~ .kernel-else .kernel-alt")
+        .iter()
+        .map(|e| e.text_content().unwrap())
+        .collect();
+    let expected: Vec<&str> = decode[1..].iter().map(|c| c.kernel.name()).collect();
+    assert_eq!(others, expected);
+    assert!(expected.contains(&"triton-unified-2d") || decode[0].kernel.name() == "triton-unified-2d");
+    assert!(
+        card.query_selector(".missing").unwrap().is_none(),
+        "no dash for a group that runs"
+    );
+}

@@ -1088,6 +1088,17 @@ mod issue20 {
             md.contains("- query quantization: `static FP8 per tensor, q_scale 1.0: "),
             "{md}"
         );
+        // TRITON_ATTN on a T4: both grids in the row, each phase's conditions below it.
+        let t4 = answer("--gpu t4 -- vllm serve Qwen/Qwen3-4B").stdout;
+        let row = t4.lines().find(|l| l.starts_with("0-35")).unwrap_or_default();
+        assert!(
+            row.contains("TRITON_ATTN")
+                && row.contains("float16    float16")
+                && row.contains("triton-unified-3d or triton-unified-2d"),
+            "{t4}"
+        );
+        assert!(t4.contains("\n  decode:  runs triton-unified-3d ("), "{t4}");
+        assert!(t4.contains("), else triton-unified-2d ("), "{t4}");
         // A backend's own error at engine start: TRITON_ATTN's on a T4 with a bfloat16 cache, with the call that
         // raises and its line.
         let t4 = answer(&format!("--gpu t4 -- {LLAMA} --kv-cache-dtype bfloat16"));
