@@ -596,3 +596,19 @@ async fn triton_on_a_t4_shows_both_grids_with_their_conditions() {
         "no dash for a group that runs"
     );
 }
+
+/// A bare `assert` that stops the whole scenario (llama.py's KV heads over tensor-parallel ranks) says so in the
+/// core's words, as a group's does, with its line.
+#[wasm_bindgen_test]
+async fn a_bare_scenario_assert_says_it_has_no_message() {
+    let root = mount(report(
+        "h100-sxm",
+        Release::V0_33_0,
+        "-tp 4 --hf-overrides '{\"num_key_value_heads\": 6}'",
+    ))
+    .await;
+    let err = q(&root, ".scenario-error");
+    assert_eq!(text(&err, ".error-type"), "AssertionError");
+    assert_eq!(text(&err, ".error-message"), qpath_core::report::BARE_ASSERT);
+    assert!(text(&err, ".error-source").contains("vllm/model_executor/models/llama.py:"));
+}

@@ -231,9 +231,7 @@ fn scenario_error(e: &ScenarioError) -> Html {
                     <span class="error-type">{ e.kind.name() }</span>
                 }
             </p>
-            <pre class="error-message"><code>{
-                echo_words(&if e.kind == ScenarioErrorKind::InputError { e.kind.body(&e.message) } else { e.message.clone() })
-            }</code></pre>
+            <pre class="error-message"><code>{ echo_words(&e.text()) }</code></pre>
             if let Some(s) = &e.source {
                 <p class="error-source">{ "raised at " }<code class="source">{ s.clone() }</code></p>
             }

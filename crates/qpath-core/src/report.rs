@@ -220,6 +220,18 @@ pub struct ScenarioError {
     pub source: Option<String>,
 }
 
+impl ScenarioError {
+    /// vLLM's text as the views print it under the error's heading: the message, [`BARE_ASSERT`] for an `assert`
+    /// without one, and for qpath's own limit the message without the "qpath cannot model this: " its heading says.
+    pub fn text(&self) -> String {
+        match self.kind {
+            ScenarioErrorKind::InputError => self.kind.body(&self.message),
+            _ if self.message.is_empty() => BARE_ASSERT.to_string(),
+            _ => self.message.clone(),
+        }
+    }
+}
+
 /// The JSON name of an attention kind (`full`, `sliding_window`), for the renderers.
 pub fn attention_name(k: AttentionKind) -> &'static str {
     match k {
