@@ -612,3 +612,24 @@ async fn a_bare_scenario_assert_says_it_has_no_message() {
     assert_eq!(text(&err, ".error-message"), qpath_core::report::BARE_ASSERT);
     assert!(text(&err, ".error-source").contains("vllm/model_executor/models/llama.py:"));
 }
+
+/// Bad input on FLASH_ATTN's version: FA3 asked of an A100: vLLM's ERROR log line in the card, then its assert in the
+/// memory profile's forward, said with the call that raises; no kernel (the code never picks one) and why.
+#[wasm_bindgen_test]
+async fn an_fa_version_the_gpu_does_not_take_is_vllms_assert_in_the_card() {
+    let root = mount(report("a100-80gb", Release::V0_33_0, "-ac.flash_attn_version=3")).await;
+    let card = card_of_backend(&root, "FLASH_ATTN");
+    let err = q(&card, ".group-error");
+    assert_eq!(attr(&err, "data-stage"), "profile_run");
+    assert_eq!(text(&err, ".error-message"), "FlashAttention version not detected.");
+    assert_eq!(
+        text(&err, ".error-stage"),
+        " at engine start, in FlashAttentionImpl.forward (the memory profile's forward pass)"
+    );
+    assert!(text(&err, ".error-source").contains("vllm/v1/attention/backends/flash_attn.py:"));
+    assert!(text(&card, ".logs").contains("[fa_utils.py:212] Cannot use FA version 3 is not supported"));
+    assert_eq!(
+        attr(&q(&card, ".kernel-prefill.missing"), "title"),
+        qpath_web::components::results::NOT_REACHED
+    );
+}

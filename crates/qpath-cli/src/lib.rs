@@ -1141,6 +1141,43 @@ mod issue20 {
         }
     }
 
+    /// Bad input on FLASH_ATTN's version: FA3 on an A100 is vLLM's ERROR log line, then its assert in the memory
+    /// profile's forward (exit 1, the call and line below the table); FA3 forced on a B200 is vLLM's fallback warning
+    /// and FA4.
+    #[test]
+    fn an_fa_version_the_gpu_does_not_take_is_vllms_log_and_assert() {
+        let a = answer(&format!("--gpu a100-80gb -- {LLAMA} -ac.flash_attn_version=3"));
+        assert_eq!(a.code, exit::FAILS);
+        let row = a.stdout.lines().find(|l| l.starts_with("0-31")).unwrap_or_default();
+        assert!(
+            row.contains("FLASH_ATTN") && row.ends_with("AssertionError at engine start: FlashAttention version not detected."),
+            "{}",
+            a.stdout
+        );
+        assert!(
+            a.stdout
+                .contains("  ERROR [fa_utils.py:212] Cannot use FA version 3 is not supported due to FA3"),
+            "{}",
+            a.stdout
+        );
+        let b = answer(&format!(
+            "--gpu b200 -- {LLAMA} --attention-backend FLASH_ATTN -ac.flash_attn_version=3"
+        ));
+        assert_eq!(b.code, exit::SERVES);
+        assert!(b.stdout.contains("fa4-varlen"), "{}", b.stdout);
+        assert!(
+            b.stdout
+                .contains("  warning: Cannot use FA version 3 on Blackwell platform, defaulting to FA version 4"),
+            "{}",
+            b.stdout
+        );
+        let c = answer(&format!("--check --gpu a100-80gb -- {LLAMA} -ac.flash_attn_version=3"));
+        assert_eq!(
+            c.stdout,
+            "vLLM would fail: group 1 (FLASH_ATTN, profile_run): AssertionError: FlashAttention version not detected.\n"
+        );
+    }
+
     /// `qpath matrix --backend picked`: the backend vLLM picks on every GPU over every backend's cache dtypes (JSON
     /// `mode`, each cell's `backends`); an unknown mode is named.
     #[test]
