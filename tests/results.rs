@@ -440,7 +440,7 @@ async fn a_card_shows_kernel_choices_the_query_scale_and_a_limit() {
         text(&card, ".kernel-decode ~ .kernel-when"),
         " for decode-only batches of ≤ 16 requests"
     );
-    let others = all(&card, ".kernel-else li");
+    let others = all(&card, ".kernel-else > div");
     assert_eq!(others.len(), 1);
     assert_eq!(text(&others[0], ".kernel-alt"), "triton-unified-2d");
     assert!(others[0].text_content().unwrap().starts_with("else triton-unified-2d"));

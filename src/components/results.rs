@@ -526,7 +526,7 @@ fn kernel_line(class: &'static str, c: &KernelChoice) -> Html {
             if let Some(when) = &c.when {
                 <span class="kernel-when">{ format!(" for {when}") }</span>
             }
-            <span class="hint kernel-call">{ format!(" {}", c.kernel.call()) }</span>
+            <div class="hint kernel-call">{ c.kernel.call() }</div>
         </>
     }
 }
@@ -540,9 +540,9 @@ fn kernel_value(class: &'static str, choices: &[KernelChoice], why_missing: &str
         <>
             { kernel_line(class, first) }
             if !rest.is_empty() {
-                <ul class="kernel-else">
-                    { for rest.iter().map(|c| html! { <li>{ "else " }{ kernel_line("kernel-alt", c) }</li> }) }
-                </ul>
+                <div class="kernel-else">
+                    { for rest.iter().map(|c| html! { <div>{ "else " }{ kernel_line("kernel-alt", c) }</div> }) }
+                </div>
             }
         </>
     }
