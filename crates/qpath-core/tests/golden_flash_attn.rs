@@ -328,6 +328,10 @@ fn a_composites_flash_attn_child_counts_for_the_aot_window_check_from_0_31_0() {
         assert_eq!(g.backend, Backend::TritonFlashAttn);
         assert_eq!(g.kernel.decode, Some(Kernel::FaVarlen3));
         assert_step(g, "AOT scheduling", "vllm/v1/attention/backends/flash_attn.py:852");
-        assert!(g.kernels.prefill.iter().any(|c| c.kernel == Kernel::TritonUnified2d && c.when.is_some()));
+        assert!(g
+            .kernels
+            .prefill
+            .iter()
+            .any(|c| c.kernel == Kernel::TritonUnified2d && c.when.is_some()));
     }
 }

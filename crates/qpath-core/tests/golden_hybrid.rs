@@ -281,7 +281,7 @@ fn renderings_show_recurrent_groups() {
     let r = run("b200", V0_24_0, None, None, NEMOTRON);
     let text = qpath_core::render::text(&r);
     assert!(text.contains("mamba"), "{text}");
-    assert!(text.contains("recurrent state on MAMBA2 (no KV cache)"), "{text}");
+    assert!(text.contains("conv bfloat16 / ssm float32"), "{text}");
     assert!(text.contains("mamba-chunk-scan"), "{text}");
     assert!(text.contains("selective-state-update"), "{text}");
     assert!(!text.contains("no query dtype"), "{text}");
