@@ -81,7 +81,7 @@ const attr = (p, sel, name) => p.evaluate(([s, n]) => document.querySelector(s)?
 const hash = (p) => p.evaluate(() => location.hash);
 
 /** A field (`q-prefill`, `kernel-decode`, …) of the first group card that shows it (the first FlashInfer group). */
-const fi = (p, field) => text(p, `article.group .${field}`);
+const fi = (p, field) => text(p, `article.group[data-backend="FLASHINFER"] .${field}`);
 
 /** The decision of the first FlashInfer group: [Q prefill, Q decode, prefill kernel, decode kernel]. */
 const decision = async (p) => Promise.all(['q-prefill', 'q-decode', 'kernel-prefill', 'kernel-decode'].map((f) => fi(p, f)));
@@ -369,6 +369,8 @@ check('paste-command-line', async (t) => {
   assert.deepEqual(await texts(page, 'article.group .backend'), ['FLASH_ATTN', 'FLASHINFER']);
   assert.deepEqual(await texts(page, 'article.group .cache-dtype'), ['auto (16-bit, unquantized)', 'fp8_e5m2']);
   assert.deepEqual(await decision(page), ['bfloat16', 'bfloat16', 'fa2', 'fa2']);
+  // The FLASH_ATTN group of layers 0 and 1 runs FA2 (SM89) with a 16-bit query.
+  assert.deepEqual(await texts(page, 'article.group[data-backend="FLASH_ATTN"] .kernel-decode'), ['fa2-varlen']);
   await eventually(async () => includes(await hash(page), 'Qwen%2FQwen3-8B', 'URL hash'));
 
   // Typing an unknown flag: named under the command line and by vLLM's argparse; the inputs keep the last valid values.
