@@ -438,18 +438,6 @@ impl Stage {
         }
     }
 
-    /// The step that raises at that stage ("plan", "JIT", "forward").
-    pub fn call(self) -> &'static str {
-        match self {
-            Stage::ProfileRun => "the memory profile's forward",
-            Stage::Init => "__init__",
-            Stage::Build => "FlashInferMetadataBuilder.build",
-            Stage::PrefillPlan | Stage::DecodePlan => "the wrapper's plan()",
-            Stage::PrefillJit | Stage::DecodeJit => "FlashInfer JIT module",
-            Stage::PrefillForward | Stage::DecodeForward => "FlashInferImpl.forward",
-        }
-    }
-
     /// The JSON string (`prefill_plan`), for the renderers.
     pub fn name(self) -> &'static str {
         match self {

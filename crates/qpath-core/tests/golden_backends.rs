@@ -3,20 +3,13 @@
 //! (0.24.0 for each: every release has it) and at 0.33.0, and a case per backend that still runs. Texts and lines are
 //! the released sources' (`/work/vllm-src/vllm-<VER>/vllm/...`).
 
-use qpath_core::options::{OptionKey, ScenarioOptions};
+mod common;
+use common::run;
 use qpath_core::report::{Backend, GroupErrorKind, GroupReport, Report, ScenarioErrorKind, Stage, TraceStep};
-use qpath_core::resolve::resolve;
 use qpath_core::source::{self, Cite};
 
 const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
 const GPT_OSS: &str = "vllm serve openai/gpt-oss-20b";
-
-fn run(gpu: &str, vllm: &str, command: &str) -> Report {
-    let mut o = ScenarioOptions::default();
-    o.set(OptionKey::Gpu, gpu).unwrap();
-    o.set(OptionKey::Vllm, vllm).unwrap();
-    resolve(&o.scenario(command).unwrap())
-}
 
 /// The scenario's only group, which ran on `backend`.
 fn only_group(r: &Report, backend: Backend) -> &GroupReport {

@@ -4,21 +4,14 @@
 //! sliding-window error of a FlashInfer drafter, methods without attention layers, and the speculative config's
 //! errors. Texts and lines are the released sources' (`/work/vllm-src/vllm-<VER>/vllm/...`).
 
-use qpath_core::options::{OptionKey, ScenarioOptions};
+mod common;
+use common::run;
 use qpath_core::report::ModelRunner;
 use qpath_core::report::{Backend, GroupErrorKind, GroupReport, GroupRole, Kernel, LogLevel, Report, ScenarioErrorKind, Stage};
-use qpath_core::resolve::resolve;
 
 const QWEN3_NEXT: &str = "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct";
 const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
 const EAGLE3: &str = r#"--speculative-config '{"model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}'"#;
-
-fn run(gpu: &str, vllm: &str, command: &str) -> Report {
-    let mut o = ScenarioOptions::default();
-    o.set(OptionKey::Gpu, gpu).unwrap();
-    o.set(OptionKey::Vllm, vllm).unwrap();
-    resolve(&o.scenario(command).unwrap())
-}
 
 fn drafters(r: &Report) -> Vec<&GroupReport> {
     assert!(r.error.is_none(), "scenario error: {:?}", r.error);

@@ -4,22 +4,15 @@
 //! the released wheels' (`vllm-<VER>/vllm/v1/attention/backends/{flash_attn,fa_utils}.py`,
 //! `model_executor/layers/attention/attention.py`, `config/cache.py`).
 
+mod common;
+use common::run;
 use qpath_core::dtype::TorchDtype::{BFloat16, Float8E4m3fn};
-use qpath_core::options::{OptionKey, ScenarioOptions};
 use qpath_core::report::{
     Backend, CgSupport, GroupErrorKind, GroupReport, Kernel, LogLevel, LogRecord, Report, ScenarioErrorKind, Stage, Verdict,
 };
-use qpath_core::resolve::resolve;
 
 const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
 const GPT_OSS: &str = "vllm serve openai/gpt-oss-20b";
-
-fn run(gpu: &str, vllm: &str, command: &str) -> Report {
-    let mut o = ScenarioOptions::default();
-    o.set(OptionKey::Gpu, gpu).unwrap();
-    o.set(OptionKey::Vllm, vllm).unwrap();
-    resolve(&o.scenario(command).unwrap())
-}
 
 /// Every group runs on FLASH_ATTN without an error; they are returned.
 fn fa_groups(r: &Report) -> &[GroupReport] {

@@ -3,6 +3,8 @@
 //! text, stage, raising line), the log records and the trace's cited lines. Texts and lines are the released sources'
 //! (`/work/vllm-src/vllm-<VER>/vllm/...`); `docs/source-notes/flex-turboquant-registry.md` restates them.
 
+mod common;
+use common::run;
 use qpath_core::dtype::TorchDtype;
 use qpath_core::options::{OptionKey, ScenarioOptions};
 use qpath_core::release::Release;
@@ -22,13 +24,6 @@ const LLAMA_CONFIG: &str = include_str!("fixtures/llama-3.1-8b-instruct.config.j
 const FLEX: &str = "vllm/v1/attention/backends/flex_attention.py";
 const TQ: &str = "vllm/v1/attention/backends/turboquant_attn.py";
 const ARGS: &str = "vllm/engine/arg_utils.py";
-
-fn run(gpu: &str, vllm: &str, command: &str) -> Report {
-    let mut o = ScenarioOptions::default();
-    o.set(OptionKey::Gpu, gpu).unwrap();
-    o.set(OptionKey::Vllm, vllm).unwrap();
-    resolve(&o.scenario(command).unwrap())
-}
 
 fn release(vllm: &str) -> Release {
     Release::ALL.into_iter().find(|r| r.name() == vllm).unwrap()

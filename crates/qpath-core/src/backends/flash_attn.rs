@@ -689,8 +689,5 @@ fn finish(g: &mut GroupReport, t: Trace, error: Option<GroupError>) {
     if error.is_some() {
         g.error = error;
     }
-    g.warnings.extend(t.warnings);
-    g.logs.extend(t.logs);
-    g.log_records.extend(t.records);
-    g.trace.extend(t.steps);
+    super::take_trace(g, t);
 }

@@ -56,10 +56,7 @@ impl BackendRules for FlexAttention {
             Outcome::Unmodelled(why) => g.unmodelled = Some(why),
             Outcome::Runs => {}
         }
-        g.warnings.extend(t.warnings);
-        g.logs.extend(t.logs);
-        g.log_records.extend(t.records);
-        g.trace.extend(t.steps);
+        super::take_trace(g, t);
     }
 
     fn cudagraph_support(&self, _p: &Platform, _g: &GroupReport, _q_heads: u32, _non_causal: bool) -> CgDecision {

@@ -250,6 +250,14 @@ pub(crate) fn init_error(p: &Platform, raised: Option<Raise>, t: &mut Trace, g: 
     }
 }
 
+/// Moves a backend's trace (its steps, warnings and log lines) into the group.
+pub(crate) fn take_trace(g: &mut GroupReport, t: Trace) {
+    g.warnings.extend(t.warnings);
+    g.logs.extend(t.logs);
+    g.log_records.extend(t.records);
+    g.trace.extend(t.steps);
+}
+
 /// A builder's class attribute `_cudagraph_support`.
 pub(crate) fn class_attribute(support: CgSupport, cite: &'static Cite) -> CgDecision {
     CgDecision {

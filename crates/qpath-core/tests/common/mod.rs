@@ -22,4 +22,14 @@ pub fn seed_or(default: u64) -> u64 {
 mod test_rng;
 
 /// xorshift64*, the core's unit tests' generator.
+#[allow(unused_imports)]
 pub use test_rng::Rng;
+
+/// The report for a `vllm serve` command line on a GPU of the table at a vLLM release (names as the CLI takes them),
+/// with every other option at its default: what the golden files resolve.
+pub fn run(gpu: &str, vllm: &str, command: &str) -> qpath_core::report::Report {
+    let mut o = qpath_core::options::ScenarioOptions::default();
+    o.set(qpath_core::options::OptionKey::Gpu, gpu).unwrap();
+    o.set(qpath_core::options::OptionKey::Vllm, vllm).unwrap();
+    qpath_core::resolve::resolve(&o.scenario(command).unwrap())
+}

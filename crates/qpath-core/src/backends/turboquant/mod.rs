@@ -80,10 +80,7 @@ impl BackendRules for TurboQuant {
         } else {
             forward(p, cx, l, g, &preset, fa2, &mut t);
         }
-        g.warnings.extend(t.warnings);
-        g.logs.extend(t.logs);
-        g.log_records.extend(t.records);
-        g.trace.extend(t.steps);
+        crate::backends::take_trace(g, t);
     }
 
     fn cudagraph_support(&self, _p: &Platform, _g: &GroupReport, _q_heads: u32, _non_causal: bool) -> CgDecision {
