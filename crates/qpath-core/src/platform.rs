@@ -42,6 +42,32 @@ pub struct Platform {
 }
 
 impl Platform {
+    /// The unit tests' platform: the release's pin, CUDA 12.9, cubins, a bfloat16 model, no flags, the default
+    /// 16-token page and `FULL_AND_PIECEWISE` graphs; tests change the fields they are about.
+    #[cfg(test)]
+    pub(crate) fn for_tests(release: Release, (major, minor): (u8, u8)) -> Platform {
+        Platform {
+            flashinfer: release.flashinfer_pin(),
+            release,
+            cc: ComputeCapability::new(major, minor),
+            cuda: CudaVersion::new(12, 9),
+            cubins: true,
+            batch_invariant: false,
+            model_dtype: TorchDtype::BFloat16,
+            force_trtllm: None,
+            disable_q_quant: false,
+            flash_attn_version: None,
+            dcp: 1,
+            page_size: 16,
+            global_kv: "auto".into(),
+            graphs: crate::serve::CudaGraphs {
+                mode: "FULL_AND_PIECEWISE".into(),
+                set_by: "the default -O2".into(),
+            },
+            resolved_graphs: None,
+        }
+    }
+
     /// `is_device_capability(90)` etc.: exact capability.
     pub fn is_cc(&self, int: u32) -> bool {
         self.cc.to_int() == int

@@ -994,29 +994,13 @@ fn fixed(p: &Platform, (prefill, decode): (Kernel, Kernel), (pc, dc): FixedCites
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capability::{ComputeCapability, CudaVersion};
+    use crate::capability::CudaVersion;
     use crate::release::Release;
 
     fn platform(r: Release, cc: (u8, u8), cuda: (u8, u8)) -> Platform {
         Platform {
-            release: r,
-            flashinfer: r.flashinfer_pin(),
-            cc: ComputeCapability::new(cc.0, cc.1),
             cuda: CudaVersion::new(cuda.0, cuda.1),
-            cubins: true,
-            batch_invariant: false,
-            model_dtype: TorchDtype::BFloat16,
-            force_trtllm: None,
-            disable_q_quant: false,
-            flash_attn_version: None,
-            dcp: 1,
-            page_size: 16,
-            global_kv: "auto".into(),
-            graphs: crate::serve::CudaGraphs {
-                mode: "FULL_AND_PIECEWISE".into(),
-                set_by: "the default -O2".into(),
-            },
-            resolved_graphs: None,
+            ..Platform::for_tests(r, cc)
         }
     }
 

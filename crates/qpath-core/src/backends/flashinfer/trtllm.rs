@@ -313,29 +313,13 @@ pub fn supports_sink(p: &Platform) -> bool {
 #[cfg(test)]
 mod vllm_unit_tests {
     use super::*;
-    use crate::capability::{ComputeCapability, CudaVersion};
+
     use crate::release::Release;
 
     fn platform(release: Release, cc: (u8, u8), cubins: bool) -> Platform {
         Platform {
-            flashinfer: release.flashinfer_pin(),
-            release,
-            cc: ComputeCapability::new(cc.0, cc.1),
-            cuda: CudaVersion::new(12, 9),
             cubins,
-            batch_invariant: false,
-            model_dtype: TorchDtype::BFloat16,
-            force_trtllm: None,
-            disable_q_quant: false,
-            flash_attn_version: None,
-            dcp: 1,
-            page_size: 16,
-            global_kv: "auto".into(),
-            graphs: crate::serve::CudaGraphs {
-                mode: "FULL_AND_PIECEWISE".into(),
-                set_by: "the default".into(),
-            },
-            resolved_graphs: None,
+            ..Platform::for_tests(release, cc)
         }
     }
 
