@@ -64,7 +64,10 @@ export type Stage = "profile_run" | "init" | "build" | "prefill_plan" | "prefill
  *  linear-attention / Mamba layers, as its `MambaAttentionBackendEnum` names them (`GDN_ATTN`, `MAMBA2`, `MAMBA1`,
  *  `LINEAR`, `SHORT_CONV`). */
 export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENTION" | "TURBOQUANT" | "TRITON_FLASH_ATTN"
-  | "TRITON_FLASHINFER" | "GDN_ATTN" | "MAMBA2" | "MAMBA1" | "LINEAR" | "SHORT_CONV";
+  | "TRITON_FLASHINFER" | "FLASHMLA" | "FLASHMLA_SPARSE" | "CUTLASS_MLA" | "FLASHINFER_MLA" | "FLASHINFER_MLA_SPARSE"
+  | "FLASHINFER_MLA_SPARSE_SM120" | "FLASHINFER_MLA_SPARSE_SM90" | "TRITON_MLA" | "FLASH_ATTN_MLA" | "FLASH_ATTN_MLA_SPARSE"
+  | "FLASH_ATTN_MLA_SPARSE_FA4" | "TOKENSPEED_MLA" | "DEEPSEEK_V32_INDEXER" | "GDN_ATTN" | "MAMBA2" | "MAMBA1" | "LINEAR"
+  | "SHORT_CONV";
 
 /** A layer's token mixer: attention over every previous token or a window of them, or (hybrid models) a recurrent
  *  linear-attention (gated delta net) or Mamba layer. */
@@ -234,6 +237,9 @@ export interface GroupReport {
   /** What qpath cannot model about this group ("qpath cannot model this: …"): the fields it leaves `null`. A group
    *  that runs has a query dtype and a kernel per phase unless this says why not. */
   unmodelled: string | null;
+  /** An MLA group's dims (DeepSeek-architecture models); `head_dim` is their head size `kv_lora_rank + qk_rope_head_dim`;
+   *  `null` for standard attention. */
+  mla: MlaDims | null;
   /** The error that fires first in vLLM's real order (the trace's "first error" step says which order). */
   error: GroupError | null;
   /** Each phase's own first error (FlashInfer's plan or JIT module, a backend's forward); null for a phase that runs,

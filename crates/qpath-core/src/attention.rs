@@ -25,6 +25,46 @@ pub enum Backend {
     /// The composite of TRITON_ATTN and FLASHINFER, 0.30.0+ (`vllm/v1/attention/backends/triton_flashinfer.py`).
     #[serde(rename = "TRITON_FLASHINFER")]
     TritonFlashInfer,
+    /// MLA: `mla/flashmla.py` FlashMLABackend (dense, SM90 / SM100).
+    #[serde(rename = "FLASHMLA")]
+    FlashMla,
+    /// MLA: `mla/flashmla_sparse.py` FlashMLASparseBackend.
+    #[serde(rename = "FLASHMLA_SPARSE")]
+    FlashMlaSparse,
+    /// MLA: `mla/cutlass_mla.py` CutlassMLABackend (SM100).
+    #[serde(rename = "CUTLASS_MLA")]
+    CutlassMla,
+    /// MLA: `mla/flashinfer_mla.py` FlashInferMLABackend (SM100).
+    #[serde(rename = "FLASHINFER_MLA")]
+    FlashInferMla,
+    /// MLA: `mla/flashinfer_mla_sparse.py` FlashInferMLASparseTRTLLMBackend (SM100).
+    #[serde(rename = "FLASHINFER_MLA_SPARSE")]
+    FlashInferMlaSparse,
+    /// MLA: `mla/flashinfer_mla_sparse.py` FlashInferMLASparseSM120Backend.
+    #[serde(rename = "FLASHINFER_MLA_SPARSE_SM120")]
+    FlashInferMlaSparseSm120,
+    /// MLA: `mla/flashinfer_mla_sparse_sm90.py` (0.30.0+).
+    #[serde(rename = "FLASHINFER_MLA_SPARSE_SM90")]
+    FlashInferMlaSparseSm90,
+    /// MLA: `mla/triton_mla.py` TritonMLABackend.
+    #[serde(rename = "TRITON_MLA")]
+    TritonMla,
+    /// MLA: `mla/flashattn_mla.py` FlashAttnMLABackend (SM90).
+    #[serde(rename = "FLASH_ATTN_MLA")]
+    FlashAttnMla,
+    /// MLA: `mla/flashattn_mla_sparse.py` FlashAttnMLASparseBackend (0.25.0+).
+    #[serde(rename = "FLASH_ATTN_MLA_SPARSE")]
+    FlashAttnMlaSparse,
+    /// MLA: `mla/flashattn_mla_sparse.py` FlashAttnMLASparseFA4Backend (0.33.0).
+    #[serde(rename = "FLASH_ATTN_MLA_SPARSE_FA4")]
+    FlashAttnMlaSparseFa4,
+    /// MLA: `mla/tokenspeed_mla.py` TokenspeedMLABackend (SM100, FP8 caches).
+    #[serde(rename = "TOKENSPEED_MLA")]
+    TokenspeedMla,
+    /// The lightning indexer's cache of DeepSeek Sparse Attention (`DEEPSEEK_V32_INDEXER`): a fixed backend beside each
+    /// sparse MLA layer, never selected by `get_attn_backend`.
+    #[serde(rename = "DEEPSEEK_V32_INDEXER")]
+    DeepseekV32Indexer,
     /// The recurrent-state backends of hybrid models' linear-attention / Mamba layers, as
     /// `MambaAttentionBackendEnum` (`vllm/v1/attention/backends/registry.py`) names them. A layer's `mamba_type`
     /// property picks one; `--attention-backend` never applies to them.
@@ -50,6 +90,19 @@ impl Backend {
             Backend::TurboQuant => "TURBOQUANT",
             Backend::TritonFlashAttn => "TRITON_FLASH_ATTN",
             Backend::TritonFlashInfer => "TRITON_FLASHINFER",
+            Backend::FlashMla => "FLASHMLA",
+            Backend::FlashMlaSparse => "FLASHMLA_SPARSE",
+            Backend::CutlassMla => "CUTLASS_MLA",
+            Backend::FlashInferMla => "FLASHINFER_MLA",
+            Backend::FlashInferMlaSparse => "FLASHINFER_MLA_SPARSE",
+            Backend::FlashInferMlaSparseSm120 => "FLASHINFER_MLA_SPARSE_SM120",
+            Backend::FlashInferMlaSparseSm90 => "FLASHINFER_MLA_SPARSE_SM90",
+            Backend::TritonMla => "TRITON_MLA",
+            Backend::FlashAttnMla => "FLASH_ATTN_MLA",
+            Backend::FlashAttnMlaSparse => "FLASH_ATTN_MLA_SPARSE",
+            Backend::FlashAttnMlaSparseFa4 => "FLASH_ATTN_MLA_SPARSE_FA4",
+            Backend::TokenspeedMla => "TOKENSPEED_MLA",
+            Backend::DeepseekV32Indexer => "DEEPSEEK_V32_INDEXER",
             Backend::GdnAttn => "GDN_ATTN",
             Backend::Mamba2 => "MAMBA2",
             Backend::Mamba1 => "MAMBA1",
@@ -59,7 +112,7 @@ impl Backend {
     }
 
     /// Every backend qpath names: the attention backends ([`Backend::ATTENTION`]), then the recurrent-state ones.
-    pub const ALL: [Backend; 12] = [
+    pub const ALL: [Backend; 25] = [
         Backend::FlashAttn,
         Backend::FlashInfer,
         Backend::TritonAttn,
@@ -67,6 +120,19 @@ impl Backend {
         Backend::TurboQuant,
         Backend::TritonFlashAttn,
         Backend::TritonFlashInfer,
+        Backend::FlashMla,
+        Backend::FlashMlaSparse,
+        Backend::CutlassMla,
+        Backend::FlashInferMla,
+        Backend::FlashInferMlaSparse,
+        Backend::FlashInferMlaSparseSm120,
+        Backend::FlashInferMlaSparseSm90,
+        Backend::TritonMla,
+        Backend::FlashAttnMla,
+        Backend::FlashAttnMlaSparse,
+        Backend::FlashAttnMlaSparseFa4,
+        Backend::TokenspeedMla,
+        Backend::DeepseekV32Indexer,
         Backend::GdnAttn,
         Backend::Mamba2,
         Backend::Mamba1,
@@ -76,7 +142,7 @@ impl Backend {
 
     /// The attention backends qpath models (`AttentionBackendEnum` names; what `--attention-backend` may name, in
     /// the releases whose enum has them: the composites from 0.30.0).
-    pub const ATTENTION: [Backend; 7] = [
+    pub const ATTENTION: [Backend; 19] = [
         Backend::FlashAttn,
         Backend::FlashInfer,
         Backend::TritonAttn,
@@ -84,6 +150,34 @@ impl Backend {
         Backend::TurboQuant,
         Backend::TritonFlashAttn,
         Backend::TritonFlashInfer,
+        Backend::FlashMla,
+        Backend::FlashMlaSparse,
+        Backend::CutlassMla,
+        Backend::FlashInferMla,
+        Backend::FlashInferMlaSparse,
+        Backend::FlashInferMlaSparseSm120,
+        Backend::FlashInferMlaSparseSm90,
+        Backend::TritonMla,
+        Backend::FlashAttnMla,
+        Backend::FlashAttnMlaSparse,
+        Backend::FlashAttnMlaSparseFa4,
+        Backend::TokenspeedMla,
+    ];
+
+    /// The MLA backends (the ones an MLA layer's priority list names; `is_mla`).
+    pub const MLA: [Backend; 12] = [
+        Backend::FlashMla,
+        Backend::FlashMlaSparse,
+        Backend::CutlassMla,
+        Backend::FlashInferMla,
+        Backend::FlashInferMlaSparse,
+        Backend::FlashInferMlaSparseSm120,
+        Backend::FlashInferMlaSparseSm90,
+        Backend::TritonMla,
+        Backend::FlashAttnMla,
+        Backend::FlashAttnMlaSparse,
+        Backend::FlashAttnMlaSparseFa4,
+        Backend::TokenspeedMla,
     ];
 
     /// "FLASH_ATTN, FLASHINFER, …": the attention backends qpath models, for messages (derived from
@@ -95,7 +189,15 @@ impl Backend {
 
     /// A `MambaAttentionBackendEnum` member: the backend of a recurrent (linear-attention / Mamba) layer.
     pub fn is_recurrent(self) -> bool {
-        !Backend::ATTENTION.contains(&self)
+        matches!(
+            self,
+            Backend::GdnAttn | Backend::Mamba2 | Backend::Mamba1 | Backend::Linear | Backend::ShortConv
+        )
+    }
+
+    /// An MLA backend (`is_mla()` in vLLM).
+    pub fn is_mla(self) -> bool {
+        Backend::MLA.contains(&self)
     }
 
     /// An attention backend by its `AttentionBackendEnum` name (the recurrent ones are not: vLLM's

@@ -79,8 +79,8 @@ pub fn attention_backends(release: Release) -> Vec<&'static str> {
     let mut v = vec![Backend::FlashInfer];
     v.extend(Backend::ATTENTION.into_iter().filter(|b| *b != Backend::FlashInfer));
     v.into_iter()
-        .filter(|b| release >= Release::V0_30_0 || !matches!(b, Backend::TritonFlashAttn | Backend::TritonFlashInfer))
         .map(Backend::name)
+        .filter(|name| crate::serve::backend_exists(release, name))
         .collect()
 }
 

@@ -431,6 +431,8 @@ pub struct GroupReport {
     /// The CUDA-graph support this group's builder declares in the release (`AttentionCGSupport`); the runner takes
     /// the minimum over all groups ([`Report::cuda_graphs`]).
     pub cudagraph_support: Option<CgSupport>,
+    /// An MLA group's dims (`kv_lora_rank`, `qk_rope_head_dim` …; `head_dim` is their head size); `null` otherwise.
+    pub mla: Option<crate::model::MlaDims>,
 }
 
 /// The texts every view prints for a group (the CLI's table, Markdown, the page's cards and compare view).

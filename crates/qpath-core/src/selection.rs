@@ -28,9 +28,9 @@ pub fn selector_config_repr(p: &Platform, l: &LayerQuery) -> String {
         ("dtype", p.model_dtype.torch_repr().to_string()),
         ("kv_cache_dtype", l.kv_cache_dtype.clone()),
         ("block_size", l.block_size.map_or("None".to_string(), |b| b.to_string())),
-        ("use_mla", py(false).into()),
+        ("use_mla", py(l.mla.is_some()).into()),
         ("has_sink", py(l.has_sinks).into()),
-        ("use_sparse", py(false).into()),
+        ("use_sparse", py(l.mla.is_some_and(|m| m.sparse())).into()),
         ("use_mm_prefix", py(l.use_mm_prefix).into()),
         ("use_per_head_quant_scales", py(l.use_per_head_quant_scales).into()),
         ("attn_type", "AttentionType.DECODER".into()),
@@ -64,6 +64,9 @@ pub fn selector_config_repr(p: &Platform, l: &LayerQuery) -> String {
 /// ([`crate::source::COMPOSITE_PRIORITY_OTHER`]).
 pub fn priorities(p: &Platform, l: &LayerQuery) -> Vec<Backend> {
     use Backend::*;
+    if l.mla.is_some() {
+        return crate::backends::mla::selection::priorities(p, l);
+    }
     let composite = p.release >= V0_30_0 && l.use_mm_prefix;
     let mut list = Vec::with_capacity(6);
     if p.major() == 10 {

@@ -63,6 +63,19 @@ fn unions_match_the_enums() {
         | Backend::TurboQuant
         | Backend::TritonFlashAttn
         | Backend::TritonFlashInfer
+        | Backend::FlashMla
+        | Backend::FlashMlaSparse
+        | Backend::CutlassMla
+        | Backend::FlashInferMla
+        | Backend::FlashInferMlaSparse
+        | Backend::FlashInferMlaSparseSm120
+        | Backend::FlashInferMlaSparseSm90
+        | Backend::TritonMla
+        | Backend::FlashAttnMla
+        | Backend::FlashAttnMlaSparse
+        | Backend::FlashAttnMlaSparseFa4
+        | Backend::TokenspeedMla
+        | Backend::DeepseekV32Indexer
         | Backend::GdnAttn
         | Backend::Mamba2
         | Backend::Mamba1

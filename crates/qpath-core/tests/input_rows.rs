@@ -325,7 +325,7 @@ fn a_config_json_past_the_cap_is_named() {
 #[test]
 fn unmodelled_inputs_read_qpath_cannot_model_this() {
     for args in [
-        format!("vllm serve {LLAMA} --attention-backend TRITON_MLA"),
+        format!("vllm serve {LLAMA} --attention-backend ROCM_ATTN"),
         format!(r#"vllm serve {LLAMA} --hf-overrides '{{"num_hidden_layers": 4097}}'"#),
         "vllm serve some-org/unknown-model".to_string(),
     ] {

@@ -10,6 +10,7 @@
 //! | [`triton_attn`] | TRITON_ATTN | `v1/attention/backends/triton_attn.py` |
 //! | [`flex_attention`] | FLEX_ATTENTION | `v1/attention/backends/flex_attention.py` |
 //! | [`turboquant`] | TURBOQUANT | `v1/attention/backends/turboquant_attn.py` |
+//! | [`mla`] | the MLA backends (FLASHMLA, CUTLASS_MLA, FLASHINFER_MLA, TRITON_MLA, FLASH_ATTN_MLA, their sparse variants, TOKENSPEED_MLA) and DEEPSEEK_V32_INDEXER | `v1/attention/backends/mla/` |
 //! | [`composite`] | TRITON_FLASH_ATTN, TRITON_FLASHINFER (0.30.0+) | `v1/attention/backends/composite.py`, `triton_flash_attn.py`, `triton_flashinfer.py` |
 //! | [`recurrent`] | GDN_ATTN, MAMBA2, MAMBA1, LINEAR, SHORT_CONV | `v1/attention/backends/{gdn,mamba*,linear,short_conv}_attn.py` |
 //!
@@ -22,6 +23,7 @@ pub mod composite;
 pub mod flash_attn;
 pub mod flashinfer;
 pub mod flex_attention;
+pub mod mla;
 pub mod query;
 pub mod recurrent;
 pub mod triton_attn;
@@ -58,6 +60,9 @@ pub struct LayerQuery {
     pub use_non_causal: bool,
     /// `decode_context_parallel_size > 1` (the selector's `use_dcp`, 0.29.0+). Printed in vLLM's errors.
     pub use_dcp: bool,
+    /// An MLA layer's dims (`use_mla=True`; `use_sparse` when it has `index_topk`): the selector walks the MLA
+    /// priority list and only MLA backends take it.
+    pub mla: Option<crate::model::MlaDims>,
 }
 
 /// What the engine's configuration tells every group's rules beyond the platform.
@@ -134,6 +139,19 @@ pub fn rules(b: Backend) -> &'static dyn BackendRules {
         Backend::TurboQuant => &turboquant::TurboQuant,
         Backend::TritonFlashAttn => &composite::TRITON_FLASH_ATTN,
         Backend::TritonFlashInfer => &composite::TRITON_FLASHINFER,
+        Backend::FlashMla => &mla::FLASHMLA,
+        Backend::FlashMlaSparse => &mla::FLASHMLA_SPARSE,
+        Backend::CutlassMla => &mla::CUTLASS_MLA,
+        Backend::FlashInferMla => &mla::FLASHINFER_MLA,
+        Backend::FlashInferMlaSparse => &mla::FLASHINFER_MLA_SPARSE,
+        Backend::FlashInferMlaSparseSm120 => &mla::FLASHINFER_MLA_SPARSE_SM120,
+        Backend::FlashInferMlaSparseSm90 => &mla::FLASHINFER_MLA_SPARSE_SM90,
+        Backend::TritonMla => &mla::TRITON_MLA,
+        Backend::FlashAttnMla => &mla::FLASH_ATTN_MLA,
+        Backend::FlashAttnMlaSparse => &mla::FLASH_ATTN_MLA_SPARSE,
+        Backend::FlashAttnMlaSparseFa4 => &mla::FLASH_ATTN_MLA_SPARSE_FA4,
+        Backend::TokenspeedMla => &mla::TOKENSPEED_MLA,
+        Backend::DeepseekV32Indexer => &mla::indexer::Indexer,
         Backend::GdnAttn => &recurrent::GDN_ATTN,
         Backend::Mamba2 => &recurrent::MAMBA2,
         Backend::Mamba1 => &recurrent::MAMBA1,

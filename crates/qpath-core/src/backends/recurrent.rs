@@ -1070,6 +1070,7 @@ mod tests {
                 kernels: Phases::default(),
                 query_quant: None,
                 unmodelled: None,
+                mla: None,
                 error: None,
                 phase_errors: Phases::default(),
                 warnings: vec![],

@@ -47,6 +47,34 @@ pub struct LayerSpec {
     pub num_q_heads: u32,
     pub num_kv_heads: u32,
     pub has_sinks: bool,
+    /// An MLA layer's dims (`DeepseekV2MLAAttention`: `head_dim` is then `kv_lora_rank + qk_rope_head_dim`, the head
+    /// size the selector is asked, and `num_kv_heads` is 1, the latent); `None` for standard attention.
+    pub mla: Option<MlaDims>,
+}
+
+/// An MLA layer's dims, as the DeepSeek model files read them from the config (`docs/source-notes/mla-models.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct MlaDims {
+    pub kv_lora_rank: u32,
+    /// `q_lora_rank` (`None`: the query is projected without a low-rank step, e.g. DeepSeek-V2-Lite).
+    pub q_lora_rank: Option<u32>,
+    pub qk_nope_head_dim: u32,
+    pub qk_rope_head_dim: u32,
+    pub v_head_dim: u32,
+    /// DeepSeek Sparse Attention's `index_topk`: the layer is sparse (`use_sparse`) and has an indexer cache layer.
+    pub index_topk: Option<u32>,
+}
+
+impl MlaDims {
+    /// The head size the selector and the KV spec see: `kv_lora_rank + qk_rope_head_dim` (576 for DeepSeek-V3).
+    pub fn head_size(&self) -> u32 {
+        self.kv_lora_rank + self.qk_rope_head_dim
+    }
+
+    /// `use_sparse`.
+    pub fn sparse(&self) -> bool {
+        self.index_topk.is_some()
+    }
 }
 
 /// The layers vLLM `release` builds for the config `cfg` with the model file `rule`, in the model file's order:
@@ -107,6 +135,7 @@ pub(super) fn build_layers(
             num_kv_heads: kv,
             // Learned sinks on every layer of gpt_oss.py (148@0.24.0, 186@0.33.0) and of no other model file.
             has_sinks: rule == VllmModel::GptOss,
+            mla: None,
         });
     }
     source.push(format!(

@@ -64,7 +64,7 @@ mod tests;
 pub use config_json::{Architecture, ARCHITECTURES};
 pub use dtype::{float16_unsupported, resolve_dtype, resolve_dtype_on, DTYPE_CHOICES};
 pub use hybrid::{HybridSpec, State as HybridState};
-pub use layout::{AttentionKind, LayerSpec};
+pub use layout::{AttentionKind, LayerSpec, MlaDims};
 pub use overrides::{DTYPE_KEYS, LAYOUT_KEYS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
 pub use presets::{find_preset, validate_presets, LayerTypesRule, ModelPreset, VllmModel, MODEL_PRESETS};
 

@@ -133,6 +133,7 @@ pub(super) fn select_layers<'a>(
             use_per_head_quant_scales: spec.checkpoint_kv.as_ref().is_some_and(|kv| kv.per_head_scales()),
             use_non_causal: cmd.attention_config.use_non_causal,
             use_dcp: cmd.decode_context_parallel_size > 1,
+            mla: l.mla,
         };
         heads_divide(r, spec.vllm_model, l, tp)?;
         let selection = cache
@@ -301,6 +302,7 @@ pub(super) fn group_layers(rows: &[LayerRow]) -> Vec<(GroupKey, Vec<u32>)> {
             q_heads: q.q_heads,
             kv_heads: q.kv_heads,
             sinks: l.has_sinks,
+            mla: l.mla,
         };
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, layers)) => layers.push(l.index),
@@ -442,6 +444,7 @@ pub(super) fn group_report(
         kernels: Phases::default(),
         query_quant: None,
         unmodelled: None,
+        mla: row.layer.mla,
     }
 }
 
@@ -455,6 +458,7 @@ pub(super) struct GroupKey {
     q_heads: u32,
     kv_heads: u32,
     sinks: bool,
+    mla: Option<crate::model::MlaDims>,
 }
 
 /// The FlashInfer page size: `--block-size`, else 16 (FlashInfer's smallest kernel block). From 0.25.0, with skip

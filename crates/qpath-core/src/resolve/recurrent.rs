@@ -93,6 +93,7 @@ pub(super) fn recurrent_group(
         kernels: Phases::default(),
         query_quant: None,
         unmodelled: None,
+        mla: None,
     };
     let f = HybridFlags::read(r, cmd);
     let (_, mode) = hybrid::mamba_cache_mode(r, h, &f);

@@ -41,6 +41,11 @@ mod argparse;
 mod convert;
 mod engine;
 mod enums;
+
+/// Whether release `r`'s `AttentionBackendEnum` has a member named `name` (what `--attention-backend` takes there).
+pub fn backend_exists(r: crate::release::Release, name: &str) -> bool {
+    enums::enums().is_ok_and(|e| e.backends(r).contains(&name))
+}
 mod escape;
 mod format;
 mod graphs;

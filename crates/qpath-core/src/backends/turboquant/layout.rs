@@ -28,7 +28,22 @@ fn declared(p: &Platform, b: Backend) -> Option<&'static [&'static str]> {
         // `CompositeAttentionBackend.supported_kv_cache_layouts`: its two backends' common sets.
         Backend::TritonFlashInfer => Some(if ten { FI_10X } else { DEFAULT }),
         Backend::TritonFlashAttn => Some(DEFAULT),
-        Backend::FlashAttn
+        // MLA layers never meet a TurboQuant group (no MLA backend takes a turboquant_* cache), so their layouts are not
+        // asked here.
+        Backend::FlashMla
+        | Backend::FlashMlaSparse
+        | Backend::CutlassMla
+        | Backend::FlashInferMla
+        | Backend::FlashInferMlaSparse
+        | Backend::FlashInferMlaSparseSm120
+        | Backend::FlashInferMlaSparseSm90
+        | Backend::TritonMla
+        | Backend::FlashAttnMla
+        | Backend::FlashAttnMlaSparse
+        | Backend::FlashAttnMlaSparseFa4
+        | Backend::TokenspeedMla
+        | Backend::DeepseekV32Indexer
+        | Backend::FlashAttn
         | Backend::TritonAttn
         | Backend::GdnAttn
         | Backend::Mamba2
