@@ -619,3 +619,41 @@ fn the_lines_real_logs_print() {
         "{sources:?}"
     );
 }
+
+/// Every statement a per-backend cite file (`data/source-lines/*.toml`) defines is cited by a rule or a test: the
+/// files hold what the rules restate, not research left over (the notes in `docs/source-notes/` keep the rest).
+#[test]
+fn every_per_backend_cite_is_used() {
+    let mut code = String::new();
+    fn read_rs(dir: &Path, out: &mut String) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                read_rs(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push_str(&std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    read_rs(&root.join("src"), &mut code);
+    read_rs(&root.join("tests"), &mut code);
+    read_rs(&root.join("../../src"), &mut code);
+    let mut unused = Vec::new();
+    for e in std::fs::read_dir(data("source-lines")).unwrap() {
+        let p = e.unwrap().path();
+        let table: toml::Table = std::fs::read_to_string(&p).unwrap().parse().unwrap();
+        for name in table.keys() {
+            let used = code.match_indices(name.as_str()).any(|(at, _)| {
+                let before = code[..at].chars().next_back();
+                let after = code[at + name.len()..].chars().next();
+                let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+                !word(before) && !word(after)
+            });
+            if !used {
+                unused.push(format!("{} [{name}]", p.file_name().unwrap().to_string_lossy()));
+            }
+        }
+    }
+    assert!(unused.is_empty(), "cites no rule uses:\n{}", unused.join("\n"));
+}
