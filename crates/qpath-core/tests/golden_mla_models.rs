@@ -304,6 +304,18 @@ fn the_config_classes_fill_their_defaults() {
     );
     let ix = from_config(r, &sparse).mla.unwrap().indexer.unwrap();
     assert_eq!((ix.layers, ix.cache_head_size), (vec![0, 1, 3], 256 + 8));
+    // index_topk_pattern wins ("S": skip); layers past its end build an indexer.
+    let pattern = with(&sparse, r#""index_topk_pattern": ["F", "S"]"#);
+    assert_eq!(from_config(r, &pattern).mla.unwrap().indexer.unwrap().layers, vec![0, 2, 3]);
+    // DeepseekV32ForCausalLM without index_topk: dense MLA in deepseek_v2.py until 0.28.0; from 0.29.0 the DSA file
+    // reads config.index_topk unconditionally.
+    let v32 = bare
+        .replace("DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM")
+        .replace("deepseek_v3\"", "deepseek_v32\"");
+    let dense = from_config(V0_28_0, &v32);
+    assert_eq!(dense.layers[0].mla, Some(DSV3_DIMS));
+    let e = config_error(V0_29_0, &v32);
+    assert!(e.contains("DeepseekV32ForCausalLM has no index_topk"), "{e}");
 }
 
 #[test]

@@ -186,6 +186,16 @@ pub fn validate_presets(presets: &[ModelPreset]) -> Result<(), Vec<String>> {
             bad("layer_types has sliding layers but sliding_window is not set".into());
         }
         let raw: serde_json::Map<String, serde_json::Value> = serde_json::from_str(p.config).unwrap_or_default();
+        if p.vllm_model == VllmModel::DeepseekV2 {
+            // transformers' DeepSeek configs set head_dim = qk_rope_head_dim (the MLA rule never reads it).
+            let rope = raw.get("qk_rope_head_dim").and_then(serde_json::Value::as_u64);
+            if p.head_dim.map(u64::from) != rope {
+                bad("head_dim must be config.qk_rope_head_dim (what DeepseekV2/V3Config and GlmMoeDsaConfig build)".into());
+            }
+            if p.text_config {
+                bad("a DeepSeek-architecture config keeps its attention settings at the top level".into());
+            }
+        }
         let is_field = |u: &str| FIELDS.contains(&u) || u.strip_prefix("config.").is_some_and(|k| raw.contains_key(k));
         if let Some(u) = p.unconfirmed.iter().find(|u| !is_field(u)) {
             bad(format!("unconfirmed names `{u}`, which is not a field"));
