@@ -77,8 +77,9 @@ export type AttentionKind = "full" | "sliding_window" | "linear_attention" | "ma
  *  `InputError` (input qpath cannot read: an unknown model without `--hf-overrides`, a backend qpath does not model), or
  *  vLLM's `NotImplementedError` (a checkpoint's compressed-tensors `kv_cache_scheme` vLLM does not support), or
  *  vLLM's `AssertionError` or Python's `ZeroDivisionError` while the model is built (head counts that do not divide
- *  by each other or by the tensor-parallel size; a bare `assert` has an empty message). */
-export type ScenarioErrorType = "ArgumentError" | "ValueError" | "InputError" | "NotImplementedError" | "AssertionError" | "ZeroDivisionError";
+ *  by each other or by the tensor-parallel size; a bare `assert` has an empty message), or pydantic's `ValidationError`
+ *  (a `ValueError` raised inside `VllmConfig`: heads not divisible by the tensor-parallel size, nvfp4 on MLA). */
+export type ScenarioErrorType = "ArgumentError" | "ValueError" | "InputError" | "NotImplementedError" | "AssertionError" | "ZeroDivisionError" | "ValidationError";
 
 /** The Python exception one attention group raises. */
 export type GroupErrorType = "ValueError" | "AssertionError" | "NotImplementedError" | "RuntimeError" | "AttributeError";

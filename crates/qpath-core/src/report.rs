@@ -260,6 +260,11 @@ pub enum ScenarioErrorKind {
     /// Python's `ZeroDivisionError` while the model is built (`gpt_oss.py` passes 0 KV heads per rank to `Attention`
     /// when there are more ranks than KV heads).
     ZeroDivisionError,
+    /// pydantic's `ValidationError` (`pydantic_core._pydantic_core.ValidationError`): a `ValueError` raised inside a
+    /// pydantic config dataclass (`VllmConfig.__post_init__`, e.g. heads not divisible by the tensor-parallel size, or
+    /// one of its `model_validator`s, e.g. an nvfp4 cache on an MLA model), which pydantic re-raises; the message is
+    /// pydantic's text ("1 validation error for VllmConfig\n  Value error, …").
+    ValidationError,
 }
 
 impl ScenarioErrorKind {
@@ -271,6 +276,7 @@ impl ScenarioErrorKind {
             ScenarioErrorKind::NotImplementedError => "NotImplementedError",
             ScenarioErrorKind::AssertionError => "AssertionError",
             ScenarioErrorKind::ZeroDivisionError => "ZeroDivisionError",
+            ScenarioErrorKind::ValidationError => "ValidationError",
         }
     }
 }
@@ -292,6 +298,8 @@ impl ScenarioErrorKind {
             ScenarioErrorKind::InputError => message.replacen(&format!("{QPATH_LIMIT}: "), "", 1),
             // A bare `assert` raises without a message; Python prints the type alone.
             _ if message.is_empty() => self.name().to_string(),
+            // Python prints the exception's qualified name.
+            ScenarioErrorKind::ValidationError => format!("pydantic_core._pydantic_core.ValidationError: {message}"),
             _ => format!("{}: {message}", self.name()),
         }
     }

@@ -97,6 +97,7 @@ fn unions_match_the_enums() {
         ScenarioErrorKind::NotImplementedError,
         ScenarioErrorKind::AssertionError,
         ScenarioErrorKind::ZeroDivisionError,
+        ScenarioErrorKind::ValidationError,
     ];
     let _: fn(ScenarioErrorKind) = |k| match k {
         ScenarioErrorKind::ArgumentError
@@ -104,7 +105,8 @@ fn unions_match_the_enums() {
         | ScenarioErrorKind::InputError
         | ScenarioErrorKind::NotImplementedError
         | ScenarioErrorKind::AssertionError
-        | ScenarioErrorKind::ZeroDivisionError => {}
+        | ScenarioErrorKind::ZeroDivisionError
+        | ScenarioErrorKind::ValidationError => {}
     };
     same("ScenarioErrorType", json(&scenario));
 

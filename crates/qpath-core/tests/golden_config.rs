@@ -280,12 +280,12 @@ fn an_unsupported_kv_scheme_is_vllms_not_implemented_error() {
 
 #[test]
 fn what_qpath_cannot_model_is_named() {
-    let other = LLAMA_31_8B.replace("LlamaForCausalLM", "DeepseekV3ForCausalLM");
+    let other = LLAMA_31_8B.replace("LlamaForCausalLM", "DeepseekV4ForCausalLM");
     let rep = resolve(&scenario("h100-sxm", Release::V0_33_0, "vllm serve m", Some(&other)));
     let e = rep.error.expect("an error");
     assert!(
         e.message
-            .contains("qpath cannot model this: architectures[0] = \"DeepseekV3ForCausalLM\""),
+            .contains("qpath cannot model this: architectures[0] = \"DeepseekV4ForCausalLM\""),
         "{}",
         e.message
     );

@@ -19,6 +19,11 @@
 //!   `layer_types`, `full_attention_interval` (Qwen3-Next); `hybrid_override_pattern` / `layers_block_type` /
 //!   `layer_types`, `mamba_num_heads`, `mamba_head_dim`, `ssm_state_size`, `n_groups` (`mamba_n_groups`),
 //!   `conv_kernel` (`mamba_d_conv`), `chunk_size` (`mamba_chunk_size`), `mamba_ssm_cache_dtype` (Nemotron-H).
+//! - for the DeepSeek-architecture model files (`DeepseekV2ForCausalLM`, `DeepseekV3ForCausalLM`,
+//!   `DeepseekV32ForCausalLM`, `GlmMoeDsaForCausalLM`; config classes by `model_type` in `deepseek`): `kv_lora_rank`,
+//!   `q_lora_rank`, `qk_nope_head_dim`, `qk_rope_head_dim`, `v_head_dim`, `first_k_dense_replace`,
+//!   `num_nextn_predict_layers` (`num_mtp_layers`), `index_topk`, `index_n_heads`, `index_head_dim`,
+//!   `index_topk_freq`, `index_topk_pattern`, `index_skip_topk_offset`, `is_causal`, `compress_ratios` (refused).
 //! - `torch_dtype` / `dtype` at the top level, else in the text config.
 //! - `quantization_config` (top level): `quant_method`, `kv_cache_scheme`, `kv_cache_quant_algo`, `quantization`.
 //!
@@ -33,6 +38,7 @@ use super::{err, show, CheckpointKv, KvScheme, ModelError};
 use crate::dtype::TorchDtype;
 use crate::release::Release;
 
+mod deepseek;
 mod hybrid;
 
 /// The config class transformers builds for an architecture, as far as its constructor derives attention fields
@@ -71,6 +77,9 @@ enum ConfigClass {
     Qwen3Next,
     /// transformers' `NemotronHConfig` (every release), restated in `hybrid::nemotron_h`.
     NemotronH,
+    /// The DeepSeek-architecture configs, by `model_type`: `DeepseekV2Config`, `DeepseekV3Config` (also
+    /// `deepseek_v32`, `kimi_k2`), `GlmMoeDsaConfig`, restated in `deepseek`.
+    Deepseek,
 }
 
 /// One architecture qpath restates: vLLM's registry entry (`vllm/model_executor/models/registry.py`, line at 0.24.0
@@ -172,6 +181,36 @@ pub const ARCHITECTURES: &[Architecture] = &[
         config_class: ConfigClass::NemotronH,
         nested: false,
     },
+    // The DeepSeek-architecture (MLA) entries, every release (source::MLA_MODEL_REG_DEEPSEEK_V2 … _GLM_MOE_DSA);
+    // DeepseekV32ForCausalLM and GlmMoeDsaForCausalLM map to vllm.models.deepseek_v32 from 0.29.0 (model::mla).
+    Architecture {
+        name: "DeepseekV2ForCausalLM",
+        registry_lines: (97, 93),
+        vllm_model: VllmModel::DeepseekV2,
+        config_class: ConfigClass::Deepseek,
+        nested: false,
+    },
+    Architecture {
+        name: "DeepseekV3ForCausalLM",
+        registry_lines: (98, 94),
+        vllm_model: VllmModel::DeepseekV2,
+        config_class: ConfigClass::Deepseek,
+        nested: false,
+    },
+    Architecture {
+        name: "DeepseekV32ForCausalLM",
+        registry_lines: (99, 95),
+        vllm_model: VllmModel::DeepseekV2,
+        config_class: ConfigClass::Deepseek,
+        nested: false,
+    },
+    Architecture {
+        name: "GlmMoeDsaForCausalLM",
+        registry_lines: (122, 126),
+        vllm_model: VllmModel::DeepseekV2,
+        config_class: ConfigClass::Deepseek,
+        nested: false,
+    },
 ];
 
 /// Nested language-model configs of architectures qpath does not restate; named in the refusal.
@@ -251,6 +290,7 @@ pub(super) fn read(release: Release, file: &str, text: &str) -> Result<ConfigJso
     let text = match architecture.config_class {
         ConfigClass::Qwen3Next => hybrid::qwen3_next(release, &f, &mut notes)?,
         ConfigClass::NemotronH => hybrid::nemotron_h(&f, &mut notes)?,
+        ConfigClass::Deepseek => deepseek::deepseek(release, &f, architecture.name, model_type.as_deref(), &mut notes)?,
         class => constructed_text(&f, class)?,
     };
     let root_dtype = dtype(file, "", &root)?;
@@ -480,8 +520,8 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
         ConfigClass::Llama | ConfigClass::Mistral => llama_mistral(&c, class, given_types, &mut t)?,
         ConfigClass::Qwen2 | ConfigClass::Qwen3 => qwen2_qwen3(&c, class, given_types, &mut t)?,
         ConfigClass::Gemma3Text => gemma3_text(&c, given_types, &mut t)?,
-        // Read by `hybrid` (see `read`); never reached here.
-        ConfigClass::Qwen3Next | ConfigClass::NemotronH => {}
+        // Read by `hybrid` and `deepseek` (see `read`); never reached here.
+        ConfigClass::Qwen3Next | ConfigClass::NemotronH | ConfigClass::Deepseek => {}
         ConfigClass::Gemma4Text => gemma4_text(&c, given_types, &mut t)?,
         ConfigClass::GptOss => gpt_oss(&c, given_types, &mut t)?,
     }

@@ -265,6 +265,8 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
             Some(h) => h,
             None => return err(format!("{name}: vLLM's {file} reads config.head_dim, which is not set")),
         },
+        // model::mla builds these layers (model::build_layers never hands them here).
+        VllmModel::DeepseekV2 => return err(format!("{name}: {file}'s layers are built by the MLA rule")),
     })
 }
 
@@ -333,7 +335,12 @@ fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfi
     let file = rule.file();
     let model_window = cfg.sliding_window;
     Ok(match rule {
-        VllmModel::Opt | VllmModel::Qwen2 | VllmModel::Qwen3 | VllmModel::Qwen3Next | VllmModel::NemotronH => None,
+        VllmModel::Opt
+        | VllmModel::Qwen2
+        | VllmModel::Qwen3
+        | VllmModel::Qwen3Next
+        | VllmModel::NemotronH
+        | VllmModel::DeepseekV2 => None,
         VllmModel::GptOss => model_window.filter(|_| i % 2 == 0),
         VllmModel::Llama | VllmModel::Gemma3 | VllmModel::Gemma4 => match cfg.layer_types.as_deref() {
             None if rule == VllmModel::Llama => None,

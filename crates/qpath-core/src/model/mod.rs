@@ -55,6 +55,7 @@ mod config_json;
 mod dtype;
 mod hybrid;
 mod layout;
+mod mla;
 mod overrides;
 mod presets;
 
@@ -65,7 +66,8 @@ pub use config_json::{Architecture, ARCHITECTURES};
 pub use dtype::{float16_unsupported, resolve_dtype, resolve_dtype_on, DTYPE_CHOICES};
 pub use hybrid::{HybridSpec, State as HybridState};
 pub use layout::{AttentionKind, LayerSpec, MlaDims};
-pub use overrides::{DTYPE_KEYS, LAYOUT_KEYS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
+pub use mla::{in_deepseek_mla_list, use_mla, IndexerSpec, InitAssert, MlaModel, ModelEnv, MtpLayers};
+pub use overrides::{DTYPE_KEYS, LAYOUT_KEYS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS, MLA_KEYS};
 pub use presets::{find_preset, validate_presets, LayerTypesRule, ModelPreset, VllmModel, MODEL_PRESETS};
 
 /// A model's attention layout, from a preset and/or `--hf-overrides`.
@@ -102,6 +104,10 @@ pub struct ModelSpec {
     /// by its own convertor: [`ModelSpec::layers_use_mm_prefix`]).
     #[serde(skip)]
     pub vision_bidirectional: bool,
+    /// A DeepSeek-architecture model's MLA facts (`use_mla`, the file, the sparse indexer, the MTP layers, an assert
+    /// of layer initialisation); `None` for every other model file.
+    #[serde(skip)]
+    pub mla: Option<MlaModel>,
 }
 
 impl ModelSpec {
@@ -166,6 +172,20 @@ impl ModelSpec {
                 .any(|l| l.kind.is_attention() && l.sliding_window.is_some())
     }
 
+    /// `ModelConfig.use_mla`: a DeepSeek-architecture model whose layers are MLA.
+    pub fn use_mla(&self) -> bool {
+        self.mla.as_ref().is_some_and(|m| m.use_mla)
+    }
+
+    /// The MTP drafter's layers (`--speculative-config` method `mtp` on a DeepSeek-architecture model): the target's
+    /// decoder layer at indices `num_hidden_layers + k` ([`MtpLayers`]); empty when the config has none.
+    pub fn mtp_layer_specs(&self) -> Vec<LayerSpec> {
+        let (Some(t), Some(first)) = (self.mla.as_ref().and_then(|m| m.mtp), self.layers.first()) else {
+            return Vec::new();
+        };
+        t.indices().map(|index| LayerSpec { index, ..first.clone() }).collect()
+    }
+
     pub fn full_layers(&self) -> impl Iterator<Item = &LayerSpec> {
         self.layers.iter().filter(|l| l.kind == AttentionKind::Full)
     }
@@ -215,6 +235,16 @@ pub fn resolve_model(id: &str, hf_overrides: Option<&Map<String, Value>>) -> Res
 /// transformers; without `torch_dtype` the config dtype is vLLM's last fallback, float32) and is built with the
 /// Llama rule ([`VllmModel::Llama`]). Only the sliding-window default differs by release (module docs, step 3).
 pub fn resolve_model_at(release: Release, id: &str, hf_overrides: Option<&Map<String, Value>>) -> Result<ModelSpec, ModelError> {
+    resolve_model_in(release, ModelEnv::default(), id, hf_overrides)
+}
+
+/// [`resolve_model_at`] under the environment variables the model config reads ([`ModelEnv`]: `VLLM_MLA_DISABLE`).
+pub fn resolve_model_in(
+    release: Release,
+    env: ModelEnv,
+    id: &str,
+    hf_overrides: Option<&Map<String, Value>>,
+) -> Result<ModelSpec, ModelError> {
     let empty = Map::new();
     let preset = find_preset(id);
     let name = preset.map_or(id, |p| p.id);
@@ -233,9 +263,17 @@ pub fn resolve_model_at(release: Release, id: &str, hf_overrides: Option<&Map<St
     if preset.is_none() {
         overrides.require_unknown_model_layout(name, &cfg.text, &mut source)?;
     }
+    if rule == VllmModel::DeepseekV2 {
+        overrides.reject_unread_mla_keys(name)?;
+    }
     let config_dtype = cfg.config_dtype(&mut source);
     // Steps 3 and 4: cache_config.sliding_window and the model file's layers.
-    let (layers, hybrid) = layout::build_layers(release, name, rule, &cfg.text, preset.map(|p| p.architecture), &mut source)?;
+    let model = mla::Model {
+        name,
+        architecture: preset.map(|p| p.architecture),
+        model_type: preset.map(|p| p.model_type),
+    };
+    let (layers, hybrid, mla) = build_layers(release, env, model, rule, &cfg.text, &mut source)?;
     Ok(ModelSpec {
         id: name.to_string(),
         preset: preset.is_some(),
@@ -254,7 +292,28 @@ pub fn resolve_model_at(release: Release, id: &str, hf_overrides: Option<&Map<St
         hybrid,
         architecture: preset.map(|p| p.architecture),
         vision_bidirectional: vision_bidirectional(&cfg.text),
+        mla,
     })
+}
+
+/// The layers, a hybrid model's recurrent layers, a DeepSeek-architecture model's MLA facts.
+type Built = (Vec<LayerSpec>, Option<HybridSpec>, Option<MlaModel>);
+
+/// Steps 3 and 4 by the model file's rule: the DeepSeek-architecture files ([`mla`]) or every other ([`layout`]).
+fn build_layers(
+    release: Release,
+    env: ModelEnv,
+    model: mla::Model,
+    rule: VllmModel,
+    cfg: &config::TextConfig,
+    source: &mut Vec<String>,
+) -> Result<Built, ModelError> {
+    if rule == VllmModel::DeepseekV2 {
+        let (layers, mla) = mla::build(release, env, model, cfg, source)?;
+        return Ok((layers, None, Some(mla)));
+    }
+    let (layers, hybrid) = layout::build_layers(release, model.name, rule, cfg, model.architecture, source)?;
+    Ok((layers, hybrid, None))
 }
 
 /// The layout vLLM `release` builds from a model's own config.json text (`file` names it in messages and in
@@ -268,6 +327,18 @@ pub fn resolve_model_from_config(
     text: &str,
     hf_overrides: Option<&Map<String, Value>>,
 ) -> Result<ModelSpec, ModelError> {
+    resolve_model_from_config_in(release, ModelEnv::default(), id, file, text, hf_overrides)
+}
+
+/// [`resolve_model_from_config`] under the environment variables the model config reads ([`ModelEnv`]).
+pub fn resolve_model_from_config_in(
+    release: Release,
+    env: ModelEnv,
+    id: &str,
+    file: &str,
+    text: &str,
+    hf_overrides: Option<&Map<String, Value>>,
+) -> Result<ModelSpec, ModelError> {
     let empty = Map::new();
     // Messages name the file (which names the model); the spec keeps the model's id.
     let name = file;
@@ -276,24 +347,35 @@ pub fn resolve_model_from_config(
     let rule = arch.vllm_model;
     let overrides = overrides::Overrides::locate_in(name, Some(arch.nested), hf_overrides.unwrap_or(&empty))?;
     overrides.reject_constructor_only_keys(name)?;
-    let mut source = vec![
-        format!("config: {file} (read by qpath as transformers' constructor would build it)"),
-        format!(
+    let mut source = vec![format!(
+        "config: {file} (read by qpath as transformers' constructor would build it)"
+    )];
+    // The MLA rule names the file per release itself (DeepseekV32ForCausalLM moves to vllm/models/deepseek_v32).
+    if rule != VllmModel::DeepseekV2 {
+        source.push(format!(
             "architectures[0] = \"{}\": {} (vllm/model_executor/models/registry.py:{}@0.24.0, {}@0.33.0)",
             arch.name,
             rule.file(),
             arch.registry_lines.0,
             arch.registry_lines.1
-        ),
-    ];
+        ));
+    }
     source.extend(read.notes.iter().cloned());
     if !read.cfg.text.layer_types_origin.is_empty() && read.cfg.text.layer_types.is_some() {
         source.push(format!("layer_types: {}", read.cfg.text.layer_types_origin));
     }
     let mut cfg = read.cfg;
     overrides.apply(name, &mut cfg, &mut source)?;
+    if rule == VllmModel::DeepseekV2 {
+        overrides.reject_unread_mla_keys(name)?;
+    }
     let config_dtype = cfg.config_dtype(&mut source);
-    let (layers, hybrid) = layout::build_layers(release, name, rule, &cfg.text, Some(arch.name), &mut source)?;
+    let model = mla::Model {
+        name,
+        architecture: Some(arch.name),
+        model_type: read.model_type.as_deref(),
+    };
+    let (layers, hybrid, mla) = build_layers(release, env, model, rule, &cfg.text, &mut source)?;
     Ok(ModelSpec {
         decoder_layers: cfg
             .text
@@ -316,6 +398,7 @@ pub fn resolve_model_from_config(
         checkpoint_kv: read.checkpoint_kv,
         architecture: Some(arch.name),
         vision_bidirectional: vision_bidirectional(&cfg.text),
+        mla,
     })
 }
 

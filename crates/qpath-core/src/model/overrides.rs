@@ -28,6 +28,28 @@ pub const LAYOUT_KEYS: [&str; 7] = [
     "sliding_window",
 ];
 
+/// The keys of `--hf-overrides` the DeepSeek-architecture model files read by name (`model::mla`): `config.update` sets
+/// them on the constructed config, where the MLA rule reads them (a null value is the attribute None). On any other
+/// model they are attributes nothing reads.
+pub const MLA_KEYS: [&str; 13] = [
+    "kv_lora_rank",
+    "q_lora_rank",
+    "qk_nope_head_dim",
+    "qk_rope_head_dim",
+    "v_head_dim",
+    "index_topk",
+    "index_n_heads",
+    "index_head_dim",
+    "index_topk_freq",
+    "index_topk_pattern",
+    "index_skip_topk_offset",
+    "num_nextn_predict_layers",
+    "is_causal",
+];
+
+/// Layout keys the DeepSeek-architecture model files never read for their attention layers.
+const MLA_UNREAD_KEYS: [&str; 3] = ["head_dim", "num_key_value_heads", "layer_types"];
+
 /// Keys only transformers' config constructor reads; vLLM applies `--hf-overrides` after construction.
 const CONSTRUCTOR_ONLY_KEYS: [&str; 3] = ["sliding_window_pattern", "use_sliding_window", "max_window_layers"];
 
@@ -125,6 +147,14 @@ impl<'a> Overrides<'a> {
                 apply_layout_key(name, flat_prefix, key, v, &mut cfg.text, source)?;
             }
         }
+        if !self.composite {
+            for key in MLA_KEYS {
+                if let Some(v) = self.top.get(key) {
+                    source.push(format!("--hf-overrides {key} = {} (config.update)", show(v)));
+                    cfg.text.raw.insert(key.to_string(), v.clone());
+                }
+            }
+        }
         if let Some(v) = dtype_override(name, flat_prefix, self.top)? {
             cfg.root_dtype = Some(v.0);
             source.push(v.1);
@@ -147,6 +177,30 @@ impl<'a> Overrides<'a> {
             }
             cfg.text_dtype = Some(v.0);
             source.push(v.1);
+        }
+        Ok(())
+    }
+
+    /// A DeepSeek-architecture model's attention layers never read `head_dim` (the MLA head size is `kv_lora_rank +
+    /// qk_rope_head_dim`, the non-MLA one `qk_nope_head_dim + qk_rope_head_dim`), `num_key_value_heads` (one latent KV
+    /// head, or as many as query heads) or `layer_types`: overriding them would change nothing. A `sliding_window`
+    /// reaches only the non-MLA layers (through `cache_config.sliding_window`), which qpath does not restate.
+    pub(super) fn reject_unread_mla_keys(&self, name: &str) -> Result<(), ModelError> {
+        for key in MLA_UNREAD_KEYS {
+            if self.top.contains_key(key) {
+                return err(format!(
+                    "{name}: --hf-overrides {key}: vLLM's deepseek model files build each attention layer from \
+                     kv_lora_rank, qk_nope_head_dim and qk_rope_head_dim and never read {key}, so this would change \
+                     nothing"
+                ));
+            }
+        }
+        if let Some(v) = self.top.get("sliding_window") {
+            return err(format!(
+                "{name}: qpath cannot model this: --hf-overrides sliding_window = {} on a DeepSeek-architecture model \
+                 (MLA layers take no window; without MLA the Attention layers would take cache_config.sliding_window)",
+                show(v)
+            ));
         }
         Ok(())
     }

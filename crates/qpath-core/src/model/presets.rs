@@ -40,6 +40,12 @@ pub enum VllmModel {
     /// `nemotron_h.py` (hybrid): layer i is Mamba2 (`M`), attention (`*`), MLP (`-`) or MoE (`E`) by
     /// `config.hybrid_override_pattern[i]`; attention head_dim = `config.head_dim` or hidden_size // heads.
     NemotronH,
+    /// `deepseek_v2.py` (DeepSeek-V2 / V3 / R1 / V3.2, Kimi-K2, GLM-5), and from 0.29.0 on CUDA
+    /// `vllm/models/deepseek_v32/nvidia/model.py` for `DeepseekV32ForCausalLM` / `GlmMoeDsaForCausalLM`: one rule with a
+    /// release switch ([`super::mla`]). Under `use_mla` every layer is an MLA layer: `num_attention_heads` query heads,
+    /// one latent KV head, head size `kv_lora_rank + qk_rope_head_dim` (never `config.head_dim`, which transformers'
+    /// DeepSeek configs set to `qk_rope_head_dim`), sparse iff the config has `index_topk`.
+    DeepseekV2,
 }
 
 impl VllmModel {
@@ -50,7 +56,9 @@ impl VllmModel {
     pub fn kv_tp_asserts(self) -> Option<(&'static crate::source::Cite, &'static crate::source::Cite)> {
         use crate::source::*;
         Some(match self {
-            VllmModel::Opt | VllmModel::GptOss => return None,
+            // deepseek_v2.py's only TP assert is the MLA / non-MLA attention's bare `num_heads % tp_size == 0`, which
+            // `ModelConfig.verify_with_parallel_config` makes unreachable (it rejects the same TP first).
+            VllmModel::Opt | VllmModel::GptOss | VllmModel::DeepseekV2 => return None,
             VllmModel::Llama => (&LLAMA_KV_SPLIT_ASSERT, &LLAMA_TP_SPLIT_ASSERT),
             VllmModel::Qwen2 => (&QWEN2_KV_SPLIT_ASSERT, &QWEN2_TP_SPLIT_ASSERT),
             VllmModel::Qwen3 => (&QWEN3_KV_SPLIT_ASSERT, &QWEN3_TP_SPLIT_ASSERT),
@@ -78,6 +86,7 @@ impl VllmModel {
             VllmModel::Gemma4 => "vllm/model_executor/models/gemma4.py",
             VllmModel::Qwen3Next => "vllm/model_executor/models/qwen3_next.py",
             VllmModel::NemotronH => "vllm/model_executor/models/nemotron_h.py",
+            VllmModel::DeepseekV2 => "vllm/model_executor/models/deepseek_v2.py",
         }
     }
 }
@@ -177,6 +186,16 @@ pub fn validate_presets(presets: &[ModelPreset]) -> Result<(), Vec<String>> {
             bad("layer_types has sliding layers but sliding_window is not set".into());
         }
         let raw: serde_json::Map<String, serde_json::Value> = serde_json::from_str(p.config).unwrap_or_default();
+        if p.vllm_model == VllmModel::DeepseekV2 {
+            // transformers' DeepSeek configs set head_dim = qk_rope_head_dim (the MLA rule never reads it).
+            let rope = raw.get("qk_rope_head_dim").and_then(serde_json::Value::as_u64);
+            if p.head_dim.map(u64::from) != rope {
+                bad("head_dim must be config.qk_rope_head_dim (what DeepseekV2/V3Config and GlmMoeDsaConfig build)".into());
+            }
+            if p.text_config {
+                bad("a DeepSeek-architecture config keeps its attention settings at the top level".into());
+            }
+        }
         let is_field = |u: &str| FIELDS.contains(&u) || u.strip_prefix("config.").is_some_and(|k| raw.contains_key(k));
         if let Some(u) = p.unconfirmed.iter().find(|u| !is_field(u)) {
             bad(format!("unconfirmed names `{u}`, which is not a field"));

@@ -193,6 +193,7 @@ fn resolve_into(
     let (spec, model_dtype) = load_model(s, &cmd, cc, report)?;
     let cache_record = cache_dtype_record(r, &cmd.kv_cache_dtype);
     let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
+    mla_cache_dtype(r, &spec, &cmd)?;
     let turboquant_logs = crate::backends::turboquant::engine_config(r, &spec, &mut cmd, report)?;
     let forced = forced_backend(r, &cmd)?;
     gemma4_backend(r, &spec, forced)?;
@@ -200,6 +201,7 @@ fn resolve_into(
     p.resolved_graphs = resolved_graphs;
     input_notes(&cmd, &spec, report);
     let checkpoint_set = report.model.as_ref().is_some_and(|m| m.checkpoint_kv_cache_dtype.is_some());
+    model_init_assert(r, &spec)?;
     let rows = select_layers(&p, forced, &cmd, &spec, checkpoint_set)?;
     report.log_records = env_records;
     report.log_records.extend(cache_record);
@@ -393,8 +395,9 @@ fn retired_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Ve
     Ok(records)
 }
 
-/// `ModelConfig`: the model's layers (preset and `--hf-overrides`), its dtype (`_resolve_dtype` with `--dtype`), and
-/// `ParallelConfig`'s check that the attention heads divide by the tensor-parallel size.
+/// `ModelConfig`: the model's layers (preset and `--hf-overrides`, under `VLLM_MLA_DISABLE` for a DeepSeek-architecture
+/// model), its dtype (`_resolve_dtype` with `--dtype`), and `VllmConfig.__post_init__`'s
+/// `ModelConfig.verify_with_parallel_config`: the attention heads must divide by the tensor-parallel size.
 fn load_model(
     s: &Scenario,
     cmd: &ServeCommand,
@@ -416,17 +419,27 @@ fn load_model(
             r,
         ));
     }
+    // `envs.VLLM_MLA_DISABLE` (`bool(int(...))`), read by `ModelConfig.use_mla` and `get_head_size` for the model types
+    // of is_deepseek_mla's list: a value int() refuses is vLLM's ValueError for those models.
+    let mla_disable = cmd.env_flag("VLLM_MLA_DISABLE");
+    let env = model::ModelEnv {
+        mla_disable: matches!(mla_disable, Ok(Some(true))),
+    };
     let spec: ModelSpec = match &s.model_config {
-        Some(text) => model::resolve_model_from_config(
+        Some(text) => model::resolve_model_from_config_in(
             r,
+            env,
             &cmd.model,
             &format!("config.json of {}", cmd.model),
             text,
             cmd.hf_overrides.as_ref(),
         ),
-        None => model::resolve_model_at(r, &cmd.model, cmd.hf_overrides.as_ref()),
+        None => model::resolve_model_in(r, env, &cmd.model, cmd.hf_overrides.as_ref()),
     }
     .map_err(|e| scenario_error(ScenarioErrorKind::InputError, e.to_string(), None, r))?;
+    if let (Some(_), Err(m)) = (&spec.mla, mla_disable) {
+        return Err(scenario_error(ScenarioErrorKind::ValueError, m, None, r));
+    }
     let model_dtype = model::resolve_dtype_on(r, &cmd.dtype, spec.config_dtype, spec.model_type(), cc)
         .map_err(|m| scenario_error(ScenarioErrorKind::ValueError, m, None, r))?;
     report.model = Some(ModelSummary {
@@ -440,18 +453,80 @@ fn load_model(
     let tp = cmd.tensor_parallel_size.max(1);
     if let Some(l) = spec.layers.first() {
         if l.num_q_heads % tp != 0 {
-            return Err(scenario_error(
-                ScenarioErrorKind::ValueError,
-                format!(
-                    "Total number of attention heads ({}) must be divisible by tensor parallel size ({tp}).",
-                    l.num_q_heads
-                ),
-                None,
-                r,
-            ));
+            let text = format!(
+                "Total number of attention heads ({}) must be divisible by tensor parallel size ({tp}).",
+                l.num_q_heads
+            );
+            return Err(vllm_config_error(r, cmd, &text, &source::MLA_MODEL_TP_HEADS_RAISE));
         }
     }
     Ok((spec, model_dtype))
+}
+
+/// A `ValueError` raised inside the pydantic dataclass `VllmConfig` (its `__post_init__`, or a
+/// `model_validator(mode="after")`, which run in that order): pydantic re-raises it as `ValidationError`, whose text
+/// (`str()`, without the "For further information visit …" line, which names the installed pydantic) ends with the
+/// constructor's input shortened to its first 25 and last 24 characters: `create_engine_config` builds
+/// `VllmConfig(model_config=…, …, shutdown_timeout=self.shutdown_timeout)` in every release 0.24.0-0.33.0, so the tail
+/// is the repr of `'shutdown_timeout': N})` (`--shutdown-timeout`, default 0).
+fn vllm_config_error(r: Release, cmd: &ServeCommand, text: &str, cite: &source::Cite) -> ScenarioError {
+    let timeout = cmd
+        .unused
+        .iter()
+        .rev()
+        .filter_map(|e| serve::unused_option(r, e))
+        .find(|o| o.flag == "--shutdown-timeout")
+        .and_then(|o| o.value)
+        .map_or_else(
+            || "0".to_string(),
+            |v| match crate::serve::python::py_int(&v) {
+                Ok(Some(n)) => n.to_string(),
+                _ => v.trim().to_string(),
+            },
+        );
+    let input = format!(" 'shutdown_timeout': {timeout}}})");
+    let tail: String = input.chars().skip(input.chars().count().saturating_sub(24)).collect();
+    let message = format!(
+        "1 validation error for VllmConfig\n  Value error, {text} [type=value_error, input_value=ArgsKwargs((), \
+         {{'model_co...{tail}, input_type=ArgsKwargs]"
+    );
+    scenario_error(ScenarioErrorKind::ValidationError, message, Some(cite), r)
+}
+
+/// `VllmConfig.validate_nvfp4_kv_cache_with_mla` (a `model_validator(mode="after")`, [`source::MLA_MODEL_NVFP4_RAISE`]),
+/// on the cache dtype after the checkpoint's (an NVFP4 ModelOpt checkpoint under `auto` reaches it too): an MLA model
+/// refuses `nvfp4` (0.24.0-0.27.x), any `nvfp4*` (0.28.0+), except the `*_ds_mla` layouts (0.30.0+), each release with
+/// its text.
+fn mla_cache_dtype(r: Release, spec: &ModelSpec, cmd: &ServeCommand) -> Result<(), ScenarioError> {
+    let kv = cmd.kv_cache_dtype.as_str();
+    let refused = if r < Release::V0_28_0 {
+        kv == "nvfp4"
+    } else if r < Release::V0_30_0 {
+        kv.starts_with("nvfp4")
+    } else {
+        kv.starts_with("nvfp4") && !kv.ends_with("_ds_mla")
+    };
+    if !(refused && spec.use_mla()) {
+        return Ok(());
+    }
+    let text = if r < Release::V0_30_0 {
+        "nvfp4 KV cache is not supported with MLA (Multi-head Latent Attention) backends. Please use a different \
+         --kv-cache-dtype (e.g., 'fp8' or 'auto') for MLA models such as DeepSeek."
+    } else {
+        "nvfp4 KV cache is not supported with MLA (Multi-head Latent Attention) backends. Please use a different \
+         --kv-cache-dtype (e.g., 'fp8', 'auto', or 'nvfp4_ds_mla' with a sparse MLA backend) for MLA models such as \
+         DeepSeek."
+    };
+    Err(vllm_config_error(r, cmd, text, &source::MLA_MODEL_NVFP4_RAISE))
+}
+
+/// The assert a DeepSeek-architecture model file fails while it builds layer 0 ([`model::InitAssert`]), before the
+/// layer asks for a backend.
+fn model_init_assert(r: Release, spec: &ModelSpec) -> Result<(), ScenarioError> {
+    match spec.mla.as_ref().and_then(|m| m.init_assert) {
+        Some(a) => Err(scenario_error(ScenarioErrorKind::AssertionError, a.message, Some(a.cite), r)),
+        None => Ok(()),
+    }
 }
 
 /// The KV cache dtype a checkpoint sets under `--kv-cache-dtype auto` (every release 0.24.0 to 0.33.0): a ModelOpt

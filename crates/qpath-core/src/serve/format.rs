@@ -20,12 +20,13 @@ fn json_string(s: &str) -> String {
 
 /// The environment variables qpath reads (`vllm/envs.py`): their values decide its answer, so a shared command line
 /// keeps them. Every other variable's value (`HF_TOKEN=hf_…`, paths) is dropped from what the page shares.
-pub const READ_ENV: [&str; 5] = [
+pub const READ_ENV: [&str; 6] = [
     "VLLM_BATCH_INVARIANT",
     "VLLM_HAS_FLASHINFER_CUBIN",
     "VLLM_KV_CACHE_LAYOUT",
     "VLLM_ENABLE_FLA_PACKED_RECURRENT_DECODE",
     "VLLM_GDN_DECODE_KERNEL",
+    "VLLM_MLA_DISABLE",
 ];
 
 /// What a dropped value is written as (`HF_TOKEN=…`): a plain shell word, so the shared command line still parses.
