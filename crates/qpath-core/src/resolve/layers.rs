@@ -679,3 +679,226 @@ pub(super) fn page_size(r: Release, cmd: &ServeCommand) -> u32 {
         16
     }
 }
+
+#[cfg(test)]
+mod mla_tests {
+    //! MLA layers through selection: the cache format a sparse backend writes back and the later layers' selection
+    //! with it, the log lines in order, the skip list, the groups, and the block size (the models land separately, so
+    //! the layers are built here from a preset's, with DeepSeek's MLA dims).
+    use super::*;
+    use crate::model::MlaDims;
+
+    const V3: MlaDims = MlaDims {
+        kv_lora_rank: 512,
+        q_lora_rank: Some(1536),
+        qk_nope_head_dim: 128,
+        qk_rope_head_dim: 64,
+        v_head_dim: 128,
+        index_topk: None,
+    };
+    const V32: MlaDims = MlaDims {
+        index_topk: Some(2048),
+        ..V3
+    };
+
+    /// A 4-layer model whose layers are MLA layers with `dims` and 128 heads (DeepSeek-V3's shape).
+    fn spec(r: Release, dims: MlaDims) -> ModelSpec {
+        let mut s = model::resolve_model_at(r, "meta-llama/Llama-3.1-8B-Instruct", None).unwrap();
+        s.layers.truncate(4);
+        for l in &mut s.layers {
+            l.head_dim = dims.head_size();
+            l.num_q_heads = 128;
+            l.num_kv_heads = 1;
+            l.mla = Some(dims);
+        }
+        s
+    }
+
+    fn run(r: Release, cc: (u8, u8), dims: MlaDims, flags: &str) -> (Platform, ServeCommand, ModelSpec) {
+        let cmd = serve::parse(r, &format!("vllm serve m {flags}")).unwrap();
+        let mut p = Platform::for_tests(r, cc);
+        p.global_kv = cmd.kv_cache_dtype.clone();
+        (p, cmd, spec(r, dims))
+    }
+
+    fn texts(records: &[LogRecord]) -> Vec<String> {
+        records.iter().map(|l| format!("{} {}", l.location(), l.text)).collect()
+    }
+
+    #[test]
+    fn flashmla_sparse_writes_fp8_ds_mla_back_and_later_layers_select_with_it() {
+        let r = Release::V0_30_0;
+        let (p, cmd, spec) = run(r, (9, 0), V32, "--kv-cache-dtype fp8");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        assert_eq!(rows[0].query.kv_cache_dtype, "fp8");
+        assert_eq!(rows[0].canon, Some("fp8_ds_mla"));
+        assert_eq!(
+            rows[0].selection.valid,
+            [Backend::FlashMlaSparse, Backend::FlashInferMlaSparseSm90]
+        );
+        for row in &rows[1..] {
+            assert_eq!(row.query.kv_cache_dtype, "fp8_ds_mla");
+            assert_eq!(row.canon, None);
+            assert_eq!(row.selection.valid, [Backend::FlashMlaSparse]);
+        }
+        assert!(rows.iter().all(|row| row.layer_kv == "fp8_ds_mla"));
+        assert_eq!(rewritten_cache_dtype(&rows), Some("fp8_ds_mla"));
+        assert_eq!(
+            texts(&selection_logs(r, &rows)),
+            [
+                "cuda.py:538 Using FLASHMLA_SPARSE attention backend out of potential backends: ['FLASHMLA_SPARSE', \
+                 'FLASHINFER_MLA_SPARSE_SM90'].",
+                "mla_attention.py:512 Using fp8_ds_mla KV cache format for FLASHMLA_SPARSE backend.",
+                "cuda.py:538 Using FLASHMLA_SPARSE attention backend out of potential backends: ['FLASHMLA_SPARSE']."
+            ]
+        );
+        // One group: every layer's own cache dtype is fp8_ds_mla.
+        let groups = group_layers(&rows);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].1, [0, 1, 2, 3]);
+        let g = group_report(&p, &cmd, groups[0].0.clone(), groups[0].1.clone(), &rows[0], &[]);
+        assert_eq!(g.cache_dtype, "fp8_ds_mla");
+        let rules: Vec<&str> = g.trace.iter().map(|s| s.rule.as_str()).collect();
+        assert!(rules.contains(&"MLA priority list"), "{rules:?}");
+        let step = g.trace.iter().find(|s| s.rule == "cache_config.cache_dtype").unwrap();
+        assert_eq!(
+            step.source.as_deref(),
+            Some("vllm/model_executor/layers/attention/mla_attention.py:510")
+        );
+        assert_eq!(
+            step.outcome,
+            "cache_config.cache_dtype = fp8_ds_mla: every later layer asks the selector with fp8_ds_mla"
+        );
+        let prio = g.trace.iter().find(|s| s.rule == "MLA priority list").unwrap();
+        assert_eq!(prio.source.as_deref(), Some("vllm/platforms/cuda.py:147"));
+        assert!(prio.outcome.ends_with(
+            "[FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA, FLASH_ATTN_MLA_SPARSE, FLASHMLA_SPARSE, \
+             FLASHINFER_MLA_SPARSE_SM90]"
+        ));
+        let install = g.trace.iter().find(|s| s.rule == "FLASHMLA install check").unwrap();
+        assert_eq!(install.source.as_deref(), Some("vllm/v1/attention/ops/flashmla.py:33"));
+    }
+
+    #[test]
+    fn sm120_serves_auto_as_fp8_ds_mla() {
+        for r in [Release::V0_24_0, Release::V0_33_0] {
+            let (p, cmd, spec) = run(r, (12, 0), V32, "");
+            let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+            assert_eq!(rows[0].selection.backend, Backend::FlashInferMlaSparseSm120);
+            assert_eq!(rows[0].canon, Some("fp8_ds_mla"));
+            assert_eq!(rows[1].query.kv_cache_dtype, "fp8_ds_mla");
+            let logs = texts(&selection_logs(r, &rows));
+            assert_eq!(logs.len(), 2, "{logs:?}");
+            assert!(logs[1].ends_with("Using fp8_ds_mla KV cache format for FLASHINFER_MLA_SPARSE_SM120 backend."));
+        }
+    }
+
+    #[test]
+    fn flashinfer_mla_sparse_keeps_standard_fp8_and_logs_hnd_before_0_29() {
+        let r = Release::V0_24_0;
+        let (p, cmd, spec) = run(r, (10, 0), V32, "--kv-cache-dtype fp8_e4m3");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        assert!(rows.iter().all(|row| row.canon.is_none() && row.layer_kv == "fp8_e4m3"));
+        assert_eq!(
+            texts(&selection_logs(r, &rows)),
+            [
+                "cuda.py:480 Using FLASHINFER_MLA_SPARSE attention backend out of potential backends: \
+                 ['FLASHINFER_MLA_SPARSE'].",
+                "selector.py:138 Using HND KV cache layout for FLASHINFER_MLA_SPARSE backend.",
+                "mla_attention.py:431 Using standard fp8 KV cache format. To use DeepSeek's fp8_ds_mla KV cache \
+                 format, please set `--attention-backend FLASHMLA_SPARSE`"
+            ]
+        );
+        let r = Release::V0_29_0;
+        let (p, cmd, spec) = run(r, (10, 0), V32, "--kv-cache-dtype fp8_e4m3");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        assert_eq!(selection_logs(r, &rows).len(), 2, "no layout line from 0.29.0");
+    }
+
+    #[test]
+    fn mla_layers_read_the_skip_list_from_0_26() {
+        for (r, skipped) in [(Release::V0_25_0, false), (Release::V0_26_0, true)] {
+            let (p, cmd, spec) = run(r, (9, 0), V3, "--kv-cache-dtype fp8 --kv-cache-dtype-skip-layers 1");
+            let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+            assert_eq!(rows[1].skipped, skipped, "{r}");
+            let want = if skipped { "auto" } else { "fp8" };
+            assert_eq!(rows[1].query.kv_cache_dtype, want, "{r}");
+            let backend = if skipped { Backend::FlashAttnMla } else { Backend::FlashMla };
+            assert_eq!(rows[1].selection.backend, backend, "{r}");
+        }
+    }
+
+    fn report_for(r: Release) -> Report {
+        let s = Scenario::new(
+            Hardware::Capability(ComputeCapability::new(9, 0)),
+            r,
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct",
+        );
+        let mut rep = resolve(&s);
+        rep.logs.clear();
+        rep.log_records.clear();
+        rep.notes.clear();
+        rep
+    }
+
+    #[test]
+    fn block_size_without_block_size_flag() {
+        // Sparse: the indexer cache registers first; 0.24.0 – 0.30.0 ask it alone, 0.31.0+ every backend.
+        for (r, log) in [
+            (
+                Release::V0_24_0,
+                "interface.py:620 Setting kv cache block size to 64 for DEEPSEEK_V32_INDEXER backend.",
+            ),
+            (
+                Release::V0_33_0,
+                "interface.py:776 Setting kv cache block size to 64 for DEEPSEEK_V32_INDEXER/FLASHMLA_SPARSE \
+                 backend(s).",
+            ),
+        ] {
+            let (mut p, cmd, spec) = run(r, (9, 0), V32, "--kv-cache-dtype fp8_ds_mla");
+            let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+            let mut rep = report_for(r);
+            let steps = mla_block_size(&mut p, &cmd, &rows, &mut rep).unwrap();
+            assert_eq!(p.page_size, 64, "{r}");
+            assert_eq!(texts(&rep.log_records), [log], "{r}");
+            assert_eq!(rep.logs.len(), 1);
+            assert_eq!(steps[0].rule, "first attention layer", "{r}");
+        }
+        // Dense on B200: FLASHINFER_MLA, 32; on H200: FLASH_ATTN_MLA, 16 and no line.
+        let r = Release::V0_24_0;
+        let (mut p, cmd, spec) = run(r, (10, 0), V3, "");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        let mut rep = report_for(r);
+        mla_block_size(&mut p, &cmd, &rows, &mut rep).unwrap();
+        assert_eq!(p.page_size, 32);
+        assert_eq!(rep.logs, ["Setting kv cache block size to 32 for FLASHINFER_MLA backend."]);
+        let (mut p, cmd, spec) = run(r, (9, 0), V3, "");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        let mut rep = report_for(r);
+        mla_block_size(&mut p, &cmd, &rows, &mut rep).unwrap();
+        assert_eq!(p.page_size, 16);
+        assert!(rep.logs.is_empty());
+        // --block-size: nothing picked (the user's size is the selector's).
+        let (mut p, cmd, spec) = run(r, (10, 0), V3, "--block-size 64");
+        p.page_size = 64;
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        let mut rep = report_for(r);
+        assert!(mla_block_size(&mut p, &cmd, &rows, &mut rep).unwrap().is_empty());
+        assert_eq!(p.page_size, 64);
+    }
+
+    #[test]
+    fn block_size_precluded_warning_before_the_chosen_line() {
+        let r = Release::V0_33_0;
+        let (p, cmd, spec) = run(r, (10, 0), V3, "--block-size 16");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        let logs = selection_logs(r, &rows);
+        assert_eq!(logs[0].level, LogLevel::Warning);
+        assert_eq!(logs[0].location(), "cuda.py:498");
+        assert!(logs[0]
+            .text
+            .starts_with("--block-size 16 precluded higher-priority backend(s) FLASHINFER_MLA, CUTLASS_MLA."));
+        assert!(logs[1].text.starts_with("Using TRITON_MLA attention backend"));
+        assert_eq!(logs.len(), 2, "once per selector cache miss");
+    }
+}

@@ -35,14 +35,14 @@ pub fn priorities(p: &Platform, l: &LayerQuery) -> Vec<Backend> {
         10 => {
             let mut list = vec![FlashInferMla, TokenspeedMla, CutlassMla, FlashAttnMla, FlashMla, TritonMla];
             match sparse_order(r, l) {
-                SparsePair::QuantizedFiFirst => list.extend([FlashInferMlaSparse, FlashMlaSparse]),
-                SparsePair::FewHeadsFiFirst => {
+                SparsePair::Quantized => list.extend([FlashInferMlaSparse, FlashMlaSparse]),
+                SparsePair::FewHeads => {
                     if r >= V0_33_0 {
                         list.push(FlashAttnMlaSparseFa4);
                     }
                     list.extend([FlashInferMlaSparse, FlashMlaSparse]);
                 }
-                SparsePair::FlashMlaFirst => list.extend([FlashMlaSparse, FlashInferMlaSparse]),
+                SparsePair::ManyHeads => list.extend([FlashMlaSparse, FlashInferMlaSparse]),
             }
             list
         }
@@ -69,20 +69,20 @@ pub fn priorities(p: &Platform, l: &LayerQuery) -> Vec<Backend> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SparsePair {
     /// A quantized `kv_cache_dtype` (`is_quantized_kv_cache`): FLASHINFER_MLA_SPARSE, FLASHMLA_SPARSE.
-    QuantizedFiFirst,
+    Quantized,
     /// At most 16 heads per rank: FLASHINFER_MLA_SPARSE, FLASHMLA_SPARSE (0.33.0: FLASH_ATTN_MLA_SPARSE_FA4 first).
-    FewHeadsFiFirst,
+    FewHeads,
     /// Otherwise FLASHMLA_SPARSE, FLASHINFER_MLA_SPARSE.
-    FlashMlaFirst,
+    ManyHeads,
 }
 
 fn sparse_order(r: Release, l: &LayerQuery) -> SparsePair {
     if is_quantized_kv_cache(r, &l.kv_cache_dtype) {
-        SparsePair::QuantizedFiFirst
+        SparsePair::Quantized
     } else if l.q_heads <= 16 {
-        SparsePair::FewHeadsFiFirst
+        SparsePair::FewHeads
     } else {
-        SparsePair::FlashMlaFirst
+        SparsePair::ManyHeads
     }
 }
 
@@ -678,7 +678,7 @@ pub fn raises(b: Backend, p: &Platform, l: &LayerQuery) -> Option<(String, &'sta
                  AttributeError ('<ConfigClass>' object has no attribute 'qk_nope_head_dim'); qpath does not know \
                  the config class's name"
             ),
-            &source::MLA_SEL_FI_SPARSE_QK_NOPE_REASON,
+            &source::MLA_SEL_FI_SPARSE_QK_NOPE_READ,
         )
     })
 }
@@ -737,14 +737,14 @@ pub fn selection_steps(p: &Platform, l: &LayerQuery, (chosen, forced): (Backend,
         let (cite, why): (&Cite, String) = match p.major() {
             10 => {
                 let (cite, why) = match sparse_order(r, l) {
-                    SparsePair::QuantizedFiFirst => (
+                    SparsePair::Quantized => (
                         &source::MLA_SEL_PRIO_SPARSE_QUANT,
                         format!(
                             "kv_cache_dtype {} is quantized: FLASHINFER_MLA_SPARSE before FLASHMLA_SPARSE",
                             l.kv_cache_dtype
                         ),
                     ),
-                    SparsePair::FewHeadsFiFirst => (
+                    SparsePair::FewHeads => (
                         &source::MLA_SEL_PRIO_SPARSE_FEW_HEADS,
                         format!(
                             "kv_cache_dtype {} is not quantized and {} heads per rank <= 16: {}FLASHINFER_MLA_SPARSE \
@@ -754,7 +754,7 @@ pub fn selection_steps(p: &Platform, l: &LayerQuery, (chosen, forced): (Backend,
                             if r >= V0_33_0 { "FLASH_ATTN_MLA_SPARSE_FA4, " } else { "" }
                         ),
                     ),
-                    SparsePair::FlashMlaFirst => (
+                    SparsePair::ManyHeads => (
                         &source::MLA_SEL_PRIO_SM100,
                         format!(
                             "kv_cache_dtype {} is not quantized and {} heads per rank > 16: FLASHMLA_SPARSE before \
