@@ -860,3 +860,155 @@ fn block_size_from_the_first_backend_then_from_all() {
     assert_eq!(pick("0.30.0", &[Backend::FlashMla, Backend::CutlassMla]).0, 64);
     assert_eq!(pick("0.31.0", &[Backend::TritonMla, Backend::FlashAttnMla]), (16, None));
 }
+
+// ---- the other supports_combination texts, at their first release ----
+
+#[test]
+fn combination_texts_at_their_first_release() {
+    let nope = MlaDims {
+        qk_rope_head_dim: 0,
+        ..V32
+    };
+    // FLASHMLA_SPARSE, head size 512 (a rope-free GLM5Next-style model): 0.31.0 bf16 on 9.x only; 0.32.0 also
+    // fp8_ds_mla; a config with rope is refused on 9.x.
+    let l = |dims: MlaDims, kv: &str| mla_layer(dims, 64, kv);
+    assert!(selection::reasons(&platform("h200", "0.31.0"), Backend::FlashMlaSparse, &l(nope, "auto")).is_empty());
+    assert_eq!(
+        selection::reasons(&platform("h200", "0.30.0"), Backend::FlashMlaSparse, &l(nope, "auto")),
+        ["head_size not supported"]
+    );
+    assert_eq!(
+        selection::reasons(&platform("h200", "0.31.0"), Backend::FlashMlaSparse, &l(nope, "fp8_ds_mla")),
+        [
+            "FLASHMLA_SPARSE supports head_size 512 only with bf16 kv-cache on SM90 (NoPE), got \
+             kv_cache_dtype=fp8_ds_mla, capability=DeviceCapability(major=9, minor=0)"
+        ]
+    );
+    assert!(selection::reasons(&platform("h200", "0.32.0"), Backend::FlashMlaSparse, &l(nope, "fp8_ds_mla")).is_empty());
+    assert_eq!(
+        selection::reasons(&platform("b200", "0.33.0"), Backend::FlashMlaSparse, &l(nope, "auto")),
+        [
+            "FLASHMLA_SPARSE supports head_size 512 only with bf16 or fp8_ds_mla kv-cache on SM90 (NoPE), got \
+             kv_cache_dtype=auto, capability=DeviceCapability(major=10, minor=0)"
+        ]
+    );
+    let roped_512 = MlaDims {
+        kv_lora_rank: 448,
+        ..V32
+    };
+    assert_eq!(
+        selection::reasons(&platform("h200", "0.31.0"), Backend::FlashMlaSparse, &l(roped_512, "auto")),
+        ["FLASHMLA_SPARSE supports head_size 512 only for rope-free (NoPE) models"]
+    );
+    // FLASHINFER_MLA_SPARSE: 0.30.0 the native no-rope shape; qk_nope_head_dim in [128, 192].
+    assert_eq!(
+        selection::reasons(&platform("b200", "0.30.0"), Backend::FlashInferMlaSparse, &l(nope, "auto")),
+        [
+            "FlashInfer native no-rope MLA requires qk_nope_head_dim=256 and kv_lora_rank=512, but got \
+             qk_nope_head_dim=128, kv_lora_rank=512"
+        ]
+    );
+    assert_eq!(
+        selection::reasons(&platform("b200", "0.29.0"), Backend::FlashInferMlaSparse, &l(nope, "auto")),
+        ["head_size not supported"]
+    );
+    let nope64 = MlaDims {
+        qk_nope_head_dim: 64,
+        ..V32
+    };
+    assert_eq!(
+        selection::reasons(&platform("b200", "0.24.0"), Backend::FlashInferMlaSparse, &l(nope64, "auto")),
+        ["FlashInfer MLA Sparse kernel requires qk_nope_head_dim in [128, 192], but got 64"]
+    );
+    // FLASHINFER_MLA: qk_nope_head_dim in [64, 128, 192].
+    let nope96 = MlaDims {
+        qk_nope_head_dim: 96,
+        ..V3
+    };
+    assert_eq!(
+        selection::reasons(&platform("b200", "0.24.0"), Backend::FlashInferMla, &l(nope96, "auto")),
+        ["FlashInfer MLA kernel requires qk_nope_head_dim in [64, 128, 192], but got 96"]
+    );
+    // SM90 (0.30.0): kv_lora_rank 512, qk_rope_head_dim 0 or 64; an older FlashInfer lacks the API.
+    let small = MlaDims {
+        kv_lora_rank: 256,
+        qk_rope_head_dim: 64,
+        ..V32
+    };
+    let p30 = platform("h200", "0.30.0");
+    assert_eq!(
+        selection::reasons(&p30, Backend::FlashInferMlaSparseSm90, &l(small, "auto")),
+        [
+            "head_size not supported",
+            "FLASHINFER_MLA_SPARSE_SM90 requires kv_lora_rank=512"
+        ]
+    );
+    let mut old_fi = platform("h200", "0.30.0");
+    old_fi.flashinfer = release("0.28.0").flashinfer_pin();
+    assert_eq!(
+        selection::reasons(&old_fi, Backend::FlashInferMlaSparseSm90, &l(V32, "auto")),
+        [
+            "FLASHINFER_MLA_SPARSE_SM90 requires FlashInfer with SM90 MLA support (ckv_scale_arr in \
+             BatchMLAPagedAttentionWrapper.run, FlashInfer >= 0.6.18)"
+        ]
+    );
+    // TOKENSPEED_MLA: DeepSeek R1's dims only.
+    let glm = MlaDims {
+        qk_nope_head_dim: 192,
+        v_head_dim: 256,
+        ..V3
+    };
+    assert_eq!(
+        selection::reasons(&platform("b200", "0.24.0"), Backend::TokenspeedMla, &l(glm, "fp8")),
+        [
+            "tokenspeed_mla requires DeepSeek R1 MLA dimensions (qk_nope_head_dim=128, qk_rope_head_dim=64, \
+             v_head_dim=128), got (192, 64, 256)"
+        ]
+    );
+    // FLASH_ATTN_MLA_SPARSE_FA4 (0.33.0): heads per rank x DCP, index_topk, then FLASHINFER_MLA_SPARSE's under its name.
+    let p33 = platform("b200", "0.33.0");
+    assert_eq!(
+        selection::reasons(&p33, Backend::FlashAttnMlaSparseFa4, &mla_layer(V32, 12, "auto")),
+        ["FA4 sparse MLA requires (8, 16, 32, 64, 128) gathered query heads, got num_heads=12 * dcp_size=1"]
+    );
+    let topk = MlaDims {
+        index_topk: Some(2000),
+        ..V32
+    };
+    assert_eq!(
+        selection::reasons(&p33, Backend::FlashAttnMlaSparseFa4, &mla_layer(topk, 16, "auto")),
+        ["FA4 sparse MLA requires index_topk % 128 == 0, got 2000"]
+    );
+    assert_eq!(
+        selection::reasons(&p33, Backend::FlashAttnMlaSparseFa4, &mla_layer(V32, 16, "fp8_ds_mla")),
+        [
+            "kv_cache_dtype not supported",
+            "FLASH_ATTN_MLA_SPARSE_FA4 SM10 does not support fp8_ds_mla kv-cache dtype"
+        ]
+    );
+    assert_eq!(
+        selection::reasons(
+            &platform("h200", "0.33.0"),
+            Backend::FlashAttnMlaSparseFa4,
+            &mla_layer(V32, 16, "auto")
+        ),
+        ["compute capability not supported"]
+    );
+    // FLASHMLA on a sparse layer off 9.x / 10.x.
+    assert_eq!(
+        selection::reasons(&platform("l4", "0.24.0"), Backend::FlashMla, &mla_layer(V32, 16, "auto")),
+        [
+            "sparse not supported",
+            "compute capability not supported",
+            "FlashMLA Sparse is only supported on Hopper and Blackwell DC devices."
+        ]
+    );
+    // A float16 model: the bfloat16-only sparse backends refuse it.
+    let mut f16 = platform("h200", "0.24.0");
+    f16.model_dtype = TorchDtype::Float16;
+    assert_eq!(
+        selection::reasons(&f16, Backend::FlashMlaSparse, &mla_layer(V32, 128, "auto")),
+        ["dtype not supported"]
+    );
+    assert!(selection::reasons(&f16, Backend::FlashMla, &mla_layer(V3, 128, "auto")).is_empty());
+}
