@@ -455,7 +455,19 @@ pub(super) fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], 
         _ if row.layer.mla.is_some() && row.skipped => &source::MLA_SEL_LAYER_SKIP_LAYERS,
         _ => &source::ATTN_SKIP_LAYERS,
     };
-    head.step(Some(cite), "layer cache dtype", layer_cache_dtype_text(cmd, layers, row));
+    if row.layer.mla.is_some() && p.release < Release::V0_26_0 && !cmd.kv_cache_dtype_skip_layers.is_empty() {
+        head.step(
+            Some(&source::MLA_SEL_LAYER_GET_BACKEND),
+            "layer cache dtype",
+            format!(
+                "MLAAttention reads --kv-cache-dtype-skip-layers from 0.26.0 only: kv_cache_dtype {:?} \
+                 (cache_config.cache_dtype)",
+                row.query.kv_cache_dtype
+            ),
+        );
+    } else {
+        head.step(Some(cite), "layer cache dtype", layer_cache_dtype_text(cmd, layers, row));
+    }
     let mla = row.query.mla.is_some() || sel.backend.is_mla();
     if let Some(m) = row.query.mla {
         head.step(
@@ -825,6 +837,20 @@ mod mla_tests {
             assert_eq!(rows[1].query.kv_cache_dtype, want, "{r}");
             let backend = if skipped { Backend::FlashAttnMla } else { Backend::FlashMla };
             assert_eq!(rows[1].selection.backend, backend, "{r}");
+            let groups = group_layers(&rows);
+            let g = group_report(&p, &cmd, groups[0].0.clone(), groups[0].1.clone(), &rows[0], &[]);
+            let step = &g.trace[0];
+            if skipped {
+                assert_eq!(groups.len(), 2, "{r}");
+                assert!(step.outcome.starts_with("not in the skip list"), "{r}: {}", step.outcome);
+            } else {
+                assert_eq!(groups.len(), 1, "{r}");
+                assert_eq!(
+                    step.outcome,
+                    "MLAAttention reads --kv-cache-dtype-skip-layers from 0.26.0 only: kv_cache_dtype \"fp8\" \
+                     (cache_config.cache_dtype)"
+                );
+            }
         }
     }
 
