@@ -85,9 +85,30 @@ pub fn priorities(p: &Platform, l: &LayerQuery) -> Vec<Backend> {
     list
 }
 
-/// `validate_configuration`'s reasons for one layer on backend `b` (its module restates them).
+/// `validate_configuration`'s reasons for one layer on backend `b` (its module restates them). A non-MLA backend's
+/// module restates them for the layers it is built for; an MLA layer (the MLA backends' own rules know it) meets two
+/// more generic reasons there (`vllm/v1/attention/backend.py`, every release, in this order): `MLA not supported`
+/// ([`crate::source::MLA_SEL_REASON_MLA`]: `use_mla` and the class is not MLA) after the head-size, dtype,
+/// cache-dtype, block-size and multimodal-prefix reasons, and, for a sparse layer, `sparse not supported`
+/// ([`crate::source::MLA_SEL_REASON_SPARSE`]) after the sink reason (an MLA layer has no sinks, so right after it).
 pub fn reasons(p: &Platform, b: Backend, l: &LayerQuery) -> Vec<String> {
-    crate::backends::rules(b).reasons(p, l)
+    let mut reasons = crate::backends::rules(b).reasons(p, l);
+    if let Some(m) = l.mla.filter(|_| !b.is_mla()) {
+        const BEFORE_MLA: [&str; 5] = [
+            "head_size not supported",
+            "dtype not supported",
+            "kv_cache_dtype not supported",
+            "block_size not supported",
+            "partial multimodal token full attention not supported",
+        ];
+        let at = reasons.iter().take_while(|r| BEFORE_MLA.contains(&r.as_str())).count();
+        let mut generic = vec!["MLA not supported".to_string()];
+        if m.sparse() {
+            generic.push("sparse not supported".to_string());
+        }
+        reasons.splice(at..at, generic);
+    }
+    reasons
 }
 
 /// The outcome of selecting a backend for one layer.
@@ -99,6 +120,27 @@ pub struct Selection {
     /// Every valid candidate, in priority order (the log line lists them).
     pub valid: Vec<Backend>,
     pub forced: bool,
+    /// With `--block-size` (and no forced backend): the higher-priority backends whose only reason was the block
+    /// size, which vLLM names in a warning ([`crate::source::MLA_SEL_BLOCK_SIZE_PRECLUDED_LOG`], every release).
+    pub precluded: Vec<Backend>,
+}
+
+impl Selection {
+    /// The warning `get_attn_backend_cls` logs (`logger.warning`, before the chosen backend's line) when
+    /// `--block-size` precluded higher-priority backends.
+    pub fn precluded_warning(&self, block_size: Option<u32>) -> Option<String> {
+        let bs = block_size?;
+        if self.precluded.is_empty() {
+            return None;
+        }
+        let names: Vec<&str> = self.precluded.iter().map(|b| b.name()).collect();
+        Some(format!(
+            "--block-size {bs} precluded higher-priority backend(s) {}. Using {} instead, which may result in reduced \
+             performance. Consider removing --block-size to auto-select the optimal block size.",
+            names.join(", "),
+            self.backend.name()
+        ))
+    }
 }
 
 /// Why selection failed, as vLLM's ValueError says it.
@@ -106,6 +148,9 @@ pub struct Selection {
 pub struct SelectionError {
     pub message: String,
     pub forced: bool,
+    /// `Some(line)`: vLLM raises something qpath cannot spell at that line (the message says so), not the
+    /// selector's ValueError.
+    pub unmodelled: Option<&'static crate::source::Cite>,
 }
 
 fn python_list(items: &[String]) -> String {
@@ -115,6 +160,13 @@ fn python_list(items: &[String]) -> String {
 
 pub fn select(p: &Platform, forced: Option<Backend>, l: &LayerQuery) -> Result<Selection, SelectionError> {
     if let Some(b) = forced {
+        if let Some((message, cite)) = crate::backends::mla::selection::raises(b, p, l) {
+            return Err(SelectionError {
+                message,
+                forced: true,
+                unmodelled: Some(cite),
+            });
+        }
         let why = reasons(p, b, l);
         if !why.is_empty() {
             return Err(SelectionError {
@@ -124,6 +176,7 @@ pub fn select(p: &Platform, forced: Option<Backend>, l: &LayerQuery) -> Result<S
                     python_list(&why)
                 ),
                 forced: true,
+                unmodelled: None,
             });
         }
         return Ok(Selection {
@@ -131,6 +184,7 @@ pub fn select(p: &Platform, forced: Option<Backend>, l: &LayerQuery) -> Result<S
             rejected: vec![],
             valid: vec![b],
             forced: true,
+            precluded: vec![],
         });
     }
     let mut rejected = Vec::new();
@@ -144,15 +198,25 @@ pub fn select(p: &Platform, forced: Option<Backend>, l: &LayerQuery) -> Result<S
         }
     }
     match valid.first() {
-        Some(&backend) => Ok(Selection {
-            backend,
-            rejected,
-            valid,
-            forced: false,
-        }),
+        Some(&backend) => {
+            let precluded = if l.block_size.is_some() {
+                let only_block = |why: &Vec<String>| why.len() == 1 && why[0] == crate::backends::BLOCK_SIZE_REASON;
+                rejected.iter().filter(|(_, why)| only_block(why)).map(|(b, _)| *b).collect()
+            } else {
+                vec![]
+            };
+            Ok(Selection {
+                backend,
+                rejected,
+                valid,
+                forced: false,
+                precluded,
+            })
+        }
         None => Err(SelectionError {
             message: no_valid_backend(p, l, &rejected),
             forced: false,
+            unmodelled: None,
         }),
     }
 }

@@ -87,10 +87,23 @@ pub(super) struct LayerRow<'a> {
     from_checkpoint: Option<(&'static str, &'static source::Cite)>,
     query: LayerQuery,
     pub(super) selection: Selection,
+    /// The layer's own `kv_cache_dtype` after selection: the query's, or the one an MLA layer's sparse backend serves
+    /// it as (`canon`).
+    pub(super) layer_kv: String,
+    /// An MLA layer whose backend serves its cache dtype as another (`_canonicalize_sparse_mla_kv_cache_dtype`):
+    /// the new dtype, which vLLM also writes to `cache_config.cache_dtype`, so later layers ask with it.
+    canon: Option<&'static str>,
+    /// The selector's cache missed for this layer (`_cached_get_attn_backend` ran): the lines it logs with
+    /// `logger.info` / `logger.warning` (not `_once`) are printed again.
+    new_query: bool,
 }
 
-/// Per layer, in order (`Attention.__init__`): the skip-adjusted cache dtype, then `get_attn_backend`, which is
-/// cached on its arguments (`functools.cache`), so equal queries get one selection.
+/// Per layer, in order (`Attention.__init__` / `MLAAttention.__init__`): the skip-adjusted cache dtype, then
+/// `get_attn_backend`, which is cached on its arguments (`functools.cache`), so equal queries get one selection. An
+/// MLA layer's cache dtype is `cache_config.cache_dtype` as the layers before it left it: FLASHMLA_SPARSE and
+/// FLASHINFER_MLA_SPARSE_SM120 rewrite it after selection ([`source::MLA_SEL_CANON_WRITEBACK`]); an MLA layer reads
+/// `--kv-cache-dtype-skip-layers` from 0.26.0 only, by index ([`source::MLA_SEL_LAYER_SKIP_LAYERS`]), and asks without
+/// sinks, windows, multimodal prefix or per-head scales ([`source::MLA_SEL_LAYER_GET_BACKEND`]).
 pub(super) fn select_layers<'a>(
     p: &Platform,
     forced: Option<Backend>,
@@ -114,54 +127,71 @@ pub(super) fn select_layers<'a>(
             };
             (kv.field(), cite)
         });
+    // `cache_config.cache_dtype`, as the layers built so far left it.
+    let mut global: std::borrow::Cow<str> = std::borrow::Cow::Borrowed(cmd.kv_cache_dtype.as_str());
     // A hybrid model's recurrent layers are not `Attention` layers: they never reach get_attn_backend.
     for l in spec.layers.iter().filter(|l| l.kind.is_attention()) {
-        let skipped = skip.skips(l.index, l.sliding_window.is_some());
+        let mla = l.mla.is_some();
+        let skipped = if mla {
+            r >= Release::V0_26_0 && skip.skips(l.index, false)
+        } else {
+            skip.skips(l.index, l.sliding_window.is_some())
+        };
         let query = LayerQuery {
             head_size: l.head_dim,
-            kv_cache_dtype: if skipped {
-                "auto".to_string()
-            } else {
-                cmd.kv_cache_dtype.clone()
-            },
-            has_sinks: l.has_sinks,
-            sliding_window: l.sliding_window.is_some(),
+            kv_cache_dtype: if skipped { "auto".to_string() } else { global.to_string() },
+            has_sinks: l.has_sinks && !mla,
+            sliding_window: l.sliding_window.is_some() && !mla,
             q_heads: l.num_q_heads / tp,
             kv_heads: (l.num_kv_heads / tp).max(1),
             block_size: cmd.block_size,
-            use_mm_prefix: spec.layers_use_mm_prefix(r),
-            use_per_head_quant_scales: spec.checkpoint_kv.as_ref().is_some_and(|kv| kv.per_head_scales()),
+            use_mm_prefix: spec.layers_use_mm_prefix(r) && !mla,
+            use_per_head_quant_scales: !mla && spec.checkpoint_kv.as_ref().is_some_and(|kv| kv.per_head_scales()),
             use_non_causal: cmd.attention_config.use_non_causal,
             use_dcp: cmd.decode_context_parallel_size > 1,
             mla: l.mla,
         };
         heads_divide(r, spec.vllm_model, l, tp)?;
+        let new_query = !cache.contains_key(&query);
         let selection = cache
             .entry(query.clone())
             .or_insert_with(|| selection::select(p, forced, &query))
             .clone()
             .map_err(|e| {
-                scenario_error(
-                    ScenarioErrorKind::ValueError,
-                    e.message,
-                    Some(if e.forced {
-                        &source::CUDA_FORCED_INVALID
-                    } else {
-                        &source::CUDA_NONE_VALID
-                    }),
-                    r,
-                )
+                let (kind, cite) = match e.unmodelled {
+                    Some(cite) => (ScenarioErrorKind::InputError, cite),
+                    None if e.forced => (ScenarioErrorKind::ValueError, &source::CUDA_FORCED_INVALID),
+                    None => (ScenarioErrorKind::ValueError, &source::CUDA_NONE_VALID),
+                };
+                scenario_error(kind, e.message, Some(cite), r)
             })?;
-        checkpoint_layer_errors(r, spec, &query.kv_cache_dtype)?;
+        let canon = if mla {
+            crate::backends::mla::selection::canonical_kv(r, selection.backend, &query.kv_cache_dtype)
+        } else {
+            None
+        };
+        if let Some(c) = canon {
+            global = std::borrow::Cow::Borrowed(c);
+        }
+        let layer_kv = canon.map_or_else(|| query.kv_cache_dtype.clone(), str::to_string);
+        checkpoint_layer_errors(r, spec, &layer_kv)?;
         rows.push(LayerRow {
             layer: l,
             skipped,
             from_checkpoint,
             query,
             selection,
+            layer_kv,
+            canon,
+            new_query,
         });
     }
     Ok(rows)
+}
+
+/// `cache_config.cache_dtype` after every layer is built, when an MLA layer's backend rewrote it (the last rewrite).
+pub(super) fn rewritten_cache_dtype(rows: &[LayerRow]) -> Option<&'static str> {
+    rows.iter().rev().find_map(|row| row.canon)
 }
 
 /// A layer's head checks at engine start, in vLLM's order, before `get_attn_backend`: the model file's bare asserts
@@ -227,11 +257,32 @@ pub(super) fn checkpoint_layer_errors(r: Release, spec: &ModelSpec, kv_cache_dty
     Ok(())
 }
 
-/// The engine-wide log line of each distinct selection (`get_attn_backend_cls`'s `logger.info_once`), in order.
+/// The log lines of each layer's selection, in order: `get_attn_backend_cls`'s `--block-size` warning (per selector
+/// cache miss) and its chosen-backend line (`info_once`); 0.24.0 – 0.28.0 the selector's KV-cache layout line for a
+/// backend that requires one (FLASHINFER_MLA, FLASHINFER_MLA_SPARSE, TOKENSPEED_MLA: HND; `logger.info` per cache miss
+/// before 0.27.0, `info_once` after, [`source::MLA_SEL_KV_LAYOUT_LOG`]); then an MLA layer's cache-format lines
+/// (`info_once`): the dtype its sparse backend serves the cache as ([`source::MLA_SEL_CANON_LOG`]) and
+/// FLASHINFER_MLA_SPARSE's standard-fp8 hint ([`source::MLA_SEL_FI_SPARSE_STD_FP8_LOG`]).
 pub(super) fn selection_logs(r: Release, rows: &[LayerRow]) -> Vec<LogRecord> {
+    let at = (r, r.flashinfer_pin());
     let mut seen: Vec<LogRecord> = Vec::new();
+    let once = |seen: &mut Vec<LogRecord>, level, cite: &source::Cite, text: String| {
+        if !seen.iter().any(|l| l.text == text) {
+            seen.push(LogRecord::new(level, cite, at, text));
+        }
+    };
     for row in rows {
         let sel = &row.selection;
+        if row.new_query {
+            if let Some(w) = sel.precluded_warning(row.query.block_size) {
+                seen.push(LogRecord::new(
+                    LogLevel::Warning,
+                    &source::MLA_SEL_BLOCK_SIZE_PRECLUDED_LOG,
+                    at,
+                    w,
+                ));
+            }
+        }
         let (call, line) = if sel.forced {
             let text = format!("Using AttentionBackendEnum.{} backend.", sel.backend.name());
             (&source::CUDA_FORCED_LOG, text)
@@ -244,8 +295,29 @@ pub(super) fn selection_logs(r: Release, rows: &[LayerRow]) -> Vec<LogRecord> {
             );
             (&source::CUDA_CHOSEN_LOG, text)
         };
-        if !seen.iter().any(|l| l.text == line) {
-            seen.push(LogRecord::new(LogLevel::Info, call, (r, r.flashinfer_pin()), line));
+        once(&mut seen, LogLevel::Info, call, line);
+        if let Some(text) = crate::backends::mla::selection::kv_layout_log(r, sel.backend) {
+            if r < Release::V0_27_0 {
+                if row.new_query {
+                    seen.push(LogRecord::new(LogLevel::Info, &source::MLA_SEL_KV_LAYOUT_LOG, at, text));
+                }
+            } else {
+                once(&mut seen, LogLevel::Info, &source::MLA_SEL_KV_LAYOUT_LOG, text);
+            }
+        }
+        if let Some(c) = row.canon {
+            let text = format!("Using {c} KV cache format for {} backend.", sel.backend.name());
+            once(&mut seen, LogLevel::Info, &source::MLA_SEL_CANON_LOG, text);
+        }
+        if row.layer.mla.is_some()
+            && sel.backend == Backend::FlashInferMlaSparse
+            && row.layer_kv != "fp8_ds_mla"
+            && crate::backends::is_quantized_kv_cache(r, &row.layer_kv)
+        {
+            let text = "Using standard fp8 KV cache format. To use DeepSeek's fp8_ds_mla KV cache format, please set \
+                        `--attention-backend FLASHMLA_SPARSE`"
+                .to_string();
+            once(&mut seen, LogLevel::Info, &source::MLA_SEL_FI_SPARSE_STD_FP8_LOG, text);
         }
     }
     seen
@@ -297,7 +369,7 @@ pub(super) fn group_layers(rows: &[LayerRow]) -> Vec<(GroupKey, Vec<u32>)> {
             backend: row.selection.backend,
             kind: l.kind,
             window: l.sliding_window,
-            kv: q.kv_cache_dtype.clone(),
+            kv: row.layer_kv.clone(),
             head_dim: l.head_dim,
             q_heads: q.q_heads,
             kv_heads: q.kv_heads,
@@ -380,15 +452,51 @@ pub(super) fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], 
     let mut head = Trace::new(p.release);
     let cite = match row.from_checkpoint {
         Some((_, cite)) if !row.skipped => cite,
+        _ if row.layer.mla.is_some() && row.skipped => &source::MLA_SEL_LAYER_SKIP_LAYERS,
         _ => &source::ATTN_SKIP_LAYERS,
     };
-    head.step(Some(cite), "layer cache dtype", layer_cache_dtype_text(cmd, layers, row));
+    if row.layer.mla.is_some() && p.release < Release::V0_26_0 && !cmd.kv_cache_dtype_skip_layers.is_empty() {
+        head.step(
+            Some(&source::MLA_SEL_LAYER_GET_BACKEND),
+            "layer cache dtype",
+            format!(
+                "MLAAttention reads --kv-cache-dtype-skip-layers from 0.26.0 only: kv_cache_dtype {:?} \
+                 (cache_config.cache_dtype)",
+                row.query.kv_cache_dtype
+            ),
+        );
+    } else {
+        head.step(Some(cite), "layer cache dtype", layer_cache_dtype_text(cmd, layers, row));
+    }
+    let mla = row.query.mla.is_some() || sel.backend.is_mla();
+    if let Some(m) = row.query.mla {
+        head.step(
+            Some(&source::MLA_SEL_LAYER_GET_BACKEND),
+            "MLA layer asks the selector",
+            format!(
+                "MLAAttention: get_attn_backend(head_size={} (kv_lora_rank {} + qk_rope_head_dim {}), kv_cache_dtype={}, \
+                 use_mla=True, use_sparse={}, num_heads={} per rank)",
+                row.query.head_size,
+                m.kv_lora_rank,
+                m.qk_rope_head_dim,
+                row.query.kv_cache_dtype,
+                if m.sparse() { "True" } else { "False" },
+                row.query.q_heads
+            ),
+        );
+    }
+    if mla && !sel.forced {
+        crate::backends::mla::selection::selection_steps(p, &row.query, (sel.backend, false), &mut head);
+    }
     if sel.forced {
         head.step(
             Some(&source::CUDA_FORCED_INVALID),
             "attention backend",
             format!("forced {}: valid for these layers", sel.backend.name()),
         );
+        if mla {
+            crate::backends::mla::selection::selection_steps(p, &row.query, (sel.backend, true), &mut head);
+        }
     } else {
         for (b, why) in &sel.rejected {
             head.step(
@@ -401,6 +509,38 @@ pub(super) fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], 
             Some(&source::CUDA_CHOSEN_LOG),
             format!("backend {}", sel.backend.name()),
             "first valid backend in priority order",
+        );
+    }
+    if let Some(c) = row.canon {
+        head.step(
+            Some(&source::MLA_SEL_CANON_FN),
+            "sparse MLA cache format",
+            format!(
+                "{}: kv_cache_dtype {} is served as {c}",
+                sel.backend.name(),
+                row.query.kv_cache_dtype
+            ),
+        );
+        head.step(
+            Some(&source::MLA_SEL_CANON_WRITEBACK),
+            "cache_config.cache_dtype",
+            format!("cache_config.cache_dtype = {c}: every later layer asks the selector with {c}"),
+        );
+    } else if sel.backend == Backend::FlashMlaSparse
+        && p.release >= Release::V0_30_0
+        && row.query.kv_cache_dtype == "nvfp4_ds_mla"
+    {
+        head.step(
+            Some(&source::MLA_SEL_CANON_NVFP4_KEEP),
+            "sparse MLA cache format",
+            "FLASHMLA_SPARSE: nvfp4_ds_mla is used as it is",
+        );
+    }
+    if sel.backend.is_mla() && row.layer.mla.is_some() && row.canon.is_none() && row.layer_kv == "fp8_ds_mla" {
+        head.step(
+            Some(&source::MLA_SEL_CANON_FN),
+            "sparse MLA cache format",
+            format!("{}: fp8_ds_mla is the format it serves", sel.backend.name()),
         );
     }
     head
@@ -461,6 +601,82 @@ pub(super) struct GroupKey {
     mla: Option<crate::model::MlaDims>,
 }
 
+/// `update_block_size_for_backend` (after the model is loaded, every release) for a model with MLA layers, when
+/// `--block-size` is not given: the block size the backends prefer (phase 1,
+/// [`crate::backends::mla::selection::preferred_block_size`]) becomes the group's page ([`Platform::page_size`]), with
+/// vLLM's log line when it is not 16. The backends are those of the model's attention layers in registration order: a
+/// sparse layer's indexer cache (`DeepseekV32IndexerCache`, DEEPSEEK_V32_INDEXER) registers before its MLA layer
+/// ([`source::MLA_SEL_V32_INDEXER_CACHE_REGISTER`]), so 0.24.0 – 0.30.0 ask the indexer alone for a sparse model.
+/// Returns the trace steps every group shows. Models without MLA layers keep qpath's page size ([`page_size`]).
+pub(super) fn mla_block_size(
+    p: &mut Platform,
+    cmd: &ServeCommand,
+    rows: &[LayerRow],
+    report: &mut Report,
+) -> Result<Vec<crate::report::TraceStep>, ScenarioError> {
+    let r = p.release;
+    if cmd.block_size.is_some() || !rows.iter().any(|row| row.layer.mla.is_some()) {
+        return Ok(Vec::new());
+    }
+    let mut backends: Vec<Backend> = Vec::new();
+    for row in rows {
+        if row.layer.mla.is_some_and(|m| m.sparse()) && !backends.contains(&Backend::DeepseekV32Indexer) {
+            backends.push(Backend::DeepseekV32Indexer);
+        }
+        if !backends.contains(&row.selection.backend) {
+            backends.push(row.selection.backend);
+        }
+    }
+    let mut t = Trace::new(r);
+    if backends.first() == Some(&Backend::DeepseekV32Indexer) {
+        t.step(
+            Some(&source::MLA_SEL_V32_INDEXER_CACHE_REGISTER),
+            "first attention layer",
+            format!(
+                "layer {}'s indexer cache (DeepseekV32IndexerCache, backend DEEPSEEK_V32_INDEXER) registers before \
+                 its MLA layer",
+                rows[0].layer.index
+            ),
+        );
+    }
+    let sizes_of = |b: Backend| crate::backends::mla::selection::sizes(b, r).map(|(s, _)| s);
+    match crate::backends::mla::selection::preferred_block_size(r, &backends, &sizes_of, &mut t) {
+        Ok((block, log)) => {
+            p.page_size = block;
+            if let Some(text) = log {
+                report.logs.push(text.clone());
+                report.log_records.push(LogRecord::new(
+                    LogLevel::Info,
+                    &source::MLA_SEL_BLOCK_SIZE_LOG,
+                    (r, r.flashinfer_pin()),
+                    text,
+                ));
+            }
+        }
+        Err(m) if m.starts_with(crate::attention::QPATH_LIMIT) => report.notes.push(Note::limit(m)),
+        Err(m) => {
+            return Err(scenario_error(
+                ScenarioErrorKind::ValueError,
+                m,
+                Some(&source::MLA_SEL_NO_SHARED_BLOCK_SIZE_RAISE),
+                r,
+            ))
+        }
+    }
+    if r >= Release::V0_25_0Prefix
+        && !cmd.kv_cache_dtype_skip_layers.is_empty()
+        && crate::backends::is_quantized_kv_cache(r, &p.global_kv)
+    {
+        report.notes.push(Note::limit(format!(
+            "{}: the block size vLLM {r} aligns for an MLA model whose quantized cache shares the pool with \
+             --kv-cache-dtype-skip-layers layers (_align_heterogeneous_kv_block_size); qpath shows the backend's \
+             preferred block size",
+            crate::attention::QPATH_LIMIT
+        )));
+    }
+    Ok(t.steps)
+}
+
 /// The FlashInfer page size: `--block-size`, else 16 (FlashInfer's smallest kernel block). From 0.25.0, with skip
 /// layers and a quantized primary dtype, vLLM raises the block size so the quantized page covers the 16-bit page
 /// (`_align_heterogeneous_kv_block_size`): 32 for an FP8 primary on a 16-bit model.
@@ -473,5 +689,242 @@ pub(super) fn page_size(r: Release, cmd: &ServeCommand) -> u32 {
         32
     } else {
         16
+    }
+}
+
+#[cfg(test)]
+mod mla_tests {
+    //! MLA layers through selection: the cache format a sparse backend writes back and the later layers' selection
+    //! with it, the log lines in order, the skip list, the groups, and the block size (the models land separately, so
+    //! the layers are built here from a preset's, with DeepSeek's MLA dims).
+    use super::*;
+    use crate::model::MlaDims;
+
+    const V3: MlaDims = MlaDims {
+        kv_lora_rank: 512,
+        q_lora_rank: Some(1536),
+        qk_nope_head_dim: 128,
+        qk_rope_head_dim: 64,
+        v_head_dim: 128,
+        index_topk: None,
+    };
+    const V32: MlaDims = MlaDims {
+        index_topk: Some(2048),
+        ..V3
+    };
+
+    /// A 4-layer model whose layers are MLA layers with `dims` and 128 heads (DeepSeek-V3's shape).
+    fn spec(r: Release, dims: MlaDims) -> ModelSpec {
+        let mut s = model::resolve_model_at(r, "meta-llama/Llama-3.1-8B-Instruct", None).unwrap();
+        s.layers.truncate(4);
+        for l in &mut s.layers {
+            l.head_dim = dims.head_size();
+            l.num_q_heads = 128;
+            l.num_kv_heads = 1;
+            l.mla = Some(dims);
+        }
+        s
+    }
+
+    fn run(r: Release, cc: (u8, u8), dims: MlaDims, flags: &str) -> (Platform, ServeCommand, ModelSpec) {
+        let cmd = serve::parse(r, &format!("vllm serve m {flags}")).unwrap();
+        let mut p = Platform::for_tests(r, cc);
+        p.global_kv = cmd.kv_cache_dtype.clone();
+        (p, cmd, spec(r, dims))
+    }
+
+    fn texts(records: &[LogRecord]) -> Vec<String> {
+        records.iter().map(|l| format!("{} {}", l.location(), l.text)).collect()
+    }
+
+    #[test]
+    fn flashmla_sparse_writes_fp8_ds_mla_back_and_later_layers_select_with_it() {
+        let r = Release::V0_30_0;
+        let (p, cmd, spec) = run(r, (9, 0), V32, "--kv-cache-dtype fp8");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        assert_eq!(rows[0].query.kv_cache_dtype, "fp8");
+        assert_eq!(rows[0].canon, Some("fp8_ds_mla"));
+        assert_eq!(
+            rows[0].selection.valid,
+            [Backend::FlashMlaSparse, Backend::FlashInferMlaSparseSm90]
+        );
+        for row in &rows[1..] {
+            assert_eq!(row.query.kv_cache_dtype, "fp8_ds_mla");
+            assert_eq!(row.canon, None);
+            assert_eq!(row.selection.valid, [Backend::FlashMlaSparse]);
+        }
+        assert!(rows.iter().all(|row| row.layer_kv == "fp8_ds_mla"));
+        assert_eq!(rewritten_cache_dtype(&rows), Some("fp8_ds_mla"));
+        assert_eq!(
+            texts(&selection_logs(r, &rows)),
+            [
+                "cuda.py:538 Using FLASHMLA_SPARSE attention backend out of potential backends: ['FLASHMLA_SPARSE', \
+                 'FLASHINFER_MLA_SPARSE_SM90'].",
+                "mla_attention.py:512 Using fp8_ds_mla KV cache format for FLASHMLA_SPARSE backend.",
+                "cuda.py:538 Using FLASHMLA_SPARSE attention backend out of potential backends: ['FLASHMLA_SPARSE']."
+            ]
+        );
+        // One group: every layer's own cache dtype is fp8_ds_mla.
+        let groups = group_layers(&rows);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].1, [0, 1, 2, 3]);
+        let g = group_report(&p, &cmd, groups[0].0.clone(), groups[0].1.clone(), &rows[0], &[]);
+        assert_eq!(g.cache_dtype, "fp8_ds_mla");
+        let rules: Vec<&str> = g.trace.iter().map(|s| s.rule.as_str()).collect();
+        assert!(rules.contains(&"MLA priority list"), "{rules:?}");
+        let step = g.trace.iter().find(|s| s.rule == "cache_config.cache_dtype").unwrap();
+        assert_eq!(
+            step.source.as_deref(),
+            Some("vllm/model_executor/layers/attention/mla_attention.py:510")
+        );
+        assert_eq!(
+            step.outcome,
+            "cache_config.cache_dtype = fp8_ds_mla: every later layer asks the selector with fp8_ds_mla"
+        );
+        let prio = g.trace.iter().find(|s| s.rule == "MLA priority list").unwrap();
+        assert_eq!(prio.source.as_deref(), Some("vllm/platforms/cuda.py:147"));
+        assert!(prio.outcome.ends_with(
+            "[FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA, FLASH_ATTN_MLA_SPARSE, FLASHMLA_SPARSE, \
+             FLASHINFER_MLA_SPARSE_SM90]"
+        ));
+        let install = g.trace.iter().find(|s| s.rule == "FLASHMLA install check").unwrap();
+        assert_eq!(install.source.as_deref(), Some("vllm/v1/attention/ops/flashmla.py:33"));
+    }
+
+    #[test]
+    fn sm120_serves_auto_as_fp8_ds_mla() {
+        for r in [Release::V0_24_0, Release::V0_33_0] {
+            let (p, cmd, spec) = run(r, (12, 0), V32, "");
+            let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+            assert_eq!(rows[0].selection.backend, Backend::FlashInferMlaSparseSm120);
+            assert_eq!(rows[0].canon, Some("fp8_ds_mla"));
+            assert_eq!(rows[1].query.kv_cache_dtype, "fp8_ds_mla");
+            let logs = texts(&selection_logs(r, &rows));
+            assert_eq!(logs.len(), 2, "{logs:?}");
+            assert!(logs[1].ends_with("Using fp8_ds_mla KV cache format for FLASHINFER_MLA_SPARSE_SM120 backend."));
+        }
+    }
+
+    #[test]
+    fn flashinfer_mla_sparse_keeps_standard_fp8_and_logs_hnd_before_0_29() {
+        let r = Release::V0_24_0;
+        let (p, cmd, spec) = run(r, (10, 0), V32, "--kv-cache-dtype fp8_e4m3");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        assert!(rows.iter().all(|row| row.canon.is_none() && row.layer_kv == "fp8_e4m3"));
+        assert_eq!(
+            texts(&selection_logs(r, &rows)),
+            [
+                "cuda.py:480 Using FLASHINFER_MLA_SPARSE attention backend out of potential backends: \
+                 ['FLASHINFER_MLA_SPARSE'].",
+                "selector.py:138 Using HND KV cache layout for FLASHINFER_MLA_SPARSE backend.",
+                "mla_attention.py:431 Using standard fp8 KV cache format. To use DeepSeek's fp8_ds_mla KV cache \
+                 format, please set `--attention-backend FLASHMLA_SPARSE`"
+            ]
+        );
+        let r = Release::V0_29_0;
+        let (p, cmd, spec) = run(r, (10, 0), V32, "--kv-cache-dtype fp8_e4m3");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        assert_eq!(selection_logs(r, &rows).len(), 2, "no layout line from 0.29.0");
+    }
+
+    #[test]
+    fn mla_layers_read_the_skip_list_from_0_26() {
+        for (r, skipped) in [(Release::V0_25_0, false), (Release::V0_26_0, true)] {
+            let (p, cmd, spec) = run(r, (9, 0), V3, "--kv-cache-dtype fp8 --kv-cache-dtype-skip-layers 1");
+            let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+            assert_eq!(rows[1].skipped, skipped, "{r}");
+            let want = if skipped { "auto" } else { "fp8" };
+            assert_eq!(rows[1].query.kv_cache_dtype, want, "{r}");
+            let backend = if skipped { Backend::FlashAttnMla } else { Backend::FlashMla };
+            assert_eq!(rows[1].selection.backend, backend, "{r}");
+            let groups = group_layers(&rows);
+            let g = group_report(&p, &cmd, groups[0].0.clone(), groups[0].1.clone(), &rows[0], &[]);
+            let step = &g.trace[0];
+            if skipped {
+                assert_eq!(groups.len(), 2, "{r}");
+                assert!(step.outcome.starts_with("not in the skip list"), "{r}: {}", step.outcome);
+            } else {
+                assert_eq!(groups.len(), 1, "{r}");
+                assert_eq!(
+                    step.outcome,
+                    "MLAAttention reads --kv-cache-dtype-skip-layers from 0.26.0 only: kv_cache_dtype \"fp8\" \
+                     (cache_config.cache_dtype)"
+                );
+            }
+        }
+    }
+
+    fn report_for(r: Release) -> Report {
+        let s = Scenario::new(
+            Hardware::Capability(ComputeCapability::new(9, 0)),
+            r,
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct",
+        );
+        let mut rep = resolve(&s);
+        rep.logs.clear();
+        rep.log_records.clear();
+        rep.notes.clear();
+        rep
+    }
+
+    #[test]
+    fn block_size_without_block_size_flag() {
+        // Sparse: the indexer cache registers first; 0.24.0 – 0.30.0 ask it alone, 0.31.0+ every backend.
+        for (r, log) in [
+            (
+                Release::V0_24_0,
+                "interface.py:620 Setting kv cache block size to 64 for DEEPSEEK_V32_INDEXER backend.",
+            ),
+            (
+                Release::V0_33_0,
+                "interface.py:776 Setting kv cache block size to 64 for DEEPSEEK_V32_INDEXER/FLASHMLA_SPARSE \
+                 backend(s).",
+            ),
+        ] {
+            let (mut p, cmd, spec) = run(r, (9, 0), V32, "--kv-cache-dtype fp8_ds_mla");
+            let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+            let mut rep = report_for(r);
+            let steps = mla_block_size(&mut p, &cmd, &rows, &mut rep).unwrap();
+            assert_eq!(p.page_size, 64, "{r}");
+            assert_eq!(texts(&rep.log_records), [log], "{r}");
+            assert_eq!(rep.logs.len(), 1);
+            assert_eq!(steps[0].rule, "first attention layer", "{r}");
+        }
+        // Dense on B200: FLASHINFER_MLA, 32; on H200: FLASH_ATTN_MLA, 16 and no line.
+        let r = Release::V0_24_0;
+        let (mut p, cmd, spec) = run(r, (10, 0), V3, "");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        let mut rep = report_for(r);
+        mla_block_size(&mut p, &cmd, &rows, &mut rep).unwrap();
+        assert_eq!(p.page_size, 32);
+        assert_eq!(rep.logs, ["Setting kv cache block size to 32 for FLASHINFER_MLA backend."]);
+        let (mut p, cmd, spec) = run(r, (9, 0), V3, "");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        let mut rep = report_for(r);
+        mla_block_size(&mut p, &cmd, &rows, &mut rep).unwrap();
+        assert_eq!(p.page_size, 16);
+        assert!(rep.logs.is_empty());
+        // --block-size: nothing picked (the user's size is the selector's).
+        let (mut p, cmd, spec) = run(r, (10, 0), V3, "--block-size 64");
+        p.page_size = 64;
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        let mut rep = report_for(r);
+        assert!(mla_block_size(&mut p, &cmd, &rows, &mut rep).unwrap().is_empty());
+        assert_eq!(p.page_size, 64);
+    }
+
+    #[test]
+    fn block_size_precluded_warning_before_the_chosen_line() {
+        let r = Release::V0_33_0;
+        let (p, cmd, spec) = run(r, (10, 0), V3, "--block-size 16");
+        let rows = select_layers(&p, None, &cmd, &spec, false).unwrap();
+        let logs = selection_logs(r, &rows);
+        assert_eq!(logs[0].level, LogLevel::Warning);
+        assert_eq!(logs[0].location(), "cuda.py:498");
+        assert!(logs[0]
+            .text
+            .starts_with("--block-size 16 precluded higher-priority backend(s) FLASHINFER_MLA, CUTLASS_MLA."));
+        assert!(logs[1].text.starts_with("Using TRITON_MLA attention backend"));
+        assert_eq!(logs.len(), 2, "once per selector cache miss");
     }
 }

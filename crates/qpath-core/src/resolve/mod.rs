@@ -203,6 +203,10 @@ fn resolve_into(
     let checkpoint_set = report.model.as_ref().is_some_and(|m| m.checkpoint_kv_cache_dtype.is_some());
     model_init_assert(r, &spec)?;
     let rows = select_layers(&p, forced, &cmd, &spec, checkpoint_set)?;
+    if let Some(kv) = rewritten_cache_dtype(&rows) {
+        // An MLA layer's sparse backend wrote its cache format to cache_config.cache_dtype.
+        p.global_kv = kv.to_string();
+    }
     report.log_records = env_records;
     report.log_records.extend(cache_record);
     report.log_records.extend(checkpoint_records(r, &checkpoint_logs));
@@ -211,7 +215,8 @@ fn resolve_into(
     let selection = selection_logs(r, &rows);
     report.logs.extend(selection.iter().map(|l| l.text.clone()));
     report.log_records.extend(selection);
-    let align_steps = hybrid_alignment(&mut p, &cmd, &spec, &rows, report);
+    let mut align_steps = mla_block_size(&mut p, &cmd, &rows, report)?;
+    align_steps.extend(hybrid_alignment(&mut p, &cmd, &spec, &rows, report));
     let device = report.gpu.name.clone();
     let engine = Engine {
         attention_config: &cmd.attention_config,
