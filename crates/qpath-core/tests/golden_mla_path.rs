@@ -1023,3 +1023,103 @@ fn speculative_threshold_step() {
     let s = qpath_core::backends::mla::path::spec_as_decode_step(Backend::FlashAttnMla, &p, 16, 3).unwrap();
     assert!(s.outcome.contains("max(512, 1 + 3) = 512"));
 }
+
+/// FLASHMLA_SPARSE's BF16 kernel pads heads to 128 on the SM100 family until 0.31.0 and to 64 on every GPU from 0.32.0.
+#[test]
+fn flashmla_sparse_bf16_padding_per_release() {
+    for (r, padded, line) in [
+        (V0_31_0, 128, "flashmla_sparse.py:1316"),
+        (V0_32_0, 64, "flashmla_sparse.py:1368"),
+    ] {
+        let g = case(r, "b200", Backend::FlashMlaSparse, 16, "auto", V32).run();
+        assert!(
+            record(
+                &g,
+                LogLevel::Warning,
+                line,
+                &format!("Padding num_heads from 16 to {padded} for BF16 sparse prefill kernel")
+            ),
+            "{r}: {:?}",
+            g.log_records
+        );
+        assert_eq!(g.kernel.decode, Some(Kernel::FlashMlaSparseFwd));
+    }
+}
+
+/// The decode LSE under DCP: TOKENSPEED_MLA returns it from 0.26.0, FLASHMLA_SPARSE from 0.29.0 (then its builder's
+/// own DCP rules apply).
+#[test]
+fn dcp_lse_per_backend_and_release() {
+    for (r, b, kv, dims, fails) in [
+        (V0_25_0, Backend::TokenspeedMla, "fp8", V3, true),
+        (V0_26_0, Backend::TokenspeedMla, "fp8", V3, false),
+        (V0_28_0, Backend::FlashMlaSparse, "fp8_ds_mla", V32, true),
+        (V0_29_0, Backend::FlashMlaSparse, "fp8_ds_mla", V32, false),
+    ] {
+        let mut c = case(r, "b200", b, 16, kv, dims);
+        c.dcp = 2;
+        let g = c.run();
+        let lse = g
+            .error
+            .as_ref()
+            .is_some_and(|e| e.source.as_deref().is_some_and(|s| s.contains("cp_utils.py")));
+        assert_eq!(lse, fails, "{r} {b}: {:?}", g.error);
+    }
+}
+
+/// FLASH_ATTN's MLA prefill takes the rope-free (256, 0, 256) dims from 0.30.0.
+#[test]
+fn flash_attn_prefill_nope_dims_from_0_30() {
+    let nope = MlaDims {
+        qk_nope_head_dim: 256,
+        qk_rope_head_dim: 0,
+        v_head_dim: 256,
+        ..V3
+    };
+    let g = case(V0_29_0, "h200", Backend::FlashAttnMla, 16, "auto", nope).run();
+    assert!(g
+        .error
+        .is_some_and(|e| e.message.starts_with("No valid MLA prefill backend found with")));
+    let g = case(V0_30_0, "h200", Backend::FlashAttnMla, 16, "auto", nope).run();
+    assert_eq!(g.error, None);
+    assert_eq!(
+        g.kernel.prefill,
+        Some(Kernel::Fa3MlaQv),
+        "a 512-token prompt is within the 512 threshold"
+    );
+    assert_eq!(choices(&g, true)[1], Kernel::FaVarlen3);
+}
+
+/// TRITON_MLA's CUDA graphs for a non-causal multi-token (DSpark) group: UNIFORM_BATCH through 0.29.0–0.30.0's
+/// `get_cudagraph_support`, single-token decodes for a causal one.
+#[test]
+fn triton_mla_non_causal_cuda_graphs() {
+    for (r, causal, non_causal) in [
+        (
+            V0_28_0,
+            CgSupport::UniformSingleTokenDecode,
+            CgSupport::UniformSingleTokenDecode,
+        ),
+        (V0_29_0, CgSupport::UniformSingleTokenDecode, CgSupport::UniformBatch),
+        (V0_31_0, CgSupport::UniformBatch, CgSupport::UniformBatch),
+    ] {
+        let c = case(r, "rtx-pro-6000", Backend::TritonMla, 16, "auto", V3);
+        let (p, g) = (c.platform(), c.run());
+        let rules = rules(Backend::TritonMla);
+        assert_eq!(rules.cudagraph_support(&p, &g, 16, false).support, causal, "{r}");
+        assert_eq!(rules.cudagraph_support(&p, &g, 16, true).support, non_causal, "{r}");
+    }
+}
+
+/// Without FULL decode graphs the first error is the first batch's: a prefill's before a decode's.
+#[test]
+fn first_error_follows_the_decode_graph_mode() {
+    let mut c = case(V0_26_0, "b200", Backend::FlashMlaSparse, 96, "auto", V32);
+    c.release = V0_24_0;
+    let g = c.run();
+    assert_eq!(g.error.map(|e| e.stage), Some(Stage::DecodeForward));
+    let mut c = case(V0_24_0, "b200", Backend::FlashMlaSparse, 96, "auto", V32);
+    c.graphs = "PIECEWISE";
+    let g = c.run();
+    assert_eq!(g.error.map(|e| e.stage), Some(Stage::PrefillForward));
+}

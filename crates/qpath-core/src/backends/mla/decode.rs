@@ -839,8 +839,7 @@ fn flashmla_sparse(p: &Platform, i: &MqaInputs, t: &mut Trace, out: &mut Mqa) {
     });
 }
 
-/// The sparse backends' MQA-only path for prefill rows: 0.24.0–0.25.0 every token; 0.26.0+ unless the rows take the
-/// dense (or masked) MHA path. `Release` comparisons for the layer's routing live in `path`.
+/// A sparse MLA impl (`is_sparse`; 0.24.0–0.25.0 a `SparseMLAAttentionImpl`): its layer routes prefills per `path`.
 pub(super) fn is_sparse(b: Kind) -> bool {
     matches!(
         b,

@@ -816,3 +816,38 @@ pub fn spec_as_decode_step(be: Backend, p: &Platform, heads: u32, n: u32) -> Opt
         unverified: false,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sparse backends' cache-dtype rewrite, per release (`nvfp4_ds_mla` kept from 0.30.0); others unchanged.
+    #[test]
+    fn canonical_cache_dtypes() {
+        let c = |b, r, kv| canonical_kv(b, r, kv);
+        assert_eq!(c(Backend::FlashMlaSparse, V0_24_0, "fp8"), "fp8_ds_mla");
+        assert_eq!(c(Backend::FlashMlaSparse, V0_24_0, "auto"), "auto");
+        assert_eq!(c(Backend::FlashMlaSparse, V0_29_0, "nvfp4_ds_mla"), "fp8_ds_mla");
+        assert_eq!(c(Backend::FlashMlaSparse, V0_30_0, "nvfp4_ds_mla"), "nvfp4_ds_mla");
+        assert_eq!(c(Backend::FlashInferMlaSparseSm120, V0_33_0, "auto"), "fp8_ds_mla");
+        assert_eq!(c(Backend::FlashInferMlaSparseSm120, V0_33_0, "fp8_e4m3"), "fp8_ds_mla");
+        assert_eq!(c(Backend::FlashInferMlaSparse, V0_33_0, "fp8_e4m3"), "fp8_e4m3");
+        assert_eq!(c(Backend::FlashMla, V0_33_0, "fp8"), "fp8");
+    }
+
+    /// The sparse builders' head tables: the SM100-family one (FLASHMLA_SPARSE on SM100, every FlashInfer sparse
+    /// builder) and FLASHMLA_SPARSE's / FLASH_ATTN_MLA_SPARSE's other one.
+    #[test]
+    fn sparse_thresholds() {
+        let p = Platform::for_tests(V0_33_0, (9, 0));
+        let t = |k, heads| decode::split(k, &p, heads).threshold;
+        assert_eq!(t(decode::Kind::FlashMlaSparse, 128), Some(256));
+        assert_eq!(t(decode::Kind::FlashMlaSparse, 16), Some(128));
+        assert_eq!(t(decode::Kind::FlashInferMlaSparseSm90, 128), Some(1024));
+        assert_eq!(t(decode::Kind::FlashAttnMlaSparse, 64), Some(256));
+        let p = Platform::for_tests(V0_33_0, (10, 0));
+        assert_eq!(decode::split(decode::Kind::FlashMlaSparse, &p, 128).threshold, Some(1024));
+        let p = Platform::for_tests(V0_25_0, (10, 0));
+        assert_eq!(decode::split(decode::Kind::FlashInferMlaSparse, &p, 128).threshold, None);
+    }
+}
