@@ -477,6 +477,18 @@ fn deepseek_v32_h200_fp8_ds_mla_runs_flashmla_sparse() {
                     )
                 )
             );
+            // Handed over as "fp8" (not yet rewritten by the selection), the layer's rewrite logs its line.
+            let logged = record(
+                &g,
+                LogLevel::Info,
+                if r == V0_24_0 {
+                    "mla_attention.py:420"
+                } else {
+                    "mla_attention.py:530"
+                },
+                "Using fp8_ds_mla KV cache format for FLASHMLA_SPARSE backend.",
+            );
+            assert_eq!(logged, kv == "fp8", "{r} {kv}");
         }
     }
     let g = case(V0_24_0, "h200", Backend::FlashMlaSparse, 16, "fp8_ds_mla", V32).run();

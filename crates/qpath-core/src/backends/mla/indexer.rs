@@ -45,11 +45,8 @@ impl BackendRules for Indexer {
         t.step(
             Some(&source::MLA_PATH_INDEXER_BLOCKS),
             "indexer cache",
-            format!(
-                "DeepseekV32IndexerCache: one uint8 row of {} bytes per token (FP8 keys and one float32 scale per 128 \
-                 values), whatever --kv-cache-dtype says; kernel block size 64",
-                g.head_dim
-            ),
+            "DeepseekV32IndexerCache: one uint8 row per token, index_head_dim FP8 keys and one float32 scale per 128 \
+             values (132 bytes for DeepSeek-V3.2), whatever --kv-cache-dtype says; kernel block size 64",
         );
         t.step(
             Some(&source::MLA_PATH_HAS_DEEP_GEMM),

@@ -178,6 +178,12 @@ pub fn resolve_group(b: &Mla, p: &Platform, cx: &GroupContext, g: &mut GroupRepo
                 l.kv_cache_dtype
             ),
         );
+        // The selection rewrites the layer's dtype (and logs this) before the group is built; when it has not, the
+        // layer logs it here.
+        t.info(
+            &source::MLA_PATH_LOG_KV_FORMAT,
+            format!("Using {kv} KV cache format for {be} backend."),
+        );
     }
     let quantized = is_quantized_kv_cache(r, &kv);
     if quantized {
