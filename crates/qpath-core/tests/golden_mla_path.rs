@@ -895,6 +895,10 @@ fn flashinfer_mla_sparse_sm120() {
     );
     assert_eq!(e.source.as_deref(), Some("vllm/v1/attention/backend.py:1040"));
     assert_eq!(g.phase_errors.decode, None);
+    assert_eq!(
+        g.kernels.prefill.last().and_then(|c| c.when.as_deref()),
+        Some("prefills of more than 128 query tokens whose longest sequence exceeds 2048")
+    );
     for (r, at) in [(V0_29_0, "mla_attention.py:571"), (V0_33_0, "mla_attention.py:626")] {
         let g = case(r, "rtx-pro-6000", Backend::FlashInferMlaSparseSm120, 16, "fp8", V32).run();
         assert_eq!(g.error, None, "{r}");

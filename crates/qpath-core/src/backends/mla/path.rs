@@ -593,7 +593,8 @@ fn sparse_prefill(
             ),
         )
     });
-    let rest = match (dense_choice.is_some(), masked.is_some()) {
+    // Rows routed to forward_mha (dense MHA, or SM120's raise) leave the MQA path the longer sequences only.
+    let rest = match (dense.is_some(), masked.is_some()) {
         (false, _) => format!("prefills of more than {thr} query tokens"),
         (true, false) => format!("prefills of more than {thr} query tokens whose longest sequence exceeds {topk}"),
         (true, true) => format!(
