@@ -20,7 +20,10 @@ export type Dtype = "float16" | "bfloat16" | "float32" | "float8_e4m3fn" | "floa
  *  FA2 templates (`fa3`, `fa2`). FLASH_ATTN: `flash_attn_varlen_func` at FA version 2, 3 (with AOT scheduler metadata:
  *  `fa3-varlen-aot`) or 4, and cascade attention. TRITON_ATTN: `kernel_unified_attention` on its 2D or 3D (split-KV)
  *  grid, the INT4 packed kernel. FLEX_ATTENTION, TURBOQUANT, and the recurrent layers' kernels (gated delta rule, Mamba
- *  SSD / selective state update, lightning attention, short convolutions). */
+ *  SSD / selective state update, lightning attention, short convolutions). MLA: the decode kernels (FlashMLA dense / FP8 /
+ *  sparse, CUTLASS, FlashInfer's trtllm-gen / CuTe DSL / sparse / SM120 / SM90 kernels, Triton's `decode_attention_fwd`,
+ *  FA3 / FA4 with `q_v`, TokenSpeed), the MLA prefill backends' kernels (FLASH_ATTN's `fa*-varlen`, TRTLLM ragged,
+ *  FlashInfer's ragged wrapper, TokenSpeed, sparse MLA's FA4 masked MHA) and the DeepSeek-V3.2 indexer's logits kernels. */
 export type Kernel = "trtllm-gen"
   | "xqa"
   | "fa3"
@@ -36,6 +39,27 @@ export type Kernel = "trtllm-gen"
   | "flex-attention"
   | "turboquant-decode"
   | "turboquant-dequant-fa2"
+  | "flashmla-decode"
+  | "flashmla-decode-fp8"
+  | "flashmla-sparse-decode-fp8"
+  | "flashmla-sparse-fwd"
+  | "cutlass-mla-decode"
+  | "trtllm-gen-mla"
+  | "cute-dsl-mla"
+  | "trtllm-gen-mla-sparse"
+  | "flashinfer-mla-sparse-sm120"
+  | "flashinfer-mla-paged-sm90"
+  | "triton-mla-decode"
+  | "fa3-mla-qv"
+  | "fa3-mla-sparse-qv"
+  | "fa4-mla-sparse-qv"
+  | "fa4-masked-mha"
+  | "tokenspeed-mla-decode"
+  | "trtllm-ragged-deepseek"
+  | "flashinfer-ragged-cutlass"
+  | "tokenspeed-mla-prefill"
+  | "indexer-mqa-logits"
+  | "indexer-paged-mqa-logits"
   | "fla-chunk-gdr"
   | "flashinfer-chunk-gdr"
   | "cutedsl-chunk-gdr"

@@ -306,6 +306,69 @@ pub enum Kernel {
     /// TURBOQUANT: `the cache dequantized to float16, then flash_attn_varlen_func(fa_version=2)`.
     #[serde(rename = "turboquant-dequant-fa2")]
     TurboquantDequantFa2,
+    /// FLASHMLA's 16-bit decode: `flash_mla_with_kvcache(is_fp8_kvcache=False) → torch.ops._flashmla_C.dense_decode_fwd`.
+    #[serde(rename = "flashmla-decode")]
+    FlashMlaDecode,
+    /// FLASHMLA's FP8 decode (FP8 query and cache): `flash_mla_with_kvcache_fp8(descale_q, descale_k) → torch.ops._flashmla_extension_C.fwd_kvcache_mla_fp8`.
+    #[serde(rename = "flashmla-decode-fp8")]
+    FlashMlaDecodeFp8,
+    /// FLASHMLA_SPARSE's FP8 sparse decode over an fp8_ds_mla cache: `flash_mla_with_kvcache(is_fp8_kvcache=True, indices=top-k) → torch.ops._flashmla_C.sparse_decode_fwd`.
+    #[serde(rename = "flashmla-sparse-decode-fp8")]
+    FlashMlaSparseDecodeFp8,
+    /// FLASHMLA_SPARSE's bf16 sparse kernel (a bf16 cache, or prefill rows upconverted from fp8_ds_mla): `flash_mla_sparse_fwd(q, kv, top-k indices) → torch.ops._flashmla_C.sparse_prefill_fwd`.
+    #[serde(rename = "flashmla-sparse-fwd")]
+    FlashMlaSparseFwd,
+    /// CUTLASS_MLA's SM100 decode: `ops.sm100_cutlass_mla_decode → torch.ops._C.sm100_cutlass_mla_decode (128 padded heads)`.
+    #[serde(rename = "cutlass-mla-decode")]
+    CutlassMlaDecode,
+    /// FLASHINFER_MLA's decode on trtllm-gen (FlashInfer's backend="auto" on SM100): `flashinfer.decode.trtllm_batch_decode_with_kv_cache_mla (trtllm-gen)`.
+    #[serde(rename = "trtllm-gen-mla")]
+    TrtllmGenMla,
+    /// FLASHINFER_MLA's decode on CuTe DSL (head counts trtllm-gen cannot tile, 0.27.0+; DCP, 0.29.0+): `flashinfer.decode.trtllm_batch_decode_with_kv_cache_mla(backend="cute-dsl")`.
+    #[serde(rename = "cute-dsl-mla")]
+    CuteDslMla,
+    /// FLASHINFER_MLA_SPARSE's sparse decode: `flashinfer.decode.trtllm_batch_decode_with_kv_cache_mla(sparse_mla_top_k=top-k) (trtllm-gen sparse)`.
+    #[serde(rename = "trtllm-gen-mla-sparse")]
+    TrtllmGenMlaSparse,
+    /// FLASHINFER_MLA_SPARSE_SM120's sparse kernel: `flashinfer_trtllm_batch_decode_with_kv_cache_mla(sparse_mla_top_k=top-k, kv_scale_format=…) (FlashInfer's SM120 packed fp8_ds_mla sparse kernel)`.
+    #[serde(rename = "flashinfer-mla-sparse-sm120")]
+    FlashInferMlaSparseSm120,
+    /// FLASHINFER_MLA_SPARSE_SM90's sparse kernel (0.30.0+): `BatchMLAPagedAttentionWrapper.run (page size 1, the top-k slots as the page table)`.
+    #[serde(rename = "flashinfer-mla-paged-sm90")]
+    FlashInferMlaPagedSm90,
+    /// TRITON_MLA's decode: `decode_attention_fwd (Triton split-KV MLA decode)`.
+    #[serde(rename = "triton-mla-decode")]
+    TritonMlaDecode,
+    /// FLASH_ATTN_MLA's FA3 absorbed decode: `flash_attn_varlen_func(q=q_pe, k=k_pe_cache, v=kv_c_cache, q_v=ql_nope, fa_version=3) → torch.ops._vllm_fa3_C.fwd`.
+    #[serde(rename = "fa3-mla-qv")]
+    Fa3MlaQv,
+    /// FLASH_ATTN_MLA_SPARSE's FA3 sparse kernel (0.25.0+): `flash_attn_varlen_func(q_v=ql_nope, top-k indices as the page table, fa_version=3) → torch.ops._vllm_fa3_C.fwd`.
+    #[serde(rename = "fa3-mla-sparse-qv")]
+    Fa3MlaSparseQv,
+    /// FLASH_ATTN_MLA_SPARSE_FA4's FA4 sparse decode (0.33.0): `flash_attn_varlen_func(q_v=ql_nope, gather_kv_indices=top-k, fa_version=4)`.
+    #[serde(rename = "fa4-mla-sparse-qv")]
+    Fa4MlaSparseQv,
+    /// sparse MLA's masked-MHA prefill on FA4 (0.27.0+): `flash_attn_varlen_func(fa_version=4, mask_mod=the top-k mask) (sparse MLA's masked MHA)`.
+    #[serde(rename = "fa4-masked-mha")]
+    Fa4MaskedMha,
+    /// TOKENSPEED_MLA's decode: `tokenspeed_mla_decode (tokenspeed_mla package, FP8 query)`.
+    #[serde(rename = "tokenspeed-mla-decode")]
+    TokenspeedMlaDecode,
+    /// the TRTLLM_RAGGED MLA prefill backend's kernel (FlashInfer's): `flashinfer.prefill.trtllm_ragged_attention_deepseek`.
+    #[serde(rename = "trtllm-ragged-deepseek")]
+    TrtllmRaggedDeepseek,
+    /// the FLASHINFER MLA prefill backend's kernel: `BatchPrefillWithRaggedKVCacheWrapper(workspace, "NHD", backend="cutlass").run`.
+    #[serde(rename = "flashinfer-ragged-cutlass")]
+    FlashInferRaggedCutlass,
+    /// the TOKENSPEED_MLA MLA prefill backend's kernel: `tokenspeed_mla_prefill (tokenspeed_mla package)`.
+    #[serde(rename = "tokenspeed-mla-prefill")]
+    TokenspeedMlaPrefill,
+    /// DEEPSEEK_V32_INDEXER's prefill: the lightning indexer's FP8 MQA logits and top-k: `fp8_fp4_mqa_logits (DeepGEMM) → top_k_per_row_prefill`.
+    #[serde(rename = "indexer-mqa-logits")]
+    IndexerMqaLogits,
+    /// DEEPSEEK_V32_INDEXER's decode: the paged FP8 MQA logits and top-k: `fp8_fp4_paged_mqa_logits (DeepGEMM) → the decode top-k`.
+    #[serde(rename = "indexer-paged-mqa-logits")]
+    IndexerPagedMqaLogits,
     /// GDN_ATTN: `chunk_gated_delta_rule (FLA, Triton)`.
     #[serde(rename = "fla-chunk-gdr")]
     GdnChunkFla,
@@ -349,7 +412,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, in the order above.
-    pub const ALL: [Kernel; 28] = [
+    pub const ALL: [Kernel; 49] = [
         Kernel::TrtllmGen,
         Kernel::Xqa,
         Kernel::Fa3,
@@ -365,6 +428,27 @@ impl Kernel {
         Kernel::FlexAttention,
         Kernel::TurboquantDecode,
         Kernel::TurboquantDequantFa2,
+        Kernel::FlashMlaDecode,
+        Kernel::FlashMlaDecodeFp8,
+        Kernel::FlashMlaSparseDecodeFp8,
+        Kernel::FlashMlaSparseFwd,
+        Kernel::CutlassMlaDecode,
+        Kernel::TrtllmGenMla,
+        Kernel::CuteDslMla,
+        Kernel::TrtllmGenMlaSparse,
+        Kernel::FlashInferMlaSparseSm120,
+        Kernel::FlashInferMlaPagedSm90,
+        Kernel::TritonMlaDecode,
+        Kernel::Fa3MlaQv,
+        Kernel::Fa3MlaSparseQv,
+        Kernel::Fa4MlaSparseQv,
+        Kernel::Fa4MaskedMha,
+        Kernel::TokenspeedMlaDecode,
+        Kernel::TrtllmRaggedDeepseek,
+        Kernel::FlashInferRaggedCutlass,
+        Kernel::TokenspeedMlaPrefill,
+        Kernel::IndexerMqaLogits,
+        Kernel::IndexerPagedMqaLogits,
         Kernel::GdnChunkFla,
         Kernel::GdnChunkFlashInfer,
         Kernel::GdnChunkCuteDsl,
@@ -398,6 +482,27 @@ impl Kernel {
             Kernel::FlexAttention => "flex-attention",
             Kernel::TurboquantDecode => "turboquant-decode",
             Kernel::TurboquantDequantFa2 => "turboquant-dequant-fa2",
+            Kernel::FlashMlaDecode => "flashmla-decode",
+            Kernel::FlashMlaDecodeFp8 => "flashmla-decode-fp8",
+            Kernel::FlashMlaSparseDecodeFp8 => "flashmla-sparse-decode-fp8",
+            Kernel::FlashMlaSparseFwd => "flashmla-sparse-fwd",
+            Kernel::CutlassMlaDecode => "cutlass-mla-decode",
+            Kernel::TrtllmGenMla => "trtllm-gen-mla",
+            Kernel::CuteDslMla => "cute-dsl-mla",
+            Kernel::TrtllmGenMlaSparse => "trtllm-gen-mla-sparse",
+            Kernel::FlashInferMlaSparseSm120 => "flashinfer-mla-sparse-sm120",
+            Kernel::FlashInferMlaPagedSm90 => "flashinfer-mla-paged-sm90",
+            Kernel::TritonMlaDecode => "triton-mla-decode",
+            Kernel::Fa3MlaQv => "fa3-mla-qv",
+            Kernel::Fa3MlaSparseQv => "fa3-mla-sparse-qv",
+            Kernel::Fa4MlaSparseQv => "fa4-mla-sparse-qv",
+            Kernel::Fa4MaskedMha => "fa4-masked-mha",
+            Kernel::TokenspeedMlaDecode => "tokenspeed-mla-decode",
+            Kernel::TrtllmRaggedDeepseek => "trtllm-ragged-deepseek",
+            Kernel::FlashInferRaggedCutlass => "flashinfer-ragged-cutlass",
+            Kernel::TokenspeedMlaPrefill => "tokenspeed-mla-prefill",
+            Kernel::IndexerMqaLogits => "indexer-mqa-logits",
+            Kernel::IndexerPagedMqaLogits => "indexer-paged-mqa-logits",
             Kernel::GdnChunkFla => "fla-chunk-gdr",
             Kernel::GdnChunkFlashInfer => "flashinfer-chunk-gdr",
             Kernel::GdnChunkCuteDsl => "cutedsl-chunk-gdr",
@@ -438,6 +543,27 @@ impl Kernel {
             Kernel::FlexAttention => "flex_attention (torch.compile, direct block mask)",
             Kernel::TurboquantDecode => "triton_turboquant_decode_attention",
             Kernel::TurboquantDequantFa2 => "the cache dequantized to float16, then flash_attn_varlen_func(fa_version=2)",
+            Kernel::FlashMlaDecode => "flash_mla_with_kvcache(is_fp8_kvcache=False) → torch.ops._flashmla_C.dense_decode_fwd",
+            Kernel::FlashMlaDecodeFp8 => "flash_mla_with_kvcache_fp8(descale_q, descale_k) → torch.ops._flashmla_extension_C.fwd_kvcache_mla_fp8",
+            Kernel::FlashMlaSparseDecodeFp8 => "flash_mla_with_kvcache(is_fp8_kvcache=True, indices=top-k) → torch.ops._flashmla_C.sparse_decode_fwd",
+            Kernel::FlashMlaSparseFwd => "flash_mla_sparse_fwd(q, kv, top-k indices) → torch.ops._flashmla_C.sparse_prefill_fwd",
+            Kernel::CutlassMlaDecode => "ops.sm100_cutlass_mla_decode → torch.ops._C.sm100_cutlass_mla_decode (128 padded heads)",
+            Kernel::TrtllmGenMla => "flashinfer.decode.trtllm_batch_decode_with_kv_cache_mla (trtllm-gen)",
+            Kernel::CuteDslMla => "flashinfer.decode.trtllm_batch_decode_with_kv_cache_mla(backend=\"cute-dsl\")",
+            Kernel::TrtllmGenMlaSparse => "flashinfer.decode.trtllm_batch_decode_with_kv_cache_mla(sparse_mla_top_k=top-k) (trtllm-gen sparse)",
+            Kernel::FlashInferMlaSparseSm120 => "flashinfer_trtllm_batch_decode_with_kv_cache_mla(sparse_mla_top_k=top-k, kv_scale_format=…) (FlashInfer's SM120 packed fp8_ds_mla sparse kernel)",
+            Kernel::FlashInferMlaPagedSm90 => "BatchMLAPagedAttentionWrapper.run (page size 1, the top-k slots as the page table)",
+            Kernel::TritonMlaDecode => "decode_attention_fwd (Triton split-KV MLA decode)",
+            Kernel::Fa3MlaQv => "flash_attn_varlen_func(q=q_pe, k=k_pe_cache, v=kv_c_cache, q_v=ql_nope, fa_version=3) → torch.ops._vllm_fa3_C.fwd",
+            Kernel::Fa3MlaSparseQv => "flash_attn_varlen_func(q_v=ql_nope, top-k indices as the page table, fa_version=3) → torch.ops._vllm_fa3_C.fwd",
+            Kernel::Fa4MlaSparseQv => "flash_attn_varlen_func(q_v=ql_nope, gather_kv_indices=top-k, fa_version=4)",
+            Kernel::Fa4MaskedMha => "flash_attn_varlen_func(fa_version=4, mask_mod=the top-k mask) (sparse MLA's masked MHA)",
+            Kernel::TokenspeedMlaDecode => "tokenspeed_mla_decode (tokenspeed_mla package, FP8 query)",
+            Kernel::TrtllmRaggedDeepseek => "flashinfer.prefill.trtllm_ragged_attention_deepseek",
+            Kernel::FlashInferRaggedCutlass => "BatchPrefillWithRaggedKVCacheWrapper(workspace, \"NHD\", backend=\"cutlass\").run",
+            Kernel::TokenspeedMlaPrefill => "tokenspeed_mla_prefill (tokenspeed_mla package)",
+            Kernel::IndexerMqaLogits => "fp8_fp4_mqa_logits (DeepGEMM) → top_k_per_row_prefill",
+            Kernel::IndexerPagedMqaLogits => "fp8_fp4_paged_mqa_logits (DeepGEMM) → the decode top-k",
             Kernel::GdnChunkFla => "chunk_gated_delta_rule (FLA, Triton)",
             Kernel::GdnChunkFlashInfer => "flashinfer.gdn_prefill.chunk_gated_delta_rule",
             Kernel::GdnChunkCuteDsl => "chunk_gated_delta_rule_cutedsl (CuTe DSL)",
@@ -454,7 +580,8 @@ impl Kernel {
         }
     }
 
-    /// The backend whose code runs it (a recurrent kernel: the backend of its layer type).
+    /// The backend whose code runs it (a recurrent kernel: the backend of its layer type; an MLA prefill backend's
+    /// kernel: the backend of its library, FLASH_ATTN / FLASHINFER / TOKENSPEED_MLA).
     pub fn backend(self) -> Backend {
         match self {
             Kernel::TrtllmGen => Backend::FlashInfer,
@@ -472,6 +599,27 @@ impl Kernel {
             Kernel::FlexAttention => Backend::FlexAttention,
             Kernel::TurboquantDecode => Backend::TurboQuant,
             Kernel::TurboquantDequantFa2 => Backend::TurboQuant,
+            Kernel::FlashMlaDecode => Backend::FlashMla,
+            Kernel::FlashMlaDecodeFp8 => Backend::FlashMla,
+            Kernel::FlashMlaSparseDecodeFp8 => Backend::FlashMlaSparse,
+            Kernel::FlashMlaSparseFwd => Backend::FlashMlaSparse,
+            Kernel::CutlassMlaDecode => Backend::CutlassMla,
+            Kernel::TrtllmGenMla => Backend::FlashInferMla,
+            Kernel::CuteDslMla => Backend::FlashInferMla,
+            Kernel::TrtllmGenMlaSparse => Backend::FlashInferMlaSparse,
+            Kernel::FlashInferMlaSparseSm120 => Backend::FlashInferMlaSparseSm120,
+            Kernel::FlashInferMlaPagedSm90 => Backend::FlashInferMlaSparseSm90,
+            Kernel::TritonMlaDecode => Backend::TritonMla,
+            Kernel::Fa3MlaQv => Backend::FlashAttnMla,
+            Kernel::Fa3MlaSparseQv => Backend::FlashAttnMlaSparse,
+            Kernel::Fa4MlaSparseQv => Backend::FlashAttnMlaSparseFa4,
+            Kernel::Fa4MaskedMha => Backend::FlashAttn,
+            Kernel::TokenspeedMlaDecode => Backend::TokenspeedMla,
+            Kernel::TrtllmRaggedDeepseek => Backend::FlashInfer,
+            Kernel::FlashInferRaggedCutlass => Backend::FlashInfer,
+            Kernel::TokenspeedMlaPrefill => Backend::TokenspeedMla,
+            Kernel::IndexerMqaLogits => Backend::DeepseekV32Indexer,
+            Kernel::IndexerPagedMqaLogits => Backend::DeepseekV32Indexer,
             Kernel::GdnChunkFla => Backend::GdnAttn,
             Kernel::GdnChunkFlashInfer => Backend::GdnAttn,
             Kernel::GdnChunkCuteDsl => Backend::GdnAttn,

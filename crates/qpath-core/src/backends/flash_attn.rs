@@ -691,3 +691,15 @@ fn finish(g: &mut GroupReport, t: Trace, error: Option<GroupError>) {
     }
     super::take_trace(g, t);
 }
+
+/// `get_flash_attn_version(head_size=…, head_size_v=…)` as another module's vLLM code calls it (the MLA prefill
+/// backend's FLASH_ATTN: [`super::mla::prefill`]), with its warnings and steps in `t` when given; both `None` is the
+/// call without arguments.
+pub(crate) fn version_for(p: &Platform, head_size: Option<u32>, head_size_v: Option<u32>, t: Option<&mut Trace>) -> Option<u8> {
+    let a = Ask {
+        head_size,
+        head_size_v,
+        ..Ask::default()
+    };
+    version(p, &a, t)
+}

@@ -7,9 +7,12 @@
 //! - [`path`]: what a selected MLA group runs: the cache dtype it settles on (`fp8_ds_mla`), the decode kernel, the
 //!   query dtype of each phase (the layer's absorbed decode query, FP8 where the impl takes it), errors, CUDA graphs
 //!   (`docs/source-notes/mla-path.md`).
+//! - [`decode`]: each backend's impl and builder: whether it takes an FP8 query, its raises, its decode/prefill split,
+//!   its decode (MQA) kernels.
 //! - [`prefill`]: the separately selected MLA prefill backend and its kernel.
 //! - [`indexer`]: DEEPSEEK_V32_INDEXER, the fixed backend of a sparse layer's indexer cache.
 
+pub mod decode;
 pub mod indexer;
 pub mod path;
 pub mod prefill;
