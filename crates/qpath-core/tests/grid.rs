@@ -141,6 +141,7 @@ fn builder_grid() {
                                                             set_by: "the default".into(),
                                                         },
                                                         resolved_graphs: None,
+                                                        model_mla: None,
                                                     };
                                                     let spec_dtype = match *kv {
                                                         "float16" => TorchDtype::Float16,
