@@ -35,8 +35,13 @@ fn drafter(r: &Report) -> &GroupReport {
     d[0]
 }
 
+/// The target's MLA group (a sparse model also has its indexer-cache group).
 fn target(r: &Report) -> &GroupReport {
-    let t: Vec<&GroupReport> = ok(r).groups.iter().filter(|g| g.role == GroupRole::Target).collect();
+    let t: Vec<&GroupReport> = ok(r)
+        .groups
+        .iter()
+        .filter(|g| g.role == GroupRole::Target && g.attention != qpath_core::report::AttentionKind::Indexer)
+        .collect();
     assert_eq!(t.len(), 1, "{:#?}", r.groups);
     t[0]
 }
