@@ -252,8 +252,13 @@ fn resolve_into(
         .as_ref()
         .and_then(|s| s.num_speculative_tokens)
         .unwrap_or(0);
-    for g in groups.iter_mut().filter(|g| g.backend == Backend::FlashInfer) {
-        spec_as_decode(&p, g, n_spec);
+    for g in groups.iter_mut() {
+        if g.backend == Backend::FlashInfer {
+            spec_as_decode(&p, g, n_spec);
+        } else if g.backend.is_mla() {
+            let step = crate::backends::mla::path::spec_as_decode_step(g.backend, &p, g.num_q_heads, n_spec);
+            g.trace.extend(step);
+        }
     }
     if let Some(d) = crate::drafter::drafter(r, &cmd, &spec, forced)? {
         drafter_groups(&p, &cmd, &engine, d, &mut groups, report)?;
