@@ -50,6 +50,10 @@ const COMMANDS: &[&str] = &[
     "vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp8 --dtype float16",
     "vllm serve my-org/unknown-model",
     "vllm serve meta-llama/Llama-3.1-8B-Instruct --attention-backend TRITON_MLA",
+    "vllm serve deepseek-ai/DeepSeek-V3",
+    "vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8",
+    "vllm serve deepseek-ai/DeepSeek-V3.2 --kv-cache-dtype fp8_ds_mla",
+    "vllm serve deepseek-ai/DeepSeek-V3 --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'",
 ];
 
 const MATRIX_COMMANDS: &[&str] = &[
