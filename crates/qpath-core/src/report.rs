@@ -583,6 +583,23 @@ impl GroupReport {
         }
     }
 
+    /// A phase's kernels with their conditions ([`GroupReport::kernels_text`]) and, for an MLA group, who runs them
+    /// (`fa4-varlen on MLA prefill backend FLASH_ATTN`; several runners joined by `or`), as compare's cells say it.
+    pub fn kernels_runners_text(&self, is_prefill: bool) -> String {
+        let text = self.kernels_text(is_prefill);
+        if self.mla.is_none() || self.kernel_choices(is_prefill).is_empty() {
+            return text;
+        }
+        let mut runners: Vec<String> = Vec::new();
+        for c in self.kernel_choices(is_prefill) {
+            let who = self.kernel_runner(c.kernel);
+            if !runners.contains(&who) {
+                runners.push(who);
+            }
+        }
+        format!("{text} on {}", runners.join(" or "))
+    }
+
     /// An MLA group's phases by who runs them: `prefill on MLA prefill backend FLASH_ATTN (fa4-varlen); decode on
     /// FLASHINFER_MLA (trtllm-gen-mla)` (a phase whose kernels several run lists each with its kernels, in the order
     /// the code tries them); `None` for standard attention or an MLA group without kernels.
