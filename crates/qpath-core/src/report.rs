@@ -239,6 +239,7 @@ pub fn attention_name(k: AttentionKind) -> &'static str {
         AttentionKind::SlidingWindow => "sliding_window",
         AttentionKind::LinearAttention => "linear_attention",
         AttentionKind::Mamba => "mamba",
+        AttentionKind::Indexer => "indexer",
     }
 }
 

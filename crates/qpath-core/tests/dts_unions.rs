@@ -86,7 +86,11 @@ fn unions_match_the_enums() {
 
     let attention = AttentionKind::ALL;
     let _: fn(AttentionKind) = |a| match a {
-        AttentionKind::Full | AttentionKind::SlidingWindow | AttentionKind::LinearAttention | AttentionKind::Mamba => {}
+        AttentionKind::Full
+        | AttentionKind::SlidingWindow
+        | AttentionKind::LinearAttention
+        | AttentionKind::Mamba
+        | AttentionKind::Indexer => {}
     };
     same("AttentionKind", json(&attention));
 

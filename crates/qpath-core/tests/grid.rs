@@ -403,7 +403,7 @@ fn random_command_lines_never_panic() {
 }
 
 /// Issue 20's property over every backend a scenario can land on (auto-selected and forced; FLASHINFER, FLASH_ATTN,
-/// TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT, the composites, the recurrent groups): no group that runs lacks a query
+/// TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT, the composites, the recurrent groups, the MLA backends and the indexer): no group that runs lacks a query
 /// dtype or kernel per phase unless it says why qpath cannot model it. The counts print with `--nocapture`.
 #[test]
 fn every_backend_grid() {
@@ -415,6 +415,9 @@ fn every_backend_grid() {
         "Qwen/Qwen3-4B",
         "Qwen/Qwen3-Next-80B-A3B-Instruct",
         "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
+        "deepseek-ai/DeepSeek-V3",
+        "deepseek-ai/DeepSeek-V3.2",
+        "deepseek-ai/DeepSeek-V2-Lite",
     ];
     let gpus = [
         "t4",
@@ -427,7 +430,7 @@ fn every_backend_grid() {
         "rtx-pro-6000-blackwell",
         "jetson-agx-thor",
     ];
-    let kvs = ["auto", "fp8", "fp8_e5m2", "turboquant_k8v4", "int8_per_token_head"];
+    let kvs = ["auto", "fp8", "fp8_e5m2", "turboquant_k8v4", "int8_per_token_head", "fp8_ds_mla"];
     let backends = [
         "",
         "--attention-backend FLASH_ATTN",
@@ -436,6 +439,8 @@ fn every_backend_grid() {
         "--attention-backend TURBOQUANT",
         "--attention-backend TRITON_FLASH_ATTN",
         "--attention-backend TRITON_FLASHINFER",
+        "--attention-backend FLASHMLA",
+        "--attention-backend TRITON_MLA",
     ];
     let (mut count, mut tally) = (0, Tally::default());
     for release in Release::ALL {

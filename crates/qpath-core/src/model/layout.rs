@@ -19,15 +19,19 @@ pub enum AttentionKind {
     SlidingWindow,
     LinearAttention,
     Mamba,
+    /// The lightning indexer beside a sparse MLA layer (DeepSeek-V3.2, GLM-5): its own key cache, which scores the
+    /// tokens the layer's top-k attention then reads.
+    Indexer,
 }
 
 impl AttentionKind {
     /// Every kind, in the order above.
-    pub const ALL: [AttentionKind; 4] = [
+    pub const ALL: [AttentionKind; 5] = [
         AttentionKind::Full,
         AttentionKind::SlidingWindow,
         AttentionKind::LinearAttention,
         AttentionKind::Mamba,
+        AttentionKind::Indexer,
     ];
 
     /// Whether the layer is softmax attention with a KV cache (full or sliding window).

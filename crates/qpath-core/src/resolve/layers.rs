@@ -692,6 +692,62 @@ pub(super) fn page_size(r: Release, cmd: &ServeCommand) -> u32 {
     }
 }
 
+/// A sparse MLA model's indexer caches (`DeepseekV32IndexerCache`, one beside each layer that builds an indexer): an
+/// attention group of their own on the fixed backend DEEPSEEK_V32_INDEXER, after the MLA groups. Only when the MLA
+/// layers were selected (the indexer is built beside each MLA layer, [`source::MLA_MODEL_INDEXER_CACHE`]).
+pub(super) fn indexer_group(p: &Platform, engine: &Engine, spec: &ModelSpec, rows: &[LayerRow]) -> Option<GroupReport> {
+    let ix = spec.mla.as_ref()?.indexer.as_ref()?;
+    if ix.layers.is_empty() || !rows.iter().any(|r| r.layer.mla.is_some()) {
+        return None;
+    }
+    let mut t = Trace::new(p.release);
+    t.step(
+        Some(&source::MLA_MODEL_INDEXER_CACHE),
+        "indexer cache layers",
+        format!(
+            "{} layer(s) build a lightning indexer with its own cache layer (model.layers.{{i}}.self_attn.indexer.k_cache): \
+             {} heads of {} (replicated on every rank), {} bytes per token; its backend is DEEPSEEK_V32_INDEXER, never \
+             selected, so --attention-backend does not apply",
+            ix.layers.len(),
+            ix.index_n_heads,
+            ix.index_head_dim,
+            ix.cache_head_size
+        ),
+    );
+    let mut g = GroupReport {
+        layers: ix.layers.clone(),
+        attention: AttentionKind::Indexer,
+        sliding_window: None,
+        head_dim: ix.index_head_dim,
+        num_q_heads: ix.index_n_heads,
+        num_kv_heads: 1,
+        has_sinks: false,
+        backend: Backend::DeepseekV32Indexer,
+        cache_dtype: "fp8 (indexer keys)".to_string(),
+        q_dtype: Phases::default(),
+        kernel: Phases::default(),
+        error: None,
+        phase_errors: Phases::default(),
+        warnings: vec![],
+        logs: vec![],
+        log_records: vec![],
+        trace: t.steps,
+        role: GroupRole::Target,
+        cudagraph_support: None,
+        kernels: Phases::default(),
+        query_quant: None,
+        unmodelled: None,
+        mla: None,
+    };
+    let cx = GroupContext {
+        engine,
+        query: None,
+        recurrent: None,
+    };
+    crate::backends::rules(Backend::DeepseekV32Indexer).resolve_group(p, &cx, &mut g);
+    Some(g)
+}
+
 #[cfg(test)]
 mod mla_tests {
     //! MLA layers through selection: the cache format a sparse backend writes back and the later layers' selection

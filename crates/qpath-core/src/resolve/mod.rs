@@ -244,6 +244,9 @@ fn resolve_into(
             groups.insert(at, g);
         }
     }
+    if let Some(g) = indexer_group(&p, &engine, &spec, &rows) {
+        groups.push(g);
+    }
     let n_spec = cmd
         .speculative_config
         .as_ref()
