@@ -7,9 +7,16 @@
 //!
 //! [`crate::resolve`] then selects a backend for each drafter layer and builds its groups exactly like the target's
 //! (`GroupReport::role` = `drafter`).
+//!
+//! On a DeepSeek-architecture (MLA) target (`docs/source-notes/spec-decode.md` §6): `mtp` rewrites the draft config
+//! to `deepseek_mtp` for `deepseek_v3` / `deepseek_v32` / `glm_moe_dsa` only (Kimi-K2's `kimi_k2` and DeepSeek-V2's
+//! `deepseek_v2` end in vLLM's `Unsupported speculative method: 'mtp'`), checks `num_speculative_tokens` against
+//! `n_predict`, and builds `num_nextn_predict_layers` MLA layers like the target's from index `num_hidden_layers`;
+//! DeepSeek-V3.2's MTP drafter runs eagerly in 0.24.0-0.28.0. An EAGLE-3 head keeps its own attention: a Llama-type
+//! head's layer is standard attention (`use_mla=False`) built under the target's model config.
 
 use crate::attention::Backend;
-use crate::model::{self, AttentionKind, LayerSpec, ModelSpec, VllmModel};
+use crate::model::{self, AttentionKind, LayerSpec, MlaDims, ModelSpec, VllmModel};
 use crate::release::Release;
 use crate::report::{ModelRunner, SpeculativeReport};
 use crate::report::{Note, ScenarioError, ScenarioErrorKind};
@@ -25,6 +32,12 @@ pub struct Drafter {
     pub model: Option<ModelSpec>,
     /// The backend forced on the drafter's layers (`None`: auto-selected).
     pub forced: Option<Backend>,
+    /// The drafter's cache dtype is the target's cache config's (not the speculative config's `kv_cache_dtype`): the
+    /// drafter is built after the target, so it meets `cache_config.cache_dtype` as the target's MLA layers left it.
+    pub kv_from_target: bool,
+    /// The MLA dims of the model config the drafter's layers are built under when it is the target's (EAGLE, EAGLE-3
+    /// and MTP drafters on a DeepSeek-architecture target; [`crate::platform::Platform::model_mla`]).
+    pub model_mla: Option<MlaDims>,
     /// qpath's notes ("qpath cannot model this: …").
     pub notes: Vec<Note>,
 }
@@ -60,11 +73,11 @@ pub fn drafter(
     };
     let mut t = Trace::new(r);
     let mut notes = Vec::new();
-    let (method, model_id) = infer_method(r, sc, target, &mut t)?;
+    let (method, model_id, eager) = infer_method(r, sc, target, &mut t)?;
     let mut drafter_model = None;
     let mut method = method;
     if !NO_ATTENTION.contains(&method.as_str()) {
-        let (m, spec) = drafter_layers(r, &method, model_id.as_deref(), target, sc, &mut t, &mut notes)?;
+        let (m, spec) = drafter_layers(r, cmd, &method, model_id.as_deref(), target, &mut t, &mut notes)?;
         method = m;
         drafter_model = spec;
     } else {
@@ -75,8 +88,26 @@ pub fn drafter(
         );
     }
     let runner = model_runner(r, cmd, target, &method, &mut t)?;
-    let (forced, kv) = drafter_backend(r, cmd, sc, runner, &method, target_forced, &mut t, &mut notes)?;
+    let (forced, kv, kv_from_target) = drafter_backend(r, cmd, sc, runner, &method, target_forced, &mut t)?;
+    if eager && drafter_model.is_some() {
+        eager_drafter_graphs(runner, &mut t);
+    }
+    // Qwen3-Next's MTP layer is `mtp.layers.0`, index 0 like the target's first layer (a DeepSeek MTP layer's index
+    // follows the target's layers).
+    if method == "mtp" && target.vllm_model == VllmModel::Qwen3Next && cmd.kv_cache_dtype_skip_layers.iter().any(|s| s == "0") {
+        notes.push(Note::info(
+            "--kv-cache-dtype-skip-layers 0 also skips the MTP drafter's layer: vLLM reads its name mtp.layers.0 as \
+             layer 0",
+        ));
+    }
     let attention_layers = !NO_ATTENTION.contains(&method.as_str());
+    // EAGLE heads and MTP layers are built under the target's model config (V1: `_create_draft_vllm_config` keeps
+    // it; V2: `load_eagle_model` passes the target's VllmConfig); a separate draft model under its own.
+    let model_mla = if matches!(method.as_str(), "eagle" | "eagle3" | "mtp") {
+        target.layers.iter().find_map(|l| l.mla)
+    } else {
+        None
+    };
     Ok(Some(Drafter {
         report: SpeculativeReport {
             method,
@@ -91,18 +122,41 @@ pub fn drafter(
         },
         model: drafter_model,
         forced,
+        kv_from_target,
+        model_mla,
         notes,
     }))
 }
 
+/// DeepSeek-V3.2's MTP drafter in 0.24.0-0.28.0: `speculative_config.enforce_eager = True`
+/// ([`source::MLA_MODEL_SPEC_V32_EAGER`]), read by the V1 proposer only.
+fn eager_drafter_graphs(runner: ModelRunner, t: &mut Trace) {
+    match runner {
+        ModelRunner::V1 => t.step(
+            Some(&source::MLA_DRAFTER_V1_EAGER_GRAPHS),
+            "drafter CUDA graphs",
+            "speculative_config.enforce_eager: the proposer's cudagraph mode is NONE, so the MTP drafter runs \
+             eagerly (no piecewise graphs of its own); the target keeps its cudagraph_mode, and the drafter's \
+             attention groups still count in the runner's CUDA-graph support",
+        ),
+        ModelRunner::V2 => t.step(
+            Some(&source::MLA_DRAFTER_V2_DRAFT_GRAPHS),
+            "drafter CUDA graphs",
+            "the V2 speculator does not read speculative_config.enforce_eager: its draft decodes are captured \
+             FULL_DECODE_ONLY when the target's decode mode is FULL, as for any drafter",
+        ),
+    }
+}
+
 /// `SpeculativeConfig.__post_init__`'s first half: the method when none is given, a deprecated MTP name, and the
-/// model a method without one takes. Returns the method and the drafter's model id.
+/// model a method without one takes. Returns the method, the drafter's model id, and whether the speculative config
+/// set `enforce_eager` (DeepSeek-V3.2's MTP drafter, 0.24.0-0.28.0).
 fn infer_method(
     r: Release,
     sc: &SpeculativeConfig,
     target: &ModelSpec,
     t: &mut Trace,
-) -> Result<(String, Option<String>), ScenarioError> {
+) -> Result<(String, Option<String>, bool), ScenarioError> {
     let model = sc.model.clone();
     let method = match (&sc.method, &model) {
         (Some(m), _) => m.clone(),
@@ -128,7 +182,7 @@ fn infer_method(
         method
     };
     if model.is_some() || sc.num_speculative_tokens.is_none() {
-        return Ok((method, model));
+        return Ok((method, model, false));
     }
     let model = match method.as_str() {
         "mtp" | "dspark" => Some(target.id.clone()),
@@ -142,7 +196,18 @@ fn infer_method(
             ))
         }
     };
+    let mut eager = false;
     if method == "mtp" {
+        // `hf_text_config.model_type == "deepseek_v32"` (not GLM-5's glm_moe_dsa), before the model is set.
+        if r < Release::V0_29_0 && target.model_type() == Some("deepseek_v32") {
+            t.step(
+                Some(&source::MLA_MODEL_SPEC_V32_EAGER),
+                "speculative config",
+                "a deepseek_v32 target: enforce_eager = True for the MTP drafter (\"cudagraph with v32 MTP is not \
+                 supported\")",
+            );
+            eager = true;
+        }
         t.step(
             None,
             "method",
@@ -152,7 +217,7 @@ fn infer_method(
             ),
         );
     }
-    Ok((method, model))
+    Ok((method, model, eager))
 }
 
 /// `_is_custom_proposer_path`: a dotted module path (a "." and no "/", not a URL).
@@ -163,13 +228,14 @@ fn is_custom_class_path(model: &str) -> bool {
 /// The method a model-based drafter ends with (`__post_init__`'s detection chain) and its layers.
 fn drafter_layers(
     r: Release,
+    cmd: &ServeCommand,
     method: &str,
     model_id: Option<&str>,
     target: &ModelSpec,
-    sc: &SpeculativeConfig,
     t: &mut Trace,
     notes: &mut Vec<Note>,
 ) -> Result<(String, Option<ModelSpec>), ScenarioError> {
+    let sc = cmd.speculative_config.as_ref().expect("a drafter has a speculative config");
     let Some(id) = model_id else {
         notes.push(Note::limit(format!(
             "qpath cannot model this: speculative method {method} without a model and without num_speculative_tokens"
@@ -201,13 +267,23 @@ fn drafter_layers(
         );
     }
     let Some(draft) = draft else {
+        let deepseek = if target.vllm_model == VllmModel::DeepseekV2 && detected == "eagle3" {
+            " (no public EAGLE-3 head for a DeepSeek-architecture model with a published config.json is a qpath \
+             preset: a Llama-type head, LlamaForCausalLMEagle3, builds one standard attention layer that selects \
+             among the non-MLA backends; an Eagle3DeepseekV3ForCausalLM head builds MLA layers)"
+        } else {
+            ""
+        };
         notes.push(Note::limit(format!(
             "qpath cannot model this: the {detected} drafter `{id}` is not one of qpath's presets, so its layers are \
-             unknown; the target's groups are shown without the drafter's"
+             unknown{deepseek}; the target's groups are shown without the drafter's"
         )));
         return Ok((detected, None));
     };
     let layers = match detected.as_str() {
+        "mtp" if draft.vllm_model == VllmModel::DeepseekV2 => {
+            deepseek_mtp_layers(r, cmd, sc.num_speculative_tokens, &draft, target, t, notes)?
+        }
         "mtp" => mtp_layers(&draft, t, notes),
         "eagle" | "eagle3" => Some(eagle_layers(&detected, &draft, target, t)),
         _ => Some(draft_model_layers(&draft, t)),
@@ -233,6 +309,9 @@ fn detect_method(
         _ if lower.contains("eagle3") => step_to(t, &source::SPEC_EAGLE3_BY_NAME, "eagle3", id),
         _ if draft.and_then(mtp_model_type).is_some() => {
             let ty = draft.and_then(mtp_model_type).unwrap_or("mtp");
+            if let Some(d) = draft.filter(|d| d.vllm_model == VllmModel::DeepseekV2) {
+                deepseek_mtp_config(r, d, t);
+            }
             t.step(
                 Some(&source::SPEC_MTP_BY_MODEL_TYPE),
                 "method",
@@ -264,13 +343,210 @@ fn step_to(t: &mut Trace, cite: &Cite, method: &str, id: &str) -> String {
     method.to_string()
 }
 
-/// The MTP model type `hf_config_override` rewrites the target's config to, for the targets qpath has.
+/// The MTP model type `hf_config_override` rewrites the target's config to, for the targets qpath has: DeepSeek-V3 /
+/// R1, V3.2 and GLM-5 to `deepseek_mtp` ([`source::MLA_MODEL_SPEC_MTP_TYPES`]); `kimi_k2` and `deepseek_v2` are not
+/// rewritten, so their MTP detection ends in vLLM's `Unsupported speculative method`.
 fn mtp_model_type(target: &ModelSpec) -> Option<&'static str> {
     match target.model_type() {
         Some("qwen3_next") => Some("qwen3_next_mtp"),
         Some("nemotron_h") => Some("nemotron_h_mtp"),
+        Some("deepseek_v3" | "deepseek_v32" | "glm_moe_dsa") => Some("deepseek_mtp"),
         _ => None,
     }
+}
+
+/// The architecture `hf_config_override` gives a DeepSeek MTP draft config: `DeepseekV32MTPModel` (0.29.0+, when the
+/// original model_type is `deepseek_v32` / `glm_moe_dsa`) or `DeepSeekMTPModel`, with its registry entry.
+fn deepseek_mtp_architecture(r: Release, draft: &ModelSpec) -> (&'static str, &'static Cite) {
+    if r >= Release::V0_29_0 && matches!(draft.model_type(), Some("deepseek_v32" | "glm_moe_dsa")) {
+        ("DeepseekV32MTPModel", &source::MLA_MODEL_REG_DEEPSEEK_V32_MTP)
+    } else {
+        ("DeepSeekMTPModel", &source::MLA_MODEL_REG_DEEPSEEK_MTP)
+    }
+}
+
+/// `hf_config_override` on a DeepSeek-architecture draft config, in its order: (0.29.0+) `use_v32_mtp` from the
+/// original model_type, the model_type → `deepseek_mtp`, then `n_predict` and the architecture.
+fn deepseek_mtp_config(r: Release, draft: &ModelSpec, t: &mut Trace) {
+    let ty = draft.model_type().unwrap_or("(none)");
+    let (arch, _) = deepseek_mtp_architecture(r, draft);
+    if r >= Release::V0_29_0 {
+        t.step(
+            Some(&source::MLA_MODEL_SPEC_V32_MTP),
+            "draft config",
+            format!(
+                "use_v32_mtp = {}: the original model_type {ty} {} deepseek_v32 / glm_moe_dsa",
+                if arch == "DeepseekV32MTPModel" { "True" } else { "False" },
+                if arch == "DeepseekV32MTPModel" { "is" } else { "is not" }
+            ),
+        );
+    }
+    t.step(
+        Some(&source::MLA_MODEL_SPEC_MTP_TYPES),
+        "draft config",
+        format!("hf_config_override: model_type {ty} → deepseek_mtp"),
+    );
+    let n_predict = draft
+        .mla
+        .as_ref()
+        .and_then(|m| m.mtp)
+        .map_or("None".to_string(), |m| m.count.to_string());
+    t.step(
+        Some(&source::MLA_MODEL_SPEC_MTP_ARCH),
+        "draft config",
+        format!("architectures [\"{arch}\"], n_predict = num_nextn_predict_layers = {n_predict}"),
+    );
+}
+
+/// The `--hf-overrides` keys the MTP layer's attention reads from the draft config: vLLM builds the draft
+/// `ModelConfig` from the checkpoint without the target's dict overrides, while the layers' count, start and
+/// `use_mla` come from the target's (overridden) config.
+fn overrides_reach_mtp(cmd: &ServeCommand) -> Option<&str> {
+    let o = cmd.hf_overrides.as_ref()?;
+    model::MLA_KEYS
+        .iter()
+        .chain(["num_attention_heads"].iter())
+        .find(|k| o.contains_key(**k))
+        .copied()
+}
+
+/// `n_predict` against `num_speculative_tokens` (`__post_init__`, after the detection): more tokens than MTP layers
+/// must be a multiple of them ([`source::MLA_MODEL_SPEC_NPREDICT_RAISE`]); with `n_predict` 0 the modulo itself
+/// raises ([`source::MLA_DRAFTER_NPREDICT_MODULO`]). The `ValueError` is raised inside the pydantic dataclass
+/// `SpeculativeConfig`, so vLLM shows pydantic's `ValidationError` around it (docs/source-notes/spec-decode.md §6.3);
+/// qpath gives the inner `ValueError`, like [`source::SPEC_NO_MODEL_RAISE`]'s.
+fn n_predict_check(r: Release, n_predict: Option<u32>, tokens: Option<u32>) -> Result<(), ScenarioError> {
+    let (Some(k), Some(n)) = (n_predict, tokens) else {
+        return Ok(());
+    };
+    if n <= k {
+        return Ok(());
+    }
+    if k == 0 {
+        return Err(error(
+            ScenarioErrorKind::ZeroDivisionError,
+            "integer modulo by zero",
+            &source::MLA_DRAFTER_NPREDICT_MODULO,
+            r,
+        ));
+    }
+    if n % k != 0 {
+        return Err(error(
+            ScenarioErrorKind::ValueError,
+            format!("num_speculative_tokens:{n} must be divisible by n_predict={k}"),
+            &source::MLA_MODEL_SPEC_NPREDICT_RAISE,
+            r,
+        ));
+    }
+    Ok(())
+}
+
+/// The MTP layers of a DeepSeek-architecture target (`deepseek_mtp.py`; 0.29.0+ for DeepSeek-V3.2 / GLM-5 on CUDA
+/// `vllm/models/deepseek_v32/nvidia/mtp.py`): `num_nextn_predict_layers` layers from index `num_hidden_layers`, each
+/// a decoder layer of the target's attention class built with the draft config ([`ModelSpec::mtp_layer_specs`]),
+/// named `model.layers.{num_hidden_layers + k}` (so `--kv-cache-dtype-skip-layers` matches that index).
+fn deepseek_mtp_layers(
+    r: Release,
+    cmd: &ServeCommand,
+    tokens: Option<u32>,
+    draft: &ModelSpec,
+    target: &ModelSpec,
+    t: &mut Trace,
+    notes: &mut Vec<Note>,
+) -> Result<Option<ModelSpec>, ScenarioError> {
+    if draft.id != target.id {
+        notes.push(Note::limit(format!(
+            "qpath cannot model this: an MTP drafter from another checkpoint ({}): vLLM takes the MTP layers' count \
+             and start from the target's config and their attention from the draft's",
+            draft.id
+        )));
+        return Ok(None);
+    }
+    if let Some(key) = overrides_reach_mtp(cmd) {
+        notes.push(Note::limit(format!(
+            "qpath cannot model this: --hf-overrides {key} with an MTP drafter: vLLM builds the draft config from the \
+             checkpoint without the target's --hf-overrides, so the MTP layer's attention (and n_predict) would not \
+             be the overridden target's, while its count, start and use_mla are"
+        )));
+        return Ok(None);
+    }
+    let Some(mtp) = target.mla.as_ref().and_then(|m| m.mtp) else {
+        notes.push(Note::limit(format!(
+            "qpath cannot model this: {} has no num_nextn_predict_layers attribute, which the MTP drafter reads",
+            target.id
+        )));
+        return Ok(None);
+    };
+    n_predict_check(r, Some(mtp.count), tokens)?;
+    let layers = target.mtp_layer_specs();
+    let Some(first) = layers.first() else {
+        return Ok(None);
+    };
+    let (arch, registry) = deepseek_mtp_architecture(r, draft);
+    let v32_file = arch == "DeepseekV32MTPModel";
+    let (file, start, block, block_class) = if v32_file {
+        (
+            "vllm/models/deepseek_v32/nvidia/mtp.py DeepseekV32MTP",
+            &source::MLA_MODEL_V32_MTP_START,
+            &source::MLA_DRAFTER_V32_MTP_BLOCK,
+            "DeepseekV32DecoderLayer",
+        )
+    } else {
+        (
+            "deepseek_mtp.py DeepSeekMTP",
+            &source::MLA_MODEL_MTP_START,
+            &source::MLA_MODEL_MTP_BLOCK,
+            "DeepseekV2DecoderLayer",
+        )
+    };
+    t.step(Some(registry), "drafter model", format!("{arch} → {file}"));
+    let names = if mtp.count == 1 {
+        mtp.prefix(0)
+    } else {
+        format!("{} … {}", mtp.prefix(0), mtp.prefix(mtp.count - 1))
+    };
+    t.step(
+        Some(start),
+        "drafter layers",
+        format!(
+            "the target's config: num_nextn_predict_layers = {} MTP layer(s) from index num_hidden_layers = {}: {names}",
+            mtp.count, mtp.first
+        ),
+    );
+    let attention = match first.mla {
+        Some(d) => format!(
+            "an MLA layer like the target's ({} query heads, one latent KV head, head size kv_lora_rank + \
+             qk_rope_head_dim = {}{})",
+            first.num_q_heads,
+            first.head_dim,
+            if d.sparse() { ", sparse" } else { "" }
+        ),
+        None => format!(
+            "the target's non-MLA attention ({} query and KV heads of {})",
+            first.num_q_heads, first.head_dim
+        ),
+    };
+    t.step(
+        Some(block),
+        "drafter layer kind",
+        format!(
+            "each MTP layer's mtp_block is a {block_class} built with the draft config under the target's use_mla: \
+             {attention}; {}.self_attn.attn, extract_layer_index = {}",
+            mtp.prefix(0),
+            mtp.first
+        ),
+    );
+    if tokens.is_some_and(|n| n > mtp.count) {
+        t.step(
+            Some(&source::MLA_MODEL_MTP_STEP),
+            "drafter layers",
+            format!(
+                "speculative step k runs layer {} + k % {}: the MTP layer(s) are re-run",
+                mtp.first, mtp.count
+            ),
+        );
+    }
+    Ok(Some(drafter_spec(target, format!("{} (MTP)", target.id), layers)))
 }
 
 /// The MTP layers of a Qwen3-Next target (`qwen3_next_mtp.py`): `num_nextn_predict_layers` (absent in the
@@ -312,10 +588,13 @@ fn mtp_layers(target: &ModelSpec, t: &mut Trace, notes: &mut Vec<Note>) -> Optio
 /// `start_layer_id = target_layer_num`, so the head's layer i has index `target layers + i`.
 fn eagle_layers(method: &str, draft: &ModelSpec, target: &ModelSpec, t: &mut Trace) -> ModelSpec {
     let start = target.decoder_layers;
-    let cite = if method == "eagle3" {
-        &source::EAGLE3_LLAMA_START_LAYER
-    } else {
-        &source::EAGLE_LLAMA_START_LAYER
+    // An MLA head (`Eagle3DeepseekV3ForCausalLM`, deepseek_eagle3.py) builds DeepseekV2MLAAttention layers whatever
+    // use_mla says; a Llama-type head (llama_eagle3.py) standard attention.
+    let mla_head = draft.layers.iter().any(|l| l.mla.is_some());
+    let cite = match (method, mla_head) {
+        ("eagle3", true) => &source::MLA_MODEL_EAGLE3_START,
+        ("eagle3", false) => &source::EAGLE3_LLAMA_START_LAYER,
+        _ => &source::EAGLE_LLAMA_START_LAYER,
     };
     t.step(
         Some(cite),
@@ -326,6 +605,23 @@ fn eagle_layers(method: &str, draft: &ModelSpec, target: &ModelSpec, t: &mut Tra
             draft.id
         ),
     );
+    if mla_head {
+        t.step(
+            Some(&source::MLA_MODEL_EAGLE3_MLA_ATTN),
+            "drafter layer kind",
+            "each head layer is a DeepseekV2MLAAttention (MLA, the head's own dims) whatever the head config's use_mla",
+        );
+    } else if target.use_mla() {
+        t.step(
+            Some(&source::MLA_DRAFTER_ATTENTION_SELECT),
+            "drafter layer kind",
+            format!(
+                "the head's layer is a standard Attention: get_attn_backend(use_mla=False) on an MLA target, so it \
+                 selects among the non-MLA backends, under the target's model config ({})",
+                target.id
+            ),
+        );
+    }
     let layers = draft
         .layers
         .iter()
@@ -481,21 +777,20 @@ fn drafter_backend(
     method: &str,
     target_forced: Option<Backend>,
     t: &mut Trace,
-    notes: &mut Vec<Note>,
-) -> Result<(Option<Backend>, String), ScenarioError> {
+) -> Result<(Option<Backend>, String, bool), ScenarioError> {
     let spec_backend = match sc.attention_backend.as_deref().filter(|b| !b.eq_ignore_ascii_case("auto")) {
         None => None,
         Some(name) => Some(Backend::parse(name).ok_or_else(|| ScenarioError {
             kind: ScenarioErrorKind::InputError,
             message: format!(
-                "qpath cannot model this: the speculative config's attention backend {name}: qpath models FLASH_ATTN, \
-                 FLASHINFER, TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT"
+                "qpath cannot model this: the speculative config's attention backend {name}: qpath models {}",
+                Backend::modelled_list()
             ),
             source: None,
         })?),
     };
     if NO_ATTENTION.contains(&method) {
-        return Ok((None, cmd.kv_cache_dtype.clone()));
+        return Ok((None, cmd.kv_cache_dtype.clone(), true));
     }
     let asked = Asked {
         target_forced,
@@ -504,7 +799,7 @@ fn drafter_backend(
         spec_kv: sc.kv_cache_dtype.clone(),
     };
     let show = |b: Option<Backend>| b.map_or("auto (selected by priority)".to_string(), |b| b.name().to_string());
-    let (backend, kv) = match runner {
+    let (backend, (kv, kv_from_target)) = match runner {
         ModelRunner::V1 => {
             t.step(
                 Some(&source::V1_DRAFT_BACKEND),
@@ -531,13 +826,7 @@ fn drafter_backend(
         ModelRunner::V2 if method == "draft_model" => v2_draft_model(r, &asked, t),
         ModelRunner::V2 => v2_eagle(r, &asked, t),
     };
-    if method == "mtp" && cmd.kv_cache_dtype_skip_layers.iter().any(|s| s == "0") {
-        notes.push(Note::info(
-            "--kv-cache-dtype-skip-layers 0 also skips the MTP drafter's layer: vLLM reads its name mtp.layers.0 as \
-             layer 0",
-        ));
-    }
-    Ok((backend, kv))
+    Ok((backend, kv, kv_from_target))
 }
 
 /// What the drafter's config could take its backend and cache dtype from: the target's `--attention-backend` and
@@ -557,7 +846,8 @@ struct KvSource {
     default: &'static Cite,
 }
 
-fn drafter_kv(from: KvSource, a: &Asked, t: &mut Trace) -> String {
+/// The drafter's cache dtype, and whether it is the target's cache config's.
+fn drafter_kv(from: KvSource, a: &Asked, t: &mut Trace) -> (String, bool) {
     match (&a.spec_kv, from.read_by) {
         (Some(kv), Some(cite)) => {
             t.step(
@@ -565,7 +855,7 @@ fn drafter_kv(from: KvSource, a: &Asked, t: &mut Trace) -> String {
                 "drafter cache dtype",
                 format!("speculative config kv_cache_dtype: {kv}"),
             );
-            kv.clone()
+            (kv.clone(), false)
         }
         _ => {
             t.step(
@@ -573,7 +863,7 @@ fn drafter_kv(from: KvSource, a: &Asked, t: &mut Trace) -> String {
                 "drafter cache dtype",
                 format!("the target's cache config: {}", a.target_kv),
             );
-            a.target_kv.clone()
+            (a.target_kv.clone(), true)
         }
     }
 }
@@ -581,7 +871,7 @@ fn drafter_kv(from: KvSource, a: &Asked, t: &mut Trace) -> String {
 /// V2 EAGLE / EAGLE-3 / MTP (`load_eagle_model`): the target's `VllmConfig`, so its forced backend and cache dtype;
 /// the speculative config's `kv_cache_dtype` overrides from 0.26.0, its `attention_backend` from 0.30.0
 /// (`apply_draft_overrides` from 0.31.0).
-fn v2_eagle(r: Release, a: &Asked, t: &mut Trace) -> (Option<Backend>, String) {
+fn v2_eagle(r: Release, a: &Asked, t: &mut Trace) -> (Option<Backend>, (String, bool)) {
     let (target_forced, spec_backend) = (a.target_forced, a.spec_backend);
     let overrides = if r >= Release::V0_31_0 {
         &source::V2_EAGLE_DRAFT_OVERRIDES
@@ -638,7 +928,7 @@ fn v2_eagle(r: Release, a: &Asked, t: &mut Trace) -> (Option<Backend>, String) {
 /// V2 draft model (0.31.0+, `load_draft_model`): the target's `VllmConfig` with the draft's model config, so the
 /// target's backend (the speculative config's `attention_backend` is not read) and cache dtype (0.32.0+: the
 /// speculative config's `kv_cache_dtype` overrides).
-fn v2_draft_model(r: Release, a: &Asked, t: &mut Trace) -> (Option<Backend>, String) {
+fn v2_draft_model(r: Release, a: &Asked, t: &mut Trace) -> (Option<Backend>, (String, bool)) {
     let (target_forced, spec_backend) = (a.target_forced, a.spec_backend);
     let load = if r >= Release::V0_32_0 {
         &source::V2_STANDALONE_LOAD
@@ -662,4 +952,119 @@ fn v2_draft_model(r: Release, a: &Asked, t: &mut Trace) -> (Option<Backend>, Str
     let read_by = (r >= Release::V0_32_0).then_some(&source::V2_STANDALONE_KV_CACHE_DTYPE);
     let kv = drafter_kv(KvSource { read_by, default: load }, a, t);
     (target_forced, kv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::Release::*;
+
+    fn preset(r: Release, id: &str, overrides: Option<&str>) -> ModelSpec {
+        let o: Option<serde_json::Map<String, serde_json::Value>> = overrides.map(|t| serde_json::from_str(t).unwrap());
+        model::resolve_model_at(r, id, o.as_ref()).unwrap()
+    }
+
+    /// An MLA EAGLE-3 head (`Eagle3DeepseekV3ForCausalLM`, deepseek_eagle3.py): no public head is a preset, so a
+    /// one-layer DeepSeek-V3 stands in for its config. Its layers stay MLA with the head's dims, named from the
+    /// target's 61 layers, and the trace cites deepseek_eagle3.py.
+    #[test]
+    fn an_mla_eagle3_head_keeps_mla_layers_named_after_the_target() {
+        for (r, start, attn) in [
+            (
+                V0_24_0,
+                "vllm/model_executor/models/deepseek_eagle3.py:332",
+                "vllm/model_executor/models/deepseek_eagle3.py:84",
+            ),
+            (
+                V0_33_0,
+                "vllm/model_executor/models/deepseek_eagle3.py:292",
+                "vllm/model_executor/models/deepseek_eagle3.py:68",
+            ),
+        ] {
+            let target = preset(r, "deepseek-ai/DeepSeek-V3", None);
+            let head = preset(r, "deepseek-ai/DeepSeek-V3", Some(r#"{"num_hidden_layers": 1}"#));
+            let mut t = Trace::new(r);
+            let spec = eagle_layers("eagle3", &head, &target, &mut t);
+            assert_eq!(spec.layers.len(), 1);
+            let l = &spec.layers[0];
+            assert_eq!((l.index, l.head_dim, l.num_kv_heads), (61, 576, 1));
+            assert_eq!(l.mla, target.layers[0].mla);
+            let sources: Vec<&str> = t.steps.iter().filter_map(|s| s.source.as_deref()).collect();
+            assert_eq!(sources, vec![start, attn], "{r}");
+        }
+    }
+
+    /// A Llama-type head on an MLA target says its layer selects among the non-MLA backends; on a non-MLA target it
+    /// says nothing more.
+    #[test]
+    fn a_llama_eagle3_head_on_an_mla_target() {
+        let r = V0_33_0;
+        let head = preset(r, "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", None);
+        let mut t = Trace::new(r);
+        let spec = eagle_layers("eagle3", &head, &preset(r, "deepseek-ai/DeepSeek-V3", None), &mut t);
+        assert_eq!((spec.layers[0].index, spec.layers[0].mla), (61, None));
+        assert_eq!(
+            t.steps.last().and_then(|s| s.source.as_deref()),
+            Some("vllm/model_executor/layers/attention/attention.py:350")
+        );
+        let mut t = Trace::new(r);
+        eagle_layers("eagle3", &head, &preset(r, "meta-llama/Llama-3.1-8B-Instruct", None), &mut t);
+        assert_eq!(t.steps.len(), 1);
+    }
+
+    #[test]
+    fn n_predict_against_the_speculative_tokens() {
+        let r = V0_33_0;
+        for (k, n, outcome) in [
+            (Some(1), Some(3), None),
+            (Some(2), Some(2), None),
+            (Some(2), Some(1), None),
+            (Some(2), Some(4), None),
+            (None, Some(3), None),
+            (Some(2), None, None),
+            (
+                Some(2),
+                Some(3),
+                Some((
+                    ScenarioErrorKind::ValueError,
+                    "num_speculative_tokens:3 must be divisible by n_predict=2",
+                )),
+            ),
+            (
+                Some(0),
+                Some(1),
+                Some((ScenarioErrorKind::ZeroDivisionError, "integer modulo by zero")),
+            ),
+        ] {
+            let got = n_predict_check(r, k, n).err();
+            assert_eq!(
+                got.as_ref().map(|e| (e.kind, e.message.as_str())),
+                outcome,
+                "n_predict {k:?}, tokens {n:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn which_targets_hf_config_override_makes_mtp() {
+        let r = V0_33_0;
+        for (id, ty) in [
+            ("deepseek-ai/DeepSeek-V3", Some("deepseek_mtp")),
+            ("deepseek-ai/DeepSeek-R1", Some("deepseek_mtp")),
+            ("deepseek-ai/DeepSeek-V3.2", Some("deepseek_mtp")),
+            ("zai-org/GLM-5", Some("deepseek_mtp")),
+            ("moonshotai/Kimi-K2-Instruct", None),
+            ("deepseek-ai/DeepSeek-V2-Lite", None),
+            ("Qwen/Qwen3-Next-80B-A3B-Instruct", Some("qwen3_next_mtp")),
+        ] {
+            assert_eq!(mtp_model_type(&preset(r, id, None)), ty, "{id}");
+        }
+        // 0.29.0+: DeepSeek-V3.2 and GLM-5 get vllm/models/deepseek_v32's MTP model.
+        let v32 = |r| deepseek_mtp_architecture(r, &preset(r, "deepseek-ai/DeepSeek-V3.2", None)).0;
+        assert_eq!((v32(V0_28_0), v32(V0_29_0)), ("DeepSeekMTPModel", "DeepseekV32MTPModel"));
+        assert_eq!(
+            deepseek_mtp_architecture(V0_33_0, &preset(V0_33_0, "deepseek-ai/DeepSeek-V3", None)).0,
+            "DeepSeekMTPModel"
+        );
+    }
 }

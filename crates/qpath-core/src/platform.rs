@@ -6,6 +6,7 @@
 
 use crate::capability::{ComputeCapability, CudaVersion};
 use crate::dtype::TorchDtype;
+use crate::model::MlaDims;
 use crate::release::{FlashInfer, Release};
 
 /// Everything about the scenario that the rules read besides the group itself.
@@ -39,6 +40,11 @@ pub struct Platform {
     /// The `cudagraph_mode` the runner resolved once the backends were known, when a downgrade changed whether
     /// decodes are captured in full graphs ([`crate::cudagraph`]); the order of each group's phase errors follows it.
     pub resolved_graphs: Option<crate::serve::CudaGraphs>,
+    /// The MLA dims of the model config the layers are built under (`get_current_vllm_config().model_config
+    /// .hf_text_config`, which some MLA backends' `supports_combination` read), when that is not the layer's own
+    /// model: an EAGLE / EAGLE-3 / MTP drafter is built under the target's model config (crate::drafter). `None`: the
+    /// layer's own dims (a target layer; a non-MLA model's layer has none).
+    pub model_mla: Option<MlaDims>,
 }
 
 impl Platform {
@@ -65,6 +71,7 @@ impl Platform {
                 set_by: "the default -O2".into(),
             },
             resolved_graphs: None,
+            model_mla: None,
         }
     }
 

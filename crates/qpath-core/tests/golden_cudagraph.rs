@@ -35,6 +35,7 @@ fn platform(r: Release, report: &Report, command: &str) -> Platform {
         global_kv: cmd.kv_cache_dtype.clone(),
         graphs: serve::cuda_graphs(&cmd),
         resolved_graphs: None,
+        model_mla: None,
     }
 }
 

@@ -107,6 +107,7 @@ impl Case {
                 set_by: "the test".into(),
             },
             resolved_graphs: None,
+            model_mla: None,
         }
     }
 

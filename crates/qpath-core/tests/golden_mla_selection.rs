@@ -53,6 +53,7 @@ fn platform(gpu: &str, vllm: &str) -> Platform {
             set_by: "the default -O2".into(),
         },
         resolved_graphs: None,
+        model_mla: None,
     }
 }
 

@@ -141,6 +141,7 @@ fn builder_grid() {
                                                             set_by: "the default".into(),
                                                         },
                                                         resolved_graphs: None,
+                                                        model_mla: None,
                                                     };
                                                     let spec_dtype = match *kv {
                                                         "float16" => TorchDtype::Float16,
@@ -430,7 +431,14 @@ fn every_backend_grid() {
         "rtx-pro-6000-blackwell",
         "jetson-agx-thor",
     ];
-    let kvs = ["auto", "fp8", "fp8_e5m2", "turboquant_k8v4", "int8_per_token_head", "fp8_ds_mla"];
+    let kvs = [
+        "auto",
+        "fp8",
+        "fp8_e5m2",
+        "turboquant_k8v4",
+        "int8_per_token_head",
+        "fp8_ds_mla",
+    ];
     let backends = [
         "",
         "--attention-backend FLASH_ATTN",

@@ -680,6 +680,7 @@ fn platform(s: &Scenario, cc: ComputeCapability, cmd: &ServeCommand, env: &Env, 
         global_kv: cmd.kv_cache_dtype.clone(),
         graphs: crate::serve::cuda_graphs(cmd),
         resolved_graphs: None,
+        model_mla: None,
     }
 }
 

@@ -37,17 +37,38 @@ pub(super) fn cuda_graphs(
 /// The drafter's layers (crate::drafter) selected and grouped like the target's, under the drafter's own backend and
 /// cache dtype, after the target's groups (`role: drafter`). Its config-time warnings (the `SpeculativeConfig` and
 /// the model runner choice) come before every selection log line; its selection lines are `info_once`, so only new
-/// texts are added.
+/// texts are added. The drafter is loaded after the target with the same `cache_config`, so a cache dtype it takes
+/// from the target is `cache_config.cache_dtype` as the target's MLA layers left it (`fp8_ds_mla` after a sparse
+/// backend's rewrite); its layers select under the model config they are built with
+/// ([`crate::drafter::Drafter::model_mla`]). When a drafter layer fails selection the report keeps the drafter's
+/// speculative summary, with a note naming the layer.
 pub(super) fn drafter_groups(
     p: &Platform,
     cmd: &ServeCommand,
     engine: &Engine,
-    d: crate::drafter::Drafter,
+    mut d: crate::drafter::Drafter,
     groups: &mut Vec<GroupReport>,
     report: &mut Report,
 ) -> Result<(), ScenarioError> {
     let r = p.release;
+    if d.kv_from_target && d.model.is_some() && p.global_kv != d.report.kv_cache_dtype {
+        let mut t = Trace::new(r);
+        t.step(
+            Some(&source::MLA_SEL_CANON_WRITEBACK),
+            "drafter cache dtype",
+            format!(
+                "the drafter is built after the target, with its cache_config, whose cache_dtype the target's MLA \
+                 layers rewrote from {} to {}: the drafter's layers ask the selector with {}",
+                d.report.kv_cache_dtype, p.global_kv, p.global_kv
+            ),
+        );
+        d.report.trace.append(&mut t.steps);
+        d.report.kv_cache_dtype = p.global_kv.clone();
+    }
     report.notes.extend(d.notes.iter().cloned());
+    if let Some(dspec) = d.model.as_ref().filter(|_| !cmd.kv_cache_dtype_skip_layers.is_empty()) {
+        skip_notes_with_drafter(cmd, dspec, groups, report);
+    }
     let mut records = d.report.log_records.clone();
     records.append(&mut report.log_records);
     report.log_records = records;
@@ -57,7 +78,28 @@ pub(super) fn drafter_groups(
     if let Some(dspec) = &d.model {
         let mut dcmd = cmd.clone();
         dcmd.kv_cache_dtype = d.report.kv_cache_dtype.clone();
-        let rows = select_layers(p, d.forced, &dcmd, dspec, false)?;
+        let dp = Platform {
+            model_mla: d.model_mla,
+            ..p.clone()
+        };
+        let p = &dp;
+        let rows = match select_layers(p, d.forced, &dcmd, dspec, false) {
+            Ok(rows) => rows,
+            Err(e) => {
+                let layers: Vec<u32> = dspec.layers.iter().map(|l| l.index).collect();
+                report.notes.push(Note::info(format!(
+                    "the error is the drafter's: its layer(s) {} ({}) are built under backend {} and cache dtype {} \
+                     ({:?} model runner)",
+                    short_list(&layers),
+                    dspec.id,
+                    d.report.backend,
+                    d.report.kv_cache_dtype,
+                    d.report.runner
+                )));
+                report.speculative = Some(d.report);
+                return Err(e);
+            }
+        };
         for rec in selection_logs(r, &rows) {
             if !report.log_records.iter().any(|l| l.text == rec.text) {
                 report.logs.push(rec.text.clone());
@@ -71,8 +113,8 @@ pub(super) fn drafter_groups(
         for mut g in attention_groups(p, &dcmd, &dengine, &rows, &[]) {
             g.role = GroupRole::Drafter;
             let mut head = d.report.trace.clone();
-            if g.backend == Backend::FlashInfer && d.report.kv_cache_dtype != cmd.kv_cache_dtype {
-                head.push(drafter_builder_step(r, d.report.runner, &cmd.kv_cache_dtype));
+            if g.backend == Backend::FlashInfer && d.report.kv_cache_dtype != p.global_kv {
+                head.push(drafter_builder_step(r, d.report.runner, &p.global_kv));
             }
             g.trace.splice(0..0, head);
             groups.push(g);
@@ -80,6 +122,26 @@ pub(super) fn drafter_groups(
     }
     report.speculative = Some(d.report);
     Ok(())
+}
+
+/// `--kv-cache-dtype-skip-layers` tokens are matched against every attention layer vLLM builds, the drafter's too
+/// (a DeepSeek MTP layer is `model.layers.61`, an EAGLE head's layer follows the target's): the skip notes
+/// ([`skip_notes`]) are redone over the target's layers (its groups) and the drafter's.
+fn skip_notes_with_drafter(cmd: &ServeCommand, dspec: &ModelSpec, groups: &[GroupReport], report: &mut Report) {
+    let Some(first) = dspec.layers.first() else { return };
+    report.notes.retain(|n| !n.text.starts_with("--kv-cache-dtype-skip-layers "));
+    let target = groups.iter().flat_map(|g| {
+        g.layers.iter().map(move |&index| LayerSpec {
+            index,
+            sliding_window: g.sliding_window,
+            ..first.clone()
+        })
+    });
+    let combined = ModelSpec {
+        layers: target.chain(dspec.layers.iter().cloned()).collect(),
+        ..dspec.clone()
+    };
+    skip_notes(cmd, &combined, report);
 }
 
 /// The drafter's metadata builder reads the global cache dtype from the config it is built with: the V1 proposer

@@ -459,11 +459,12 @@ pub fn reasons(b: &Mla, p: &Platform, l: &LayerQuery) -> Vec<String> {
     v
 }
 
-/// The model config's dims `supports_combination` reads (`vllm_config.model_config.hf_text_config`): an MLA layer's
-/// own (the model's), `None` for a non-MLA model's layer (its config has none of these attributes; each backend reads
-/// them with its own `getattr` default).
-fn dims(l: &LayerQuery) -> Option<crate::model::MlaDims> {
-    l.mla
+/// The model config's dims `supports_combination` reads (`vllm_config.model_config.hf_text_config`): those of the
+/// model config the layer is built under when it is another model's ([`Platform::model_mla`]: an EAGLE or MTP
+/// drafter's layers are built under the target's), else an MLA layer's own (the model's), `None` for a non-MLA model's
+/// layer (its config has none of these attributes; each backend reads them with its own `getattr` default).
+fn dims(p: &Platform, l: &LayerQuery) -> Option<crate::model::MlaDims> {
+    p.model_mla.or(l.mla)
 }
 
 /// `is_device_capability_family(90)` and `is_fa_version_supported(3)`: `flash_attn_supports_mla()`
@@ -491,7 +492,7 @@ pub fn combination(b: Backend, p: &Platform, l: &LayerQuery) -> Option<String> {
         FlashMlaSparse => flashmla_sparse_combination(p, l),
         CutlassMla | TritonMla => None,
         FlashInferMla => {
-            let nope = dims(l).map_or(1, |d| d.qk_nope_head_dim);
+            let nope = dims(p, l).map_or(1, |d| d.qk_nope_head_dim);
             (![64, 128, 192].contains(&nope))
                 .then(|| format!("FlashInfer MLA kernel requires qk_nope_head_dim in [64, 128, 192], but got {nope}"))
         }
@@ -503,7 +504,7 @@ pub fn combination(b: Backend, p: &Platform, l: &LayerQuery) -> Option<String> {
             if !["auto", "fp8", "fp8_e4m3", "fp8_ds_mla"].contains(&kv) {
                 return Some("kv_cache_dtype not supported".into());
             }
-            match dims(l).and_then(|d| d.index_topk) {
+            match dims(p, l).and_then(|d| d.index_topk) {
                 None => Some("FLASHINFER_MLA_SPARSE_SM120 requires a model with index_topk config".into()),
                 Some(k) if k != 2048 => Some(format!("FLASHINFER_MLA_SPARSE_SM120 requires index_topk=2048; got {k}")),
                 Some(_) => None,
@@ -520,7 +521,7 @@ pub fn combination(b: Backend, p: &Platform, l: &LayerQuery) -> Option<String> {
             if !sparse {
                 return Some("FLASHINFER_MLA_SPARSE_SM90 requires sparse MLA".into());
             }
-            let d = dims(l)?;
+            let d = dims(p, l)?;
             if d.kv_lora_rank != 512 {
                 return Some("FLASHINFER_MLA_SPARSE_SM90 requires kv_lora_rank=512".into());
             }
@@ -538,14 +539,14 @@ pub fn combination(b: Backend, p: &Platform, l: &LayerQuery) -> Option<String> {
             if p.dcp > 1 {
                 return Some("FlashAttention MLA Sparse does not support DCP for now".into());
             }
-            dims(l)
+            dims(p, l)
                 .and_then(|d| d.index_topk)
                 .is_none()
                 .then(|| "FlashAttention MLA Sparse requires model with index_topk".to_string())
         }
         FlashAttnMlaSparseFa4 => fa4_combination(p, l),
         TokenspeedMla => {
-            let (nope, rope, v) = dims(l).map_or((0, 0, 0), |d| (d.qk_nope_head_dim, d.qk_rope_head_dim, d.v_head_dim));
+            let (nope, rope, v) = dims(p, l).map_or((0, 0, 0), |d| (d.qk_nope_head_dim, d.qk_rope_head_dim, d.v_head_dim));
             ((nope, rope, v) != (128, 64, 128)).then(|| {
                 format!(
                     "tokenspeed_mla requires DeepSeek R1 MLA dimensions (qk_nope_head_dim=128, qk_rope_head_dim=64, \
@@ -571,7 +572,7 @@ fn flashmla_sparse_combination(p: &Platform, l: &LayerQuery) -> Option<String> {
             bf16.push("fp8_ds_mla");
         }
         if bf16.contains(&kv) && p.major() == 9 {
-            if dims(l).map_or(64, |d| d.qk_rope_head_dim) != 0 {
+            if dims(p, l).map_or(64, |d| d.qk_rope_head_dim) != 0 {
                 return Some("FLASHMLA_SPARSE supports head_size 512 only for rope-free (NoPE) models".into());
             }
         } else {
@@ -597,7 +598,7 @@ fn fi_sparse_combination(name: &str, p: &Platform, l: &LayerQuery) -> Option<Str
     if l.kv_cache_dtype == "fp8_ds_mla" {
         return Some(format!("{name} SM10 does not support fp8_ds_mla kv-cache dtype"));
     }
-    let d = dims(l);
+    let d = dims(p, l);
     if r >= V0_30_0 {
         // A non-MLA config has no qk_nope_head_dim: vLLM raises AttributeError here ([`raises`]).
         let d = d?;
@@ -637,7 +638,7 @@ fn fa4_combination(p: &Platform, l: &LayerQuery) -> Option<String> {
     if !matches!(p.major(), 9..=11) {
         return Some("FA4 unavailable: FA4 is only supported on devices with compute capability 9.x, 10.x, or 11.x".into());
     }
-    let d = dims(l);
+    let d = dims(p, l);
     let topk = d.and_then(|d| d.index_topk);
     if topk.is_none_or(|k| k % 128 != 0) {
         let shown = topk.map_or("None".to_string(), |k| k.to_string());
@@ -670,7 +671,7 @@ fn fa4_combination(p: &Platform, l: &LayerQuery) -> Option<String> {
 pub fn raises(b: Backend, p: &Platform, l: &LayerQuery) -> Option<(String, &'static Cite)> {
     let r = p.release;
     // FLASH_ATTN_MLA_SPARSE_FA4's own index_topk check returns first for a non-MLA config.
-    (b == Backend::FlashInferMlaSparse && r >= V0_30_0 && l.mla.is_none() && l.kv_cache_dtype != "fp8_ds_mla").then(|| {
+    (b == Backend::FlashInferMlaSparse && r >= V0_30_0 && dims(p, l).is_none() && l.kv_cache_dtype != "fp8_ds_mla").then(|| {
         (
             format!(
                 "{QPATH_LIMIT}: --attention-backend {b} on a non-MLA model: vLLM {r}'s supports_combination reads \
