@@ -83,6 +83,17 @@ emit backend-triton-error Report --gpu t4 --format json -- $LLAMA --kv-cache-dty
 emit backend-flex Report --gpu h100-sxm --format json -- $LLAMA --attention-backend FLEX_ATTENTION
 emit backend-turboquant Report --gpu h100-sxm --format json -- $LLAMA --kv-cache-dtype turboquant_k8v4
 emit backend-composite Report --gpu h100-sxm --format json -- $LLAMA --attention-backend TRITON_FLASH_ATTN
+# MLA (DeepSeek-architecture models): DeepSeek-V3 on B200 with an FP8 cache (FLASHINFER_MLA, an FP8 decode query, the
+# FLASH_ATTN prefill backend's kernel), DeepSeek-V2-Lite on an L4 (TRITON_MLA, no q_lora_rank), the sparse DeepSeek-V3.2
+# on H200 with fp8_ds_mla (index_topk, its indexer group), pydantic's ValidationError for an nvfp4 cache on MLA, the
+# picked matrix over the MLA cache dtypes, and DeepSeek MTP (an MLA drafter group).
+emit mla-deepseek-v3 Report --gpu b200 --format json -- vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8
+emit mla-v2-lite Report --gpu l4 --format json -- vllm serve deepseek-ai/DeepSeek-V2-Lite
+emit mla-sparse Report --gpu h200 --format json -- vllm serve deepseek-ai/DeepSeek-V3.2 --kv-cache-dtype fp8_ds_mla
+emit mla-validation-error Report --gpu b200 --format json -- vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype nvfp4
+emit matrix-mla Matrix matrix --backend picked --vllm 0.33.0 --format json -- vllm serve deepseek-ai/DeepSeek-V3
+emit mla-mtp Report --gpu b200 --format json -- vllm serve deepseek-ai/DeepSeek-V3 \
+  --speculative-config '{"method": "mtp", "num_speculative_tokens": 1}'
 
 cat >"$DIR/tsconfig.json" <<'EOF'
 {

@@ -1,5 +1,6 @@
 // qpath's JavaScript API: what vLLM decides for each attention group on a GPU, a vLLM release and a `vllm serve`
-// command line: the backend it picks (FLASHINFER, FLASH_ATTN, TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT, …), the query
+// command line: the backend it picks (FLASHINFER, FLASH_ATTN, TRITON_ATTN, FLEX_ATTENTION, TURBOQUANT, the MLA backends of
+// DeepSeek-architecture models, …), the query
 // dtype and kernel of each phase, every error, log line and why. The functions are exported by wasm-bindgen from the page's crate (`qpath-web`,
 // `src/api.rs`); on the trunk-built page they are on `window.wasmBindings`:
 //
@@ -115,7 +116,9 @@ export type CellStatus = "ok" | "error" | "other-backend" | "cannot-model";
 /** What a matrix shows (`qpath matrix --backend`): `flashinfer` (the default) is FlashInfer's groups over the cache
  *  dtypes FlashInfer's backend lists; `picked` is the backend vLLM picks on each GPU (or the one the command line's
  *  `--attention-backend` forces), with its query dtypes and kernels, over the cache dtypes any backend qpath models
- *  accepts (FlashInfer's, TRITON_ATTN's `*_per_token_head`, TURBOQUANT's `turboquant_*`). */
+ *  accepts (FlashInfer's, TRITON_ATTN's `*_per_token_head`, TURBOQUANT's `turboquant_*`), or, for a model whose layers
+ *  are MLA, the MLA backends' (`auto`, `float16`, `bfloat16`, `fp8`, `fp8_e4m3`, `fp8_ds_mla`, `nvfp4_ds_mla` from
+ *  0.30.0). */
 export type MatrixMode = "flashinfer" | "picked";
 
 /** A scenario's answer in one word: vLLM serves it, vLLM fails (the scenario's or a group's error), or qpath cannot
@@ -129,6 +132,25 @@ export interface KernelChoice {
   kernel: Kernel;
   /** The batches that run it, in vLLM's terms; `null` for every batch (or every other batch, after the ones before). */
   when: string | null;
+}
+
+/** An MLA (multi-head latent attention) layer's dims, as the DeepSeek-architecture model files read them from the
+ *  config (DeepSeek-V2 / V3 / R1 / V3.2, Kimi-K2, GLM-5, …). The KV cache holds one latent head per token, `kv_c`
+ *  (`kv_lora_rank`) ‖ `k_pe` (`qk_rope_head_dim`): the group's `head_dim` is their sum (576 for DeepSeek-V3) and its
+ *  `num_kv_heads` 1. Decode attends over the latent with the absorbed query (on the group's `backend`); the prefill
+ *  rows `forward_mha` takes up-project the latent to per-head K of `qk_nope_head_dim + qk_rope_head_dim` and V of
+ *  `v_head_dim` and run the MLA prefill backend vLLM selects apart (FLASH_ATTN's `fa*-varlen`, `trtllm-ragged-deepseek`,
+ *  `flashinfer-ragged-cutlass`, `tokenspeed-mla-prefill`: the group's `kernel.prefill`). */
+export interface MlaDims {
+  kv_lora_rank: number;
+  /** `null`: the query is projected without a low-rank step (DeepSeek-V2-Lite). */
+  q_lora_rank: number | null;
+  qk_nope_head_dim: number;
+  qk_rope_head_dim: number;
+  v_head_dim: number;
+  /** DeepSeek Sparse Attention's top-k (DeepSeek-V3.2, GLM-5): the layer is sparse, with a lightning-indexer cache;
+   *  `null` for dense MLA. */
+  index_topk: number | null;
 }
 
 /** The attention layer's static query quantization (`QuantFP8` in `Attention.__init__`, for a backend whose impl
@@ -262,8 +284,10 @@ export interface GroupReport {
   /** What qpath cannot model about this group ("qpath cannot model this: …"): the fields it leaves `null`. A group
    *  that runs has a query dtype and a kernel per phase unless this says why not. */
   unmodelled: string | null;
-  /** An MLA group's dims (DeepSeek-architecture models); `head_dim` is their head size `kv_lora_rank + qk_rope_head_dim`;
-   *  `null` for standard attention. */
+  /** An MLA group's dims (DeepSeek-architecture models; {@link MlaDims}): `head_dim` is their head size
+   *  `kv_lora_rank + qk_rope_head_dim`, `attention` stays `full`, `backend` is an MLA backend (`FLASHMLA`,
+   *  `FLASHINFER_MLA`, `CUTLASS_MLA`, `TRITON_MLA`, `FLASH_ATTN_MLA`, the sparse ones, …) and runs the decode kernel,
+   *  while `kernel.prefill` is the MLA prefill backend's; `null` for standard attention. */
   mla: MlaDims | null;
   /** The error that fires first in vLLM's real order (the trace's "first error" step says which order). */
   error: GroupError | null;

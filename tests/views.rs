@@ -348,3 +348,65 @@ async fn compare_shows_every_backends_kernels_and_query_scale() {
     // The heading names the column.
     assert!(text(&root, "#compare-table thead").contains("Query quantization"));
 }
+
+/// An MLA model's picked matrix: its columns are the MLA backends' cache dtypes (fp8_ds_mla, nvfp4_ds_mla at 0.33.0),
+/// its cells name the MLA backend each GPU gets, the caption and legend say so, and the cell is the core's.
+#[wasm_bindgen_test]
+async fn matrix_of_an_mla_model_shows_mla_backends_over_the_mla_cache_dtypes() {
+    let base = scenario("b200", Release::V0_33_0, "vllm serve deepseek-ai/DeepSeek-V3");
+    let root = container();
+    yew::Renderer::<MatrixView>::with_root_and_props(
+        root.clone(),
+        MatrixViewProps {
+            base: base.clone(),
+            mode: MatrixMode::Picked,
+            onmode: Callback::noop(),
+            onpick: Callback::noop(),
+        },
+    )
+    .render();
+    flush().await;
+    assert!(eventually(|| exists(&root, "#matrix-table")).await);
+    let kvs = qpath_core::matrix::mla_kv_dtypes(Release::V0_33_0);
+    let heads = root.query_selector_all("#matrix-table thead th.kv-col").unwrap();
+    let shown: Vec<String> = (0..heads.length())
+        .map(|i| heads.item(i).unwrap().text_content().unwrap())
+        .collect();
+    assert_eq!(shown, kvs);
+    assert!(shown.contains(&"fp8_ds_mla".to_string()) && shown.contains(&"nvfp4_ds_mla".to_string()));
+    assert_eq!(count(&root, "#matrix-table button.cell") as usize, 30 * kvs.len());
+    assert!(text(&root, "#matrix-caption").contains("every --kv-cache-dtype some MLA backend accepts"));
+    assert!(text(&root, ".matrix-legend").contains("FLASHINFER_MLA bf16/e4m3 fa4-varlen/trtllm-gen-mla"));
+    let b200 = q(&root, r#"button[data-gpu="b200"][data-kv="fp8"]"#);
+    assert_eq!(b200.get_attribute("data-backends").as_deref(), Some("FLASHINFER_MLA"));
+    assert_eq!(text(&b200, ".summary"), "FLASHINFER_MLA bf16/e4m3 fa4-varlen/trtllm-gen-mla");
+    let h200 = q(&root, r#"button[data-gpu="h200"][data-kv="auto"]"#);
+    assert_eq!(h200.get_attribute("data-backends").as_deref(), Some("FLASH_ATTN_MLA"));
+    // Every backend a cell names is an MLA backend.
+    let cells = root.query_selector_all("#matrix-table button.cell").unwrap();
+    for i in 0..cells.length() {
+        let c: Element = cells.item(i).unwrap().unchecked_into();
+        let backends = c.get_attribute("data-backends").unwrap_or_default();
+        for b in backends.split(',').filter(|b| !b.is_empty()) {
+            assert!(qpath_core::report::Backend::parse(b).is_some_and(|b| b.is_mla()), "{b}");
+        }
+    }
+}
+
+/// Compare on an MLA model: each side's kernel cells say who runs them (the MLA prefill backend, the MLA backend).
+#[wasm_bindgen_test]
+async fn compare_says_who_runs_an_mla_groups_kernels() {
+    let line = "vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8";
+    let root = mount_compare(
+        &scenario("b200", Release::V0_24_0, line),
+        &scenario("b200", Release::V0_33_0, line),
+    )
+    .await;
+    assert_eq!(text(&root, ".right-backend .value"), "FLASHINFER_MLA");
+    assert_eq!(
+        text(&root, ".right-kernel-prefill .value"),
+        "fa4-varlen on MLA prefill backend FLASH_ATTN"
+    );
+    assert_eq!(text(&root, ".right-kernel-decode .value"), "trtllm-gen-mla on FLASHINFER_MLA");
+    assert!(text(&root, ".left-kernel-decode .value").ends_with(&format!(" on {}", text(&root, ".left-backend .value"))));
+}

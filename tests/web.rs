@@ -886,3 +886,94 @@ async fn the_drafter_section_reads_the_command_lines_method_and_model() {
     assert_eq!(option.text_content().unwrap(), "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B");
     assert!(text(&root, "#result-speculative").contains("method eagle3, 3 tokens"));
 }
+
+/// deepseek-ai/DeepSeek-V3's config.json as released (https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/
+/// config.json), the fixture the core's MLA goldens read too.
+const DEEPSEEK_V3: &str = include_str!("../crates/qpath-core/tests/fixtures/deepseek-v3.config.json");
+
+/// The text of `selector` in the first group card, trimmed.
+fn in_card(root: &Element, selector: &str) -> String {
+    text(&q(root, "article.group[data-group=\"1\"]"), selector).trim().to_string()
+}
+
+/// Issue 21: DeepSeek-V3's config.json pasted under a model id that is no preset is read as vLLM's deepseek model
+/// file reads it, and the answer is an MLA group: a named MLA backend, both phases' query dtypes and kernels (the
+/// decode kernel the MLA backend's, the prefill kernel the MLA prefill backend's), the latent dims behind head size
+/// 576; the controls then offer the MLA backends, the MLA cache dtypes and the latent-dim overrides.
+#[wasm_bindgen_test]
+async fn a_pasted_deepseek_config_json_shows_an_mla_group_with_both_kernels_and_query_dtypes() {
+    let root = mount_with_hash("#gpu=b200&vllm=0.33.0&cmd=vllm+serve+my-org%2Fmy-deepseek+--kv-cache-dtype+fp8").await;
+    // Before the paste, the id is no model qpath knows: qpath cannot model it, and the controls are the standard ones.
+    assert!(!exists(&root, "article.group"));
+    assert!(exists(&root, "#attention-backend option[value='FLASH_ATTN']"));
+    paste_config(&root, DEEPSEEK_V3).await;
+    assert_eq!(text(&root, "#config-read"), "read: DeepseekV3ForCausalLM, 61 layers");
+    assert_eq!(strip_cells(&root), 61);
+    let card = q(&root, "article.group[data-group=\"1\"]");
+    assert_eq!(card.get_attribute("data-backend").as_deref(), Some("FLASHINFER_MLA"));
+    assert_eq!(in_card(&root, ".backend"), "FLASHINFER_MLA");
+    assert_eq!(in_card(&root, ".q-prefill"), "bfloat16");
+    assert_eq!(in_card(&root, ".q-decode"), "float8_e4m3fn");
+    assert_eq!(in_card(&root, ".kernel-prefill"), "fa4-varlen");
+    assert_eq!(in_card(&root, ".kernel-decode"), "trtllm-gen-mla");
+    // Who runs each kernel: the MLA prefill backend vLLM selects apart, and the decode backend.
+    let runners: Vec<String> = (0..2)
+        .map(|i| {
+            card.query_selector_all(".kernel-runner")
+                .unwrap()
+                .item(i)
+                .unwrap()
+                .text_content()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(runners, [" on MLA prefill backend FLASH_ATTN", " on FLASHINFER_MLA"]);
+    assert_eq!(in_card(&root, ".attention"), "multi-head latent attention (MLA)");
+    assert_eq!(in_card(&root, ".heads"), "heads 128/1 (q/latent kv)");
+    assert_eq!(
+        in_card(&root, ".head-dim"),
+        "head size 576 = kv_lora_rank 512 + qk_rope_head_dim 64"
+    );
+    assert_eq!(in_card(&root, ".mla-kv-lora-rank"), "kv_lora_rank 512 (latent)");
+    assert_eq!(in_card(&root, ".mla-nope"), "qk_nope_head_dim 128");
+    assert_eq!(in_card(&root, ".mla-v"), "v_head_dim 128");
+    assert_eq!(in_card(&root, ".mla-q-lora-rank"), "q_lora_rank 1536");
+    assert!(!exists(&card, ".mla-topk"));
+    // The controls: MLA backends only, the MLA cache dtypes (nvfp4_ds_mla at 0.33.0), the latent dims as overrides.
+    assert!(exists(&root, "#attention-backend option[value='FLASHMLA']"));
+    assert!(!exists(&root, "#attention-backend option[value='FLASH_ATTN']"));
+    assert!(exists(&root, "#kv-cache-dtype option[value='fp8_ds_mla']"));
+    assert!(exists(&root, "#kv-cache-dtype option[value='nvfp4_ds_mla']"));
+    assert!(!exists(&root, "#kv-cache-dtype option[value='turboquant_k8v4']"));
+    assert!(exists(&root, "#ov-kv-lora-rank") && !exists(&root, "#ov-head-dim"));
+    // Forcing another MLA backend from the select: CUTLASS_MLA's decode kernel, the same prefill backend.
+    choose(&root, "#attention-backend", "CUTLASS_MLA").await;
+    assert!(
+        command(&root).contains("--attention-backend CUTLASS_MLA"),
+        "{}",
+        command(&root)
+    );
+    assert!(eventually(|| in_card(&root, ".backend") == "CUTLASS_MLA").await);
+    assert_eq!(in_card(&root, ".kernel-decode"), "cutlass-mla-decode");
+    assert_eq!(in_card(&root, ".kernel-prefill"), "fa4-varlen");
+}
+
+/// The sparse DeepSeek-V3.2 preset on an H200: the MLA cache dtype from the select, the group's top-k, and vLLM's
+/// refusal of a plain FP8 cache named in the page (FLASHMLA_SPARSE takes fp8_ds_mla).
+#[wasm_bindgen_test]
+async fn the_sparse_deepseek_v32_takes_fp8_ds_mla_from_the_cache_select() {
+    let root = mount_with_hash("#gpu=h200&vllm=0.33.0&cmd=vllm+serve+deepseek-ai%2FDeepSeek-V3.2").await;
+    choose(&root, "#kv-cache-dtype", "fp8_ds_mla").await;
+    assert!(command(&root).contains("--kv-cache-dtype fp8_ds_mla"), "{}", command(&root));
+    assert!(eventually(|| in_card(&root, ".backend") == "FLASHMLA_SPARSE").await);
+    assert_eq!(in_card(&root, ".mla-topk"), "index_topk 2048 (sparse)");
+    assert_eq!(in_card(&root, ".cache-dtype"), "fp8_ds_mla");
+    assert_eq!(in_card(&root, ".kernel-decode"), "flashmla-sparse-decode-fp8");
+    assert!(!in_card(&root, ".q-decode").is_empty());
+    assert!(in_card(&root, ".attention").starts_with("sparse multi-head latent attention"));
+    // A DeepSeek preset's latent-dim input shows the preset's value.
+    assert_eq!(
+        q(&root, "#ov-kv-lora-rank").get_attribute("placeholder").as_deref(),
+        Some("512")
+    );
+}

@@ -33,13 +33,13 @@ pub(crate) fn text<T: ToString>(v: Option<T>) -> String {
 
 #[function_component(AttentionFieldset)]
 pub fn attention_fieldset(props: &FlagsProps) -> Html {
-    let (c, r, e) = (&props.command, props.release, &props.onedit);
+    let (c, r, e, mla) = (&props.command, props.release, &props.onedit, props.mla);
     let backend = text(c.attention_backend.as_ref());
     let dcp = c.decode_context_parallel_size.to_string();
     let block = text(c.block_size);
     let backends = options(
         Some("auto (priority order)"),
-        choices::attention_backends(r).into_iter().map(|b| (b, b.into())),
+        choices::attention_backends(r, mla).into_iter().map(|b| (b, b.into())),
         &backend,
     );
     let dcps = options(None, choices::dcp_sizes().iter().map(|n| (n, n.to_string())), &dcp);

@@ -15,7 +15,7 @@ pub fn cache_fieldset(props: &FlagsProps) -> Html {
     let kv = &c.kv_cache_dtype;
     // The model's number of layers, when it is a preset.
     let layers = model::find_preset(&c.model).map(|p| p.num_hidden_layers);
-    let mut kvs: Vec<ChoiceOption> = choices::kv_cache_dtypes(props.release)
+    let mut kvs: Vec<ChoiceOption> = choices::kv_cache_dtypes(props.release, props.mla)
         .into_iter()
         .map(|k| ChoiceOption::new(k, k))
         .collect();

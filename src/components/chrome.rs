@@ -26,7 +26,7 @@ pub fn site_header(theme: Theme, ontheme: Callback<MouseEvent>) -> Html {
             </div>
             <p class="tagline">
                 { "Which attention backend vLLM picks for each group of layers on your GPU, release and flags (FlashInfer, \
-                   FlashAttention, Triton, …), the query dtype and kernel it runs in prefill and decode, whether it crashes, \
+                   FlashAttention, Triton, DeepSeek's MLA backends, …), the query dtype and kernel it runs in prefill and decode, whether it crashes, \
                    and why: restated from each release's source, computed in your browser." }
             </p>
         </header>

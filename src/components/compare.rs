@@ -55,8 +55,9 @@ fn dtype(d: Option<TorchDtype>) -> String {
     d.map_or("—".to_string(), |d| d.name().to_string())
 }
 
-/// One side's texts for a group, as every view says them (the core's words): the kernels with their conditions,
-/// the query's quantization, each phase's outcome.
+/// One side's texts for a group, as every view says them (the core's words): the kernels with their conditions (an
+/// MLA group's with who runs them: the MLA prefill backend or the decode backend), the query's quantization, each
+/// phase's outcome.
 fn group_side(g: &GroupReport) -> GroupSide {
     let values = [
         g.backend.name().to_string(),
@@ -64,8 +65,8 @@ fn group_side(g: &GroupReport) -> GroupSide {
         dtype(g.q_dtype.prefill),
         dtype(g.q_dtype.decode),
         g.query_quant.as_ref().map_or("—".to_string(), |q| q.brief()),
-        g.kernels_text(true),
-        g.kernels_text(false),
+        g.kernels_runners_text(true),
+        g.kernels_runners_text(false),
         g.phase_outcome(true),
         g.phase_outcome(false),
     ];

@@ -39,6 +39,9 @@ pub struct FlagsProps {
     pub release: Release,
     /// The last command line that parsed ([`Page::last_valid`]).
     pub command: Rc<ServeCommand>,
+    /// The command line's model builds MLA layers ([`qpath_core::choices::model_uses_mla`]): the controls offer the MLA
+    /// backends and cache dtypes.
+    pub mla: bool,
     pub onedit: Callback<Edit>,
 }
 
@@ -46,7 +49,10 @@ pub struct FlagsProps {
 /// stands for a comparison of the whole command line (an equal command line in a new `Rc` only costs a render).
 impl PartialEq for FlagsProps {
     fn eq(&self, other: &Self) -> bool {
-        self.onedit == other.onedit && self.release == other.release && Rc::ptr_eq(&self.command, &other.command)
+        self.onedit == other.onedit
+            && self.release == other.release
+            && self.mla == other.mla
+            && Rc::ptr_eq(&self.command, &other.command)
     }
 }
 
@@ -62,6 +68,8 @@ pub fn inputs(state: &Page, report: &Report, ondispatch: &Callback<Action>) -> H
         .as_deref()
         .map(|c| config_status(c, release, command, report));
     let config = state.model_config.clone().map(AttrValue::from);
+    // One model read (no resolve): what the controls offer depends on whether its layers are MLA.
+    let mla = qpath_core::choices::model_uses_mla(release, command, state.model_config.as_deref());
     html! {
         <div class="inputs">
             <ReleaseFieldset {release} cuda={state.cuda} cubins={state.cubins}
@@ -73,9 +81,9 @@ pub fn inputs(state: &Page, report: &Report, ondispatch: &Callback<Action>) -> H
                 } else {
                     Action::parsed("FlashInfer", &v, |f| Action::SetFlashInfer(Some(f)))
                 })} />
-            <ModelFieldset {release} command={command.clone()} onedit={onedit.clone()} {config} {status} ondispatch={d.clone()} />
-            <CacheFieldset {release} command={command.clone()} onedit={onedit.clone()} />
-            <AttentionFieldset {release} command={command.clone()} {onedit} />
+            <ModelFieldset {release} command={command.clone()} {mla} onedit={onedit.clone()} {config} {status} ondispatch={d.clone()} />
+            <CacheFieldset {release} command={command.clone()} {mla} onedit={onedit.clone()} />
+            <AttentionFieldset {release} command={command.clone()} {mla} {onedit} />
         </div>
     }
 }

@@ -79,15 +79,24 @@ fn arch_runs(gpus: &[&'static Gpu]) -> Vec<(usize, usize)> {
     runs
 }
 
-fn legend(mode: MatrixMode) -> Html {
+fn legend(mode: MatrixMode, mla: bool) -> Html {
     let picked = mode == MatrixMode::Picked;
+    let sample = if mla {
+        "FLASHINFER_MLA bf16/e4m3 fa4-varlen/trtllm-gen-mla"
+    } else {
+        "FLASH_ATTN bf16/bf16 fa3-varlen-aot/fa3-varlen-aot"
+    };
     html! {
         <ul class="matrix-legend" aria-label="Legend">
             <li>
                 if picked {
-                    <span class="cell ok sample">{ "FLASH_ATTN bf16/bf16 fa3-varlen-aot/fa3-varlen-aot" }</span>
+                    <span class="cell ok sample">{ sample }</span>
                     { " the backend vLLM picks, then query dtype at prefill/decode, then kernel at prefill/decode (one \
                        such part per distinct group)" }
+                    if mla {
+                        { "; an MLA group's prefill kernel is its MLA prefill backend's (fa4-varlen: FLASH_ATTN), its \
+                           decode kernel the MLA backend's" }
+                    }
                 } else {
                     <span class="cell ok sample">{ "bf16/e4m3 fa2/xqa" }</span>
                     { " FlashInfer runs: query dtype at prefill/decode, then kernel at prefill/decode (one such part per \
@@ -123,6 +132,11 @@ fn caption(m: &Matrix, base: &Scenario) -> String {
     let errors = m.cells.iter().filter(|c| c.status == CellStatus::Error).count();
     let what = match m.mode {
         MatrixMode::FlashInfer => "every --kv-cache-dtype FlashInfer's backend accepts at this release, FlashInfer's groups",
+        MatrixMode::Picked if m.mla => {
+            "every --kv-cache-dtype some MLA backend accepts at this release (the model's layers are MLA: fp8_ds_mla \
+             is DeepSeek's cache layout), the MLA backend vLLM picks (or the command line's --attention-backend \
+             forces) with its query dtypes and kernels"
+        }
         MatrixMode::Picked => {
             "every --kv-cache-dtype some attention backend accepts at this release, the backend vLLM picks (or the \
              command line's --attention-backend forces) with its query dtypes and kernels"
@@ -186,7 +200,7 @@ pub fn matrix_view(props: &MatrixViewProps) -> Html {
         <section class="matrix" aria-label="Matrix">
             { mode_select(m.mode, onmode) }
             <p id="matrix-caption" class="matrix-caption">{ caption }</p>
-            { legend(m.mode) }
+            { legend(m.mode, m.mla) }
             <div class="matrix-wrap">
                 <table id="matrix-table" class={m.mode.name()} aria-describedby="matrix-caption">
                     <caption>{ match m.mode {

@@ -22,6 +22,8 @@ use crate::state::{Action, Edit};
 pub struct ModelProps {
     pub release: Release,
     pub command: Rc<ServeCommand>,
+    /// The model builds MLA layers: the override inputs are its latent dims.
+    pub mla: bool,
     pub onedit: Callback<Edit>,
     pub config: Option<AttrValue>,
     pub status: Option<ConfigStatus>,
@@ -34,6 +36,7 @@ impl PartialEq for ModelProps {
         self.onedit == other.onedit
             && self.ondispatch == other.ondispatch
             && self.release == other.release
+            && self.mla == other.mla
             && Rc::ptr_eq(&self.command, &other.command)
             && self.config == other.config
             && self.status == other.status
@@ -48,7 +51,7 @@ pub fn model_fieldset(props: &ModelProps) -> Html {
     if preset.is_none() {
         models.insert(0, ChoiceOption::new(model.as_str(), format!("{model} (not a preset)")));
     }
-    let overrides = choices::hf_overrides(preset).map(|o| {
+    let overrides = choices::hf_overrides(preset, props.mla).map(|o| {
         let value = hf_overrides.as_ref().and_then(|m| m.get(o.key)).map(|v| v.to_string());
         override_input(o, value, &props.onedit)
     });

@@ -15,7 +15,10 @@
 //! batch's kernel, and a phase whose kernel depends on the batch lists the others after it (`.kernel-else`), each with
 //! its condition (`.kernel-when`) and the call as vLLM's code names it (`.kernel-call`). `.query-quant` says how the
 //! attention layer quantizes an FP8 query and its scale (`.query-quant-why`: where the scale comes from), and
-//! `.unmodelled` what qpath cannot model about the group.
+//! `.unmodelled` what qpath cannot model about the group. An MLA group's card adds its dims (`.mla-dims`: the latent
+//! cache's `.mla-kv-lora-rank` and `.mla-rope`, whose sum is the head size, `.mla-nope`, `.mla-v`, `.mla-q-lora-rank`,
+//! a sparse model's `.mla-topk`) and, after each kernel, who runs it (`.kernel-runner`: the MLA prefill backend
+//! `MLAAttention` selects apart from the decode backend, or the decode backend).
 //!
 //! It depends on nothing of its crate but the report it is given: `tests/results.rs` mounts it on reports of the core.
 
@@ -24,8 +27,8 @@ use std::rc::Rc;
 use qpath_core::dtype::TorchDtype;
 use qpath_core::options::echo_words;
 use qpath_core::report::{
-    attention_name, AttentionKind, GroupError, GroupReport, GroupRole, KernelChoice, LogRecord, QueryQuant, Report,
-    ScenarioError, ScenarioErrorKind, TraceStep,
+    AttentionKind, GroupError, GroupReport, GroupRole, KernelChoice, LogRecord, QueryQuant, Report, ScenarioError,
+    ScenarioErrorKind, TraceStep,
 };
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
@@ -61,16 +64,22 @@ fn colour_class(n: usize) -> String {
     format!("g{}", (n - 1) % GROUP_COLOURS + 1)
 }
 
-/// `(full, FLASHINFER, fp8)`: what tells a group apart at a glance.
+/// `(full, FLASHINFER, fp8)`: what tells a group apart at a glance (an MLA group's attention: `MLA`, `sparse MLA`).
 fn group_brief(g: &GroupReport) -> String {
     let attention = match (g.attention, g.sliding_window) {
         (AttentionKind::SlidingWindow, Some(w)) => format!("sliding_window {w}"),
-        (kind, _) => attention_name(kind).to_string(),
+        _ => g.attention_text().to_string(),
     };
     format!("{attention}, {}, {}", g.backend, g.cache_dtype)
 }
 
 fn attention_words(g: &GroupReport) -> String {
+    if let Some(m) = &g.mla {
+        return match m.index_topk {
+            Some(k) => format!("sparse multi-head latent attention (MLA, DeepSeek Sparse Attention: top-{k} tokens)"),
+            None => "multi-head latent attention (MLA)".to_string(),
+        };
+    }
     match (g.attention, g.sliding_window) {
         (AttentionKind::Full, _) => "full attention".to_string(),
         (AttentionKind::SlidingWindow, Some(w)) => format!("sliding-window attention ({w} tokens)"),
@@ -395,6 +404,7 @@ fn group_card(props: &GroupCardProps) -> Html {
                 if fp8_query { <span class="badge fp8-badge">{ "FP8 query" }</span> }
             </h3>
             { group_shape(g) }
+            { mla_dims(g) }
             { decision(g, props.min_cg) }
             if let Some(why) = &g.unmodelled {
                 <p class="unmodelled" role="note">{ echo_words(why) }</p>
@@ -448,13 +458,46 @@ fn group_shape(g: &GroupReport) -> Html {
             <span class="family">{ "Mamba-family backend (MambaAttentionBackendEnum)" }</span>
         } else {
         <span class="sep" aria-hidden="true">{ " · " }</span>
-        <span class="heads">{ format!("heads {}/{} (q/kv)", g.num_q_heads, g.num_kv_heads) }</span>
+        <span class="heads">{ format!("heads {}/{} ({})", g.num_q_heads, g.num_kv_heads,
+            if g.mla.is_some() { "q/latent kv" } else { "q/kv" }) }</span>
         <span class="sep" aria-hidden="true">{ " · " }</span>
-        <span class="head-dim">{ format!("head_dim {}", g.head_dim) }</span>
+        <span class="head-dim">{ match &g.mla {
+            Some(m) => format!("head size {} = kv_lora_rank {} + qk_rope_head_dim {}", g.head_dim, m.kv_lora_rank,
+                m.qk_rope_head_dim),
+            None => format!("head_dim {}", g.head_dim),
+        } }</span>
         <span class="sep" aria-hidden="true">{ " · " }</span>
         <span class="sinks">{ if g.has_sinks { "attention sinks" } else { "no sinks" } }</span>
         }
     </p>
+    }
+}
+
+/// An MLA group's dims (`.mla-dims`): the latent cache (`.mla-kv-lora-rank`, `.mla-rope`), the per-head query and value
+/// dims (`.mla-nope`, `.mla-v`), `.mla-q-lora-rank`, a sparse model's `.mla-topk`, and how the two phases use them.
+fn mla_dims(g: &GroupReport) -> Html {
+    let Some(m) = &g.mla else { return html! {} };
+    let sep = || html! { <span class="sep" aria-hidden="true">{ " · " }</span> };
+    html! {
+        <div class="mla-block">
+            <p class="shape mla-dims">
+                <span class="mla-kv-lora-rank">{ format!("kv_lora_rank {} (latent)", m.kv_lora_rank) }</span>{ sep() }
+                <span class="mla-rope">{ format!("qk_rope_head_dim {}", m.qk_rope_head_dim) }</span>{ sep() }
+                <span class="mla-nope">{ format!("qk_nope_head_dim {}", m.qk_nope_head_dim) }</span>{ sep() }
+                <span class="mla-v">{ format!("v_head_dim {}", m.v_head_dim) }</span>{ sep() }
+                <span class="mla-q-lora-rank">{ m.q_lora_rank.map_or("no q_lora_rank".to_string(), |q| format!("q_lora_rank {q}")) }</span>
+                if let Some(k) = m.index_topk {
+                    { sep() }<span class="mla-topk">{ format!("index_topk {k} (sparse)") }</span>
+                }
+            </p>
+            <p class="hint mla-why">{ format!(
+                "The cache holds one latent head per token: kv_c ({}) ‖ k_pe ({}) = {}. Decode absorbs W_UK into the \
+                 query and attends over the latent ({} dims per head) on {}; prefill rows up-project the latent to \
+                 per-head K of {} and V of {} and run the MLA prefill backend's kernel.",
+                m.kv_lora_rank, m.qk_rope_head_dim, m.kv_lora_rank + m.qk_rope_head_dim,
+                m.kv_lora_rank + m.qk_rope_head_dim, g.backend, m.qk_nope_head_dim + m.qk_rope_head_dim, m.v_head_dim
+            ) }</p>
+        </div>
     }
 }
 
@@ -490,9 +533,9 @@ fn decision(g: &GroupReport, min_cg: Option<qpath_core::report::CgSupport>) -> H
             <dt>{ format!("{input}, decode") }</dt>
             <dd>{ dtype_value("q-decode", g.q_dtype.decode, &why_missing) }</dd>
             <dt>{ "Kernel, prefill" }</dt>
-            <dd>{ kernel_value("kernel-prefill", &g.kernel_choices(true), &why_missing) }</dd>
+            <dd>{ kernel_value("kernel-prefill", g, true, &why_missing) }</dd>
             <dt>{ "Kernel, decode" }</dt>
-            <dd>{ kernel_value("kernel-decode", &g.kernel_choices(false), &why_missing) }</dd>
+            <dd>{ kernel_value("kernel-decode", g, false, &why_missing) }</dd>
         }
         if let Some(q) = &g.query_quant {
             <dt>{ "Query quantization" }</dt>
@@ -519,11 +562,15 @@ fn dtype_value(class: &'static str, d: Option<TorchDtype>, why_missing: &str) ->
     }
 }
 
-/// One kernel: its name, its condition, and the call as vLLM's code names it.
-fn kernel_line(class: &'static str, c: &KernelChoice) -> Html {
+/// One kernel: its name, who runs it in an MLA group (`.kernel-runner`: the MLA prefill backend or the decode backend),
+/// its condition, and the call as vLLM's code names it.
+fn kernel_line(class: &'static str, c: &KernelChoice, g: &GroupReport) -> Html {
     html! {
         <>
             <code class={class}>{ c.kernel.name() }</code>
+            if g.mla.is_some() {
+                <span class="kernel-runner">{ format!(" on {}", g.kernel_runner(c.kernel)) }</span>
+            }
             if let Some(when) = &c.when {
                 <span class="kernel-when">{ format!(" for {when}") }</span>
             }
@@ -533,16 +580,17 @@ fn kernel_line(class: &'static str, c: &KernelChoice) -> Html {
 }
 
 /// A phase's kernels: the first batch's (`class`), then, where the batch decides, the others after "else".
-fn kernel_value(class: &'static str, choices: &[KernelChoice], why_missing: &str) -> Html {
+fn kernel_value(class: &'static str, g: &GroupReport, is_prefill: bool, why_missing: &str) -> Html {
+    let choices = g.kernel_choices(is_prefill);
     let Some((first, rest)) = choices.split_first() else {
         return missing(class, why_missing);
     };
     html! {
         <>
-            { kernel_line(class, first) }
+            { kernel_line(class, first, g) }
             if !rest.is_empty() {
                 <div class="kernel-else">
-                    { for rest.iter().map(|c| html! { <div>{ "else " }{ kernel_line("kernel-alt", c) }</div> }) }
+                    { for rest.iter().map(|c| html! { <div>{ "else " }{ kernel_line("kernel-alt", c, g) }</div> }) }
                 </div>
             }
         </>

@@ -351,6 +351,42 @@ check('paste-config-json', async (t) => {
   assert.equal(await count(page, '#config-error'), 0);
 });
 
+// 4c. An MLA model (issue 21): DeepSeek-V3 from the model select on a B200, an FP8 cache from the cache select (which
+//     now offers the MLA cache dtypes), the MLA card (backend, both query dtypes, the MLA prefill backend's kernel and
+//     the decode kernel, the latent dims), then the picked matrix over the MLA cache dtypes and a cell that loads.
+//     The values are the core's (crates/qpath-core/tests/golden_mla.rs, `qpath --gpu b200 -- vllm serve
+//     deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8`).
+check('mla-deepseek', async (t) => {
+  const page = await t.open(`/index.html${hashOf({ gpu: 'b200', vllm: '0.33.0', cmd: LLAMA })}`);
+  await page.selectOption('#model', 'deepseek-ai/DeepSeek-V3');
+  await eventually(async () => includes(await value(page, '#command-line'), 'vllm serve deepseek-ai/DeepSeek-V3', 'command line'));
+  assert.equal(await count(page, '#kv-cache-dtype option[value="fp8_ds_mla"]'), 1, 'the MLA cache dtypes are offered');
+  assert.equal(await count(page, '#attention-backend option[value="FLASH_ATTN"]'), 0, 'only MLA backends are offered');
+  await page.selectOption('#kv-cache-dtype', 'fp8');
+  const card = 'article.group[data-backend="FLASHINFER_MLA"]';
+  await eventually(async () => assert.equal(await text(page, `${card} .cache-dtype`), 'fp8'));
+  const field = (f) => text(page, `${card} .${f}`);
+  assert.deepEqual(await Promise.all(['q-prefill', 'q-decode', 'kernel-prefill', 'kernel-decode'].map(field)),
+    ['bfloat16', 'float8_e4m3fn', 'fa4-varlen', 'trtllm-gen-mla']);
+  assert.deepEqual(await texts(page, `${card} .kernel-runner`), ['on MLA prefill backend FLASH_ATTN', 'on FLASHINFER_MLA']);
+  assert.equal(await field('head-dim'), 'head size 576 = kv_lora_rank 512 + qk_rope_head_dim 64');
+  assert.equal(await field('mla-kv-lora-rank'), 'kv_lora_rank 512 (latent)');
+  assert.equal(await count(page, '.layer-strip .layer'), 61);
+
+  await page.click('#tab-matrix');
+  await page.waitForSelector('#matrix-mode');
+  await page.selectOption('#matrix-mode', 'picked');
+  await eventually(async () => includes(await text(page, '#matrix-caption'), 'some MLA backend accepts', 'the MLA caption'));
+  assert.deepEqual(await texts(page, '#matrix-table thead th.kv-col'),
+    ['auto', 'float16', 'bfloat16', 'fp8', 'fp8_e4m3', 'fp8_ds_mla', 'nvfp4_ds_mla']);
+  const h200 = 'button.cell[data-gpu="h200"][data-kv="fp8"]';
+  assert.equal(await attr(page, h200, 'data-backends'), 'FLASHMLA');
+  await page.click(h200);
+  await eventually(async () => includes(await text(page, '#selected-gpu'), 'NVIDIA H200', 'selected GPU'));
+  await eventually(async () => assert.equal(await text(page, 'article.group .backend'), 'FLASHMLA'));
+  assert.equal(await text(page, 'article.group .kernel-decode'), 'flashmla-decode-fp8');
+});
+
 // 4. A pasted command line fills the inputs and the answer; an invalid flag is named and the inputs keep their values.
 check('paste-command-line', async (t) => {
   const page = await t.open('/');
@@ -721,6 +757,9 @@ const SHOWCASE = {
     'NVIDIA H100', 'article.group[data-backend="FLASH_ATTN"] .query-quant'],
   'unverified prediction': [hashOf({ gpu: 'jetson-agx-thor', vllm: '0.33.0', cubins: 'yes', cmd: `${LLAMA} --attention-backend FLASHINFER` }),
     'Thor', '.unverified-badge'],
+  // An MLA group: the latent dims, each kernel's runner (the MLA prefill backend, the decode backend), an FP8 decode query.
+  'mla group': [hashOf({ gpu: 'b200', vllm: '0.33.0', cmd: 'vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8' }),
+    'NVIDIA B200', 'article.group .mla-dims + .mla-why'],
   // A config.json from the link, read instead of the preset (the box open, its summary under it).
   'pasted config.json': [hashOf({ gpu: 'l4', vllm: '0.33.0', cmd: SEED_CMD, config: JSON.stringify(JSON.parse(LLAMA_CONFIG_4)) }),
     'NVIDIA L4', '#model-config + #config-clear + #config-read'],

@@ -574,7 +574,7 @@ mod tests {
         "max_window_layers": 28, "model_type": "qwen3", "num_attention_heads": 16, "num_hidden_layers": 28,
         "num_key_value_heads": 8, "sliding_window": null, "torch_dtype": "bfloat16", "use_sliding_window": false}"#;
 
-    fn json_of(out: &str) -> serde_json::Value {
+    pub(super) fn json_of(out: &str) -> serde_json::Value {
         serde_json::from_str(out).unwrap()
     }
 
@@ -853,6 +853,7 @@ mod issue15 {
             gpus: vec!["l4"],
             cells,
             mode: MatrixMode::FlashInfer,
+            mla: false,
         };
         let ok = || cell(CellStatus::Ok, "bf16/bf16 fa2/fa2");
         let other = || cell(CellStatus::OtherBackend, "FLASH_ATTN");
@@ -1225,5 +1226,85 @@ mod issue20 {
         let e = answer(&format!("matrix --backend auto -- {LLAMA}"));
         assert!(e.code == exit::CANNOT && e.stderr.contains("`auto`"), "{e:?}");
         assert!(answer("matrix --help").stdout.contains("--backend"));
+    }
+
+    /// DeepSeek-V3 as a new user types it (issue 21): the table names the MLA backend, both query dtypes and both
+    /// kernels, the MLA dims and the prefill backend apart from the decode one; the JSON has the group's `mla`; the
+    /// picked matrix's columns are the MLA cache dtypes with MLA backends in its cells.
+    #[test]
+    fn deepseek_v3_shows_an_mla_group_in_every_format() {
+        let a = answer("--gpu b200 -- vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8");
+        assert_eq!(a.code, exit::SERVES, "{a:?}");
+        let row = a.stdout.lines().find(|l| l.starts_with("0-60")).unwrap();
+        for cell in [
+            "MLA",
+            "FLASHINFER_MLA",
+            "bfloat16",
+            "float8_e4m3fn",
+            "fa4-varlen",
+            "trtllm-gen-mla",
+            "ok",
+        ] {
+            assert!(row.contains(cell), "{cell}: {row}");
+        }
+        assert!(
+            a.stdout
+                .contains("\n  MLA: latent cache kv_lora_rank 512 + qk_rope_head_dim 64 = head size 576 "),
+            "{}",
+            a.stdout
+        );
+        assert!(
+            a.stdout.contains(
+                "\n  runs: prefill on MLA prefill backend FLASH_ATTN (fa4-varlen); decode on FLASHINFER_MLA (trtllm-gen-mla)\n"
+            ),
+            "{}",
+            a.stdout
+        );
+        let j = super::tests::json_of(
+            &answer("--gpu b200 --format json -- vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8").stdout,
+        );
+        let g = &j["groups"][0];
+        assert_eq!(g["backend"], "FLASHINFER_MLA");
+        assert_eq!(g["head_dim"], 576);
+        assert_eq!(
+            g["mla"],
+            serde_json::json!({"kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128,
+                "qk_rope_head_dim": 64, "v_head_dim": 128, "index_topk": null})
+        );
+        assert_eq!(
+            g["kernel"],
+            serde_json::json!({"prefill": "fa4-varlen", "decode": "trtllm-gen-mla"})
+        );
+        assert_eq!(
+            g["q_dtype"],
+            serde_json::json!({"prefill": "bfloat16", "decode": "float8_e4m3fn"})
+        );
+        let md = answer("--gpu b200 --format markdown -- vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8").stdout;
+        assert!(
+            md.contains("| 0-60 | MLA | FLASHINFER_MLA | `fp8` | bfloat16 | float8_e4m3fn | fa4-varlen | trtllm-gen-mla | ok |"),
+            "{md}"
+        );
+        let j =
+            super::tests::json_of(&answer("matrix --backend picked --format json -- vllm serve deepseek-ai/DeepSeek-V3").stdout);
+        assert_eq!(
+            j["kv_cache_dtypes"],
+            serde_json::json!(["auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_ds_mla", "nvfp4_ds_mla"])
+        );
+        let b200 = j["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["gpu"] == "b200" && c["kv_cache_dtype"] == "fp8")
+            .unwrap();
+        assert_eq!(b200["backends"], serde_json::json!(["FLASHINFER_MLA"]));
+        // vLLM's own refusal of an MLA-unfit cache: pydantic's ValidationError, exit 1.
+        let a = answer("--gpu b200 -- vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype nvfp4");
+        assert_eq!(a.code, exit::FAILS, "{a:?}");
+        assert!(
+            a.stdout
+                .contains("pydantic_core._pydantic_core.ValidationError: 1 validation error for VllmConfig"),
+            "{}",
+            a.stdout
+        );
     }
 }

@@ -6,7 +6,9 @@
 
 use crate::attention::Backend;
 use crate::capability::CudaVersion;
-use crate::matrix::any_backend_kv_dtypes;
+pub use crate::matrix::model_uses_mla;
+#[cfg(doc)]
+use crate::matrix::{any_backend_kv_dtypes, mla_kv_dtypes};
 use crate::model::ModelPreset;
 use crate::release::Release;
 use crate::serve::{ServeCommand, SpeculativeConfig};
@@ -72,22 +74,36 @@ pub fn cuda_versions() -> &'static [CudaVersion] {
     CUDAS
 }
 
-/// The `--attention-backend` values the page offers at a release: every attention backend qpath names
-/// ([`Backend::ATTENTION`]), FlashInfer first, in the releases whose `AttentionBackendEnum` has it (the composites
-/// TRITON_FLASH_ATTN and TRITON_FLASHINFER from 0.30.0; the tests check each against that release's parser).
-pub fn attention_backends(release: Release) -> Vec<&'static str> {
-    let mut v = vec![Backend::FlashInfer];
-    v.extend(Backend::ATTENTION.into_iter().filter(|b| *b != Backend::FlashInfer));
+/// The `--attention-backend` values the page offers at a release for a model whose layers are MLA (`mla`, see
+/// [`model_uses_mla`]) or not, in the releases whose `AttentionBackendEnum` has them (the tests check each against
+/// that release's parser): for standard attention every non-MLA attention backend qpath names ([`Backend::ATTENTION`]),
+/// FlashInfer first (the composites TRITON_FLASH_ATTN and TRITON_FLASHINFER from 0.30.0); for an MLA model the MLA
+/// backends ([`Backend::MLA`]: an MLA layer's selector refuses every other with "MLA not supported"). A backend the
+/// command line names outside the list is still shown (the page adds it).
+pub fn attention_backends(release: Release, mla: bool) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if mla {
+        v.extend(Backend::MLA);
+    } else {
+        v.push(Backend::FlashInfer);
+        v.extend(
+            Backend::ATTENTION
+                .into_iter()
+                .filter(|b| *b != Backend::FlashInfer && !b.is_mla()),
+        );
+    }
     v.into_iter()
         .map(Backend::name)
         .filter(|name| crate::serve::backend_exists(release, name))
         .collect()
 }
 
-/// The `--kv-cache-dtype` values the page offers at a release: those some backend qpath models accepts
-/// ([`any_backend_kv_dtypes`]: FlashInfer's, then TRITON_ATTN's per-token-head caches, then TURBOQUANT's).
-pub fn kv_cache_dtypes(release: Release) -> Vec<&'static str> {
-    any_backend_kv_dtypes(release)
+/// The `--kv-cache-dtype` values the page offers at a release: for standard attention those some backend qpath models
+/// accepts ([`any_backend_kv_dtypes`]: FlashInfer's, then TRITON_ATTN's per-token-head caches, then TURBOQUANT's); for
+/// an MLA model the MLA backends' ([`mla_kv_dtypes`]: the 16-bit and FP8 caches, `fp8_ds_mla`, and `nvfp4_ds_mla` from
+/// 0.30.0), the matrix's picked-mode columns in both cases.
+pub fn kv_cache_dtypes(release: Release, mla: bool) -> Vec<&'static str> {
+    crate::matrix::MatrixMode::Picked.kv_dtypes(release, mla)
 }
 
 /// The `-dcp` (decode context parallel) sizes the page offers; 1 is vLLM's default.
@@ -210,22 +226,44 @@ pub struct HfOverride {
     pub preset: Option<u32>,
 }
 
-/// The `--hf-overrides` keys qpath's model reading uses, with the preset's values.
-pub fn hf_overrides(preset: Option<&ModelPreset>) -> [HfOverride; 4] {
+/// The `--hf-overrides` keys qpath's model reading uses, with the preset's values: layers and query heads, then for
+/// standard attention the KV heads and head dim, for a DeepSeek-architecture (MLA) model (`mla`, or an MLA preset) the
+/// latent cache's `kv_lora_rank` and `qk_rope_head_dim` (its head size is their sum; the deepseek model files never
+/// read `num_key_value_heads` or `head_dim`, and qpath refuses them there).
+pub fn hf_overrides(preset: Option<&ModelPreset>, mla: bool) -> [HfOverride; 4] {
     let o = |key, slug, label, preset| HfOverride {
         key,
         slug,
         label,
         preset,
     };
+    let layers = o("num_hidden_layers", "layers", "layers", preset.map(|p| p.num_hidden_layers));
+    let heads = o(
+        "num_attention_heads",
+        "heads",
+        "query heads",
+        preset.map(|p| p.num_attention_heads),
+    );
+    let deepseek = preset.map_or(mla, |p| p.vllm_model == crate::model::VllmModel::DeepseekV2);
+    if deepseek {
+        // An MLA preset's own dims are in its `config` fields (data/models.toml).
+        let raw: Option<serde_json::Value> = preset.and_then(|p| serde_json::from_str(p.config).ok());
+        let dim = |key: &str| {
+            raw.as_ref()
+                .and_then(|v| v.get(key))
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+        };
+        return [
+            layers,
+            heads,
+            o("kv_lora_rank", "kv-lora-rank", "kv_lora_rank (latent)", dim("kv_lora_rank")),
+            o("qk_rope_head_dim", "rope-dim", "qk_rope_head_dim", dim("qk_rope_head_dim")),
+        ];
+    }
     [
-        o("num_hidden_layers", "layers", "layers", preset.map(|p| p.num_hidden_layers)),
-        o(
-            "num_attention_heads",
-            "heads",
-            "query heads",
-            preset.map(|p| p.num_attention_heads),
-        ),
+        layers,
+        heads,
         o(
             "num_key_value_heads",
             "kv-heads",
@@ -281,11 +319,11 @@ mod tests {
     #[test]
     fn every_offered_value_parses_at_its_release() {
         for r in Release::ALL {
-            for b in attention_backends(r) {
+            for b in attention_backends(r, false).into_iter().chain(attention_backends(r, true)) {
                 let c = parse(r, &format!("vllm serve m --attention-backend {b}")).unwrap();
                 assert_eq!(c.attention_backend.as_deref(), Some(b), "{r:?}");
             }
-            for kv in kv_cache_dtypes(r) {
+            for kv in kv_cache_dtypes(r, false).into_iter().chain(kv_cache_dtypes(r, true)) {
                 assert_eq!(
                     parse(r, &format!("vllm serve m --kv-cache-dtype {kv}"))
                         .unwrap()
@@ -325,14 +363,81 @@ mod tests {
     #[test]
     fn overrides_carry_the_presets_values() {
         let llama = find_preset("meta-llama/Llama-3.1-8B-Instruct").unwrap();
-        let o = hf_overrides(Some(llama));
+        let o = hf_overrides(Some(llama), false);
         assert_eq!(o[0].key, "num_hidden_layers");
         assert_eq!(o[0].preset, Some(llama.num_hidden_layers));
         assert_eq!(o[1].preset, Some(llama.num_attention_heads));
-        assert!(hf_overrides(None).iter().all(|o| o.preset.is_none()));
-        for o in hf_overrides(None) {
+        assert_eq!(o[3].key, "head_dim");
+        assert!(hf_overrides(None, false).iter().all(|o| o.preset.is_none()));
+        for o in hf_overrides(None, false) {
             let c = parse(Release::LATEST, &format!("vllm serve m --hf-overrides '{{\"{}\":7}}'", o.key)).unwrap();
             assert!(c.hf_overrides.unwrap().contains_key(o.key));
+        }
+    }
+
+    /// An MLA model's inputs are the latent cache's dims, with the preset's values, and each override is read: the
+    /// resolved group's head size is kv_lora_rank + qk_rope_head_dim (the keys qpath refuses on a deepseek model file,
+    /// num_key_value_heads and head_dim, are not offered).
+    #[test]
+    fn an_mla_models_overrides_are_its_latent_dims() {
+        let v3 = find_preset("deepseek-ai/DeepSeek-V3").unwrap();
+        let o = hf_overrides(Some(v3), false);
+        let keys: Vec<(&str, Option<u32>)> = o.iter().map(|o| (o.key, o.preset)).collect();
+        assert_eq!(
+            keys,
+            [
+                ("num_hidden_layers", Some(61)),
+                ("num_attention_heads", Some(128)),
+                ("kv_lora_rank", Some(512)),
+                ("qk_rope_head_dim", Some(64)),
+            ]
+        );
+        // A pasted DeepSeek config.json (no preset) gets the same keys, without values.
+        let keys: Vec<&str> = hf_overrides(None, true).iter().map(|o| o.key).collect();
+        assert_eq!(
+            keys,
+            ["num_hidden_layers", "num_attention_heads", "kv_lora_rank", "qk_rope_head_dim"]
+        );
+        let report = crate::resolve::resolve(&crate::resolve::Scenario::new(
+            crate::resolve::Hardware::Gpu(crate::gpu::find("h200").unwrap()),
+            Release::LATEST,
+            r#"vllm serve deepseek-ai/DeepSeek-V3 --hf-overrides '{"kv_lora_rank": 256, "qk_rope_head_dim": 64}'"#,
+        ));
+        let g = &report.groups[0];
+        assert_eq!((g.head_dim, g.mla.unwrap().kv_lora_rank), (320, 256), "{report:?}");
+    }
+
+    /// The controls of an MLA model offer the MLA backends and cache dtypes where the release has them (nvfp4_ds_mla
+    /// from 0.30.0), and a standard model's none of them; VLLM_MLA_DISABLE=1 makes a DeepSeek model standard.
+    #[test]
+    fn an_mla_model_is_offered_the_mla_backends_and_cache_dtypes() {
+        let mla = |line: &str, config: Option<&str>| model_uses_mla(Release::LATEST, &cmd(line), config);
+        assert!(mla("vllm serve deepseek-ai/DeepSeek-V3", None));
+        assert!(mla("vllm serve deepseek-ai/DeepSeek-V2-Lite", None));
+        assert!(!mla("VLLM_MLA_DISABLE=1 vllm serve deepseek-ai/DeepSeek-V3", None));
+        assert!(!mla("vllm serve meta-llama/Llama-3.1-8B-Instruct", None));
+        assert!(!mla("vllm serve no-such/model", None));
+        let config = include_str!("../tests/fixtures/deepseek-v3.config.json");
+        assert!(mla("vllm serve my/deepseek", Some(config)));
+        assert!(!mla("vllm serve my/deepseek", Some("{}")));
+
+        for r in [Release::V0_24_0, Release::V0_29_0, Release::V0_30_0, Release::LATEST] {
+            let backends = attention_backends(r, true);
+            assert!(
+                backends.iter().all(|b| Backend::parse(b).is_some_and(Backend::is_mla)),
+                "{backends:?}"
+            );
+            assert!(
+                backends.contains(&"FLASHMLA") && backends.contains(&"TRITON_MLA"),
+                "{backends:?}"
+            );
+            let standard = attention_backends(r, false);
+            assert_eq!(standard[0], "FLASHINFER");
+            assert!(standard.iter().all(|b| !Backend::parse(b).unwrap().is_mla()), "{standard:?}");
+            let kvs = kv_cache_dtypes(r, true);
+            assert!(kvs.contains(&"fp8_ds_mla"), "{r:?}");
+            assert_eq!(kvs.contains(&"nvfp4_ds_mla"), r >= Release::V0_30_0, "{r:?}");
+            assert!(!kv_cache_dtypes(r, false).iter().any(|k| k.ends_with("_ds_mla")), "{r:?}");
         }
     }
 }

@@ -39,6 +39,36 @@ pub fn any_backend_kv_dtypes(r: Release) -> Vec<&'static str> {
     v
 }
 
+/// The `--kv-cache-dtype` values some MLA backend lists at a release (the union of their `supported_kv_cache_dtypes`):
+/// the 16-bit and FP8 caches, DeepSeek's `fp8_ds_mla` layout (every release) and `nvfp4_ds_mla` (0.30.0+, when the
+/// release's `CacheDType` has it). The picked mode's columns for an MLA model: the other backends' caches would only
+/// repeat "No valid attention backend found" for its layers.
+pub fn mla_kv_dtypes(r: Release) -> Vec<&'static str> {
+    let mut v = vec!["auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_ds_mla"];
+    if r >= Release::V0_30_0 {
+        v.push("nvfp4_ds_mla");
+    }
+    v
+}
+
+/// Whether the command line's model builds MLA layers at `release` (a DeepSeek-architecture model, from its preset or
+/// `model_config`, with `--hf-overrides` and `VLLM_MLA_DISABLE` read as the resolve reads them). One model read, no
+/// selection: what the page's controls and the matrix's columns ask before resolving anything. False when the model
+/// cannot be read (the resolve then says why).
+pub fn model_uses_mla(release: Release, cmd: &serve::ServeCommand, model_config: Option<&str>) -> bool {
+    use crate::model;
+    let env = model::ModelEnv {
+        mla_disable: matches!(cmd.env_flag("VLLM_MLA_DISABLE"), Ok(Some(true))),
+    };
+    let overrides = cmd.hf_overrides.as_ref();
+    let spec = match model_config {
+        Some(text) if text.len() > serve::limits::MAX_CONFIG_JSON_BYTES => return false,
+        Some(text) => model::resolve_model_from_config_in(release, env, &cmd.model, "config.json", text, overrides),
+        None => model::resolve_model_in(release, env, &cmd.model, overrides),
+    };
+    spec.is_ok_and(|s| s.layers.iter().any(|l| l.mla.is_some()))
+}
+
 /// What the matrix shows (the JSON's `mode`, `qpath matrix --backend`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -77,11 +107,13 @@ impl MatrixMode {
         }
     }
 
-    /// The cache dtypes of its columns at a release.
-    pub fn kv_dtypes(self, r: Release) -> Vec<&'static str> {
-        match self {
-            MatrixMode::FlashInfer => flashinfer_kv_dtypes(r),
-            MatrixMode::Picked => any_backend_kv_dtypes(r),
+    /// The cache dtypes of its columns at a release, for a model whose layers are MLA (`mla`) or not: FlashInfer's
+    /// list; in the picked mode every backend's, or the MLA backends' ([`mla_kv_dtypes`]) for an MLA model.
+    pub fn kv_dtypes(self, r: Release, mla: bool) -> Vec<&'static str> {
+        match (self, mla) {
+            (MatrixMode::FlashInfer, _) => flashinfer_kv_dtypes(r),
+            (MatrixMode::Picked, false) => any_backend_kv_dtypes(r),
+            (MatrixMode::Picked, true) => mla_kv_dtypes(r),
         }
     }
 }
@@ -146,6 +178,10 @@ pub struct Matrix {
     pub cells: Vec<Cell>,
     /// What the cells show.
     pub mode: MatrixMode,
+    /// The base model's layers are MLA ([`model_uses_mla`]): the picked mode's columns are [`mla_kv_dtypes`]. Not in
+    /// the JSON (its columns say it).
+    #[serde(skip)]
+    pub mla: bool,
 }
 
 fn short_dtype(d: Option<crate::dtype::TorchDtype>) -> &'static str {
@@ -161,9 +197,9 @@ fn short_dtype(d: Option<crate::dtype::TorchDtype>) -> &'static str {
     }
 }
 
-/// A phase's kernels in a cell: `fa2`, or `triton-unified-3d|triton-unified-2d` where the batch decides.
+/// A phase's kernels in a cell: `fa2`, or `triton-unified-3d|triton-unified-2d` where the batch decides (each once).
 fn short_kernels(g: &GroupReport, is_prefill: bool) -> String {
-    let names: Vec<&str> = g.kernel_choices(is_prefill).iter().map(|c| c.kernel.name()).collect();
+    let names = g.distinct_kernel_names(is_prefill);
     if names.is_empty() {
         "—".to_string()
     } else {
@@ -266,7 +302,8 @@ pub fn matrix(base: &Scenario) -> Result<Matrix, String> {
 /// when the base command line does not parse (the error names the input).
 pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
     let cmd = serve::parse(base.release, &base.command_line).map_err(|e| e.to_string())?;
-    let dtypes = mode.kv_dtypes(base.release);
+    let mla = model_uses_mla(base.release, &cmd, base.model_config.as_deref());
+    let dtypes = mode.kv_dtypes(base.release, mla);
     let mut cells = Vec::with_capacity(GPUS.len() * dtypes.len());
     for g in GPUS {
         for kv in &dtypes {
@@ -296,6 +333,7 @@ pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
         gpus: GPUS.iter().map(|g| g.id).collect(),
         cells,
         mode,
+        mla,
     })
 }
 
@@ -405,5 +443,67 @@ mod tests {
         // A scenario error names no backend.
         let v100 = cell(&picked, "v100", "nvfp4");
         assert_eq!((v100.status, v100.backends.len()), (CellStatus::Error, 0), "{v100:?}");
+    }
+
+    /// An MLA model's picked matrix: its columns are the MLA backends' cache dtypes (fp8_ds_mla, and nvfp4_ds_mla from
+    /// 0.30.0), its cells name MLA backends with both phases' kernels; each column is selected on some GPU for
+    /// DeepSeek-V3 or the sparse DeepSeek-V3.2. The FlashInfer mode keeps FlashInfer's columns (no MLA layer runs there).
+    #[test]
+    fn an_mla_models_picked_matrix_has_the_mla_cache_dtypes_and_backends() {
+        let base = |model: &str, r: Release| {
+            Scenario::new(
+                Hardware::Gpu(crate::gpu::find("h200").unwrap()),
+                r,
+                format!("vllm serve {model}"),
+            )
+        };
+        let cell = |m: &Matrix, gpu: &str, kv: &str| {
+            m.cells
+                .iter()
+                .find(|c| c.gpu == gpu && c.kv_cache_dtype == kv)
+                .cloned()
+                .unwrap()
+        };
+        let v3 = matrix_in(&base("deepseek-ai/DeepSeek-V3", Release::LATEST), MatrixMode::Picked).unwrap();
+        assert!(v3.mla);
+        assert_eq!(v3.kv_cache_dtypes, mla_kv_dtypes(Release::LATEST));
+        assert_eq!(
+            v3.kv_cache_dtypes,
+            ["auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_ds_mla", "nvfp4_ds_mla"]
+        );
+        let b200 = cell(&v3, "b200", "fp8");
+        assert_eq!(b200.backends, [Backend::FlashInferMla]);
+        assert_eq!(b200.summary, "FLASHINFER_MLA bf16/e4m3 fa4-varlen/trtllm-gen-mla");
+        assert_eq!(cell(&v3, "h200", "auto").backends, [Backend::FlashAttnMla]);
+        assert!(v3.cells.iter().flat_map(|c| &c.backends).all(|b| b.is_mla()));
+        let older = matrix_in(&base("deepseek-ai/DeepSeek-V3", Release::V0_29_0), MatrixMode::Picked).unwrap();
+        assert!(!older.kv_cache_dtypes.contains(&"nvfp4_ds_mla"));
+        assert!(older.kv_cache_dtypes.contains(&"fp8_ds_mla"));
+        // A kernel listed under two conditions is named once in a cell.
+        let v32 = matrix_in(&base("deepseek-ai/DeepSeek-V3.2", Release::LATEST), MatrixMode::Picked).unwrap();
+        for c in &v32.cells {
+            for part in c.summary.split([' ', '/', ';']) {
+                let names: Vec<&str> = part.split('|').collect();
+                assert!(
+                    names.iter().enumerate().all(|(i, n)| !names[..i].contains(n)),
+                    "{}: {}",
+                    c.gpu,
+                    c.summary
+                );
+            }
+        }
+        for kv in mla_kv_dtypes(Release::LATEST) {
+            let selected = [&v3, &v32]
+                .iter()
+                .any(|m| m.cells.iter().any(|c| c.kv_cache_dtype == kv && !c.backends.is_empty()));
+            assert!(selected, "no GPU selects an MLA backend for {kv}");
+        }
+        let grid = matrix_in(&base("deepseek-ai/DeepSeek-V3", Release::LATEST), MatrixMode::FlashInfer).unwrap();
+        assert_eq!(grid.kv_cache_dtypes, flashinfer_kv_dtypes(Release::LATEST));
+        assert_eq!(cell(&grid, "b200", "fp8").status, CellStatus::OtherBackend);
+        // A standard model keeps every backend's columns.
+        let llama = matrix_in(&base("meta-llama/Llama-3.1-8B-Instruct", Release::LATEST), MatrixMode::Picked).unwrap();
+        assert!(!llama.mla);
+        assert_eq!(llama.kv_cache_dtypes, any_backend_kv_dtypes(Release::LATEST));
     }
 }

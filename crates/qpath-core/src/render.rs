@@ -3,18 +3,25 @@
 use std::fmt::Write as _;
 
 use crate::options::echo_words;
-use crate::report::{attention_name, GroupReport, Report};
+use crate::report::{GroupReport, Report};
 use crate::resolve::short_list;
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or("—".to_string(), |x| x.to_string())
 }
 
-/// What a group's row leaves out, line by line (label, text): each phase's error in full (type, when and where,
-/// vLLM's text, the raising line) or its kernels with their conditions, where a phase raises or its kernel depends
-/// on the batch; the query's quantization and scale; what qpath cannot model. Empty when the row says it all.
+/// What a group's row leaves out, line by line (label, text): an MLA group's dims and who runs each phase (the MLA
+/// prefill backend apart from the decode backend); each phase's error in full (type, when and where, vLLM's text,
+/// the raising line) or its kernels with their conditions, where a phase raises or its kernel depends on the batch;
+/// the query's quantization and scale; what qpath cannot model. Empty when the row says it all.
 pub fn group_details(g: &GroupReport) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
+    if let Some(dims) = g.mla_text() {
+        out.push(("mla", dims));
+    }
+    if let Some(phases) = g.mla_phases_text() {
+        out.push(("phases", phases));
+    }
     let raises = g.phase_errors.prefill.is_some() || g.phase_errors.decode.is_some();
     for (label, is_prefill) in [("prefill", true), ("decode", false)] {
         let own = if is_prefill {
@@ -96,7 +103,7 @@ pub fn cuda_graphs_line(r: &Report) -> Option<String> {
 fn cells(g: &GroupReport) -> [String; 9] {
     [
         layers_label(g),
-        attention_name(g.attention).to_string(),
+        g.attention_text().to_string(),
         g.backend.name().to_string(),
         g.cache_dtype.clone(),
         opt(g.q_dtype.prefill),
@@ -107,13 +114,15 @@ fn cells(g: &GroupReport) -> [String; 9] {
     ]
 }
 
-/// The label before a detail line: `prefill: `, `decode:  `, `query quantization: `, nothing before a limit (its
-/// text starts with "qpath cannot model this").
+/// The label before a detail line: `MLA: `, `runs: `, `prefill: `, `decode:  `, `query quantization: `, nothing
+/// before a limit (its text starts with "qpath cannot model this").
 fn detail_label(label: &str) -> &'static str {
     match label {
         "prefill" => "prefill: ",
         "decode" => "decode:  ",
         "query" => "query quantization: ",
+        "mla" => "MLA: ",
+        "phases" => "runs: ",
         _ => "",
     }
 }
@@ -487,5 +496,92 @@ mod tests {
             ),
             "{t}"
         );
+    }
+
+    fn on(gpu: &str, cmd: &str) -> Report {
+        resolve(&crate::resolve::Scenario::new(
+            crate::resolve::Hardware::Gpu(crate::gpu::find(gpu).unwrap()),
+            crate::release::Release::LATEST,
+            cmd,
+        ))
+    }
+
+    /// An MLA group's row says MLA, its backend, both query dtypes and both kernels; below it, its dims (the head size
+    /// 576 as kv_lora_rank + qk_rope_head_dim) and who runs each phase: the MLA prefill backend apart from the decode
+    /// backend. The same lines in the Markdown.
+    #[test]
+    fn an_mla_group_shows_its_dims_and_its_prefill_backend_apart_from_decode() {
+        let cmd = "vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8";
+        let r = on("b200", cmd);
+        let t = text(&r);
+        let row = t.lines().find(|l| l.starts_with("0-60")).unwrap();
+        let cells: Vec<&str> = row.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+        assert_eq!(
+            cells,
+            [
+                "0-60",
+                "MLA",
+                "FLASHINFER_MLA",
+                "fp8",
+                "bfloat16",
+                "float8_e4m3fn",
+                "fa4-varlen",
+                "trtllm-gen-mla",
+                "ok"
+            ],
+            "{t}"
+        );
+        let dims = "latent cache kv_lora_rank 512 + qk_rope_head_dim 64 = head size 576 (one latent KV head, kv_c ‖ \
+                    k_pe); qk_nope_head_dim 128, v_head_dim 128, q_lora_rank 1536";
+        let runs = "prefill on MLA prefill backend FLASH_ATTN (fa4-varlen); decode on FLASHINFER_MLA (trtllm-gen-mla)";
+        assert!(
+            t.contains(&format!(
+                "\ngroup 1 (layers 0-60):\n  MLA: {dims}\n  runs: {runs}\n  query quantization: "
+            )),
+            "{t}"
+        );
+        let md = markdown(&r, cmd, None);
+        assert!(
+            md.contains("| 0-60 | MLA | FLASHINFER_MLA | `fp8` | bfloat16 | float8_e4m3fn | fa4-varlen | trtllm-gen-mla | ok |"),
+            "{md}"
+        );
+        assert!(md.contains(&format!("- MLA: `{dims}`\n- runs: `{runs}`\n")), "{md}");
+
+        // Sparse: the top-k, and the prefill rows shared by the prefill backend and the sparse backend's kernels.
+        let r = on("h200", "vllm serve deepseek-ai/DeepSeek-V3.2 --kv-cache-dtype fp8_ds_mla");
+        let t = text(&r);
+        let g = r
+            .groups
+            .iter()
+            .find(|g| g.mla.is_some_and(|m| m.index_topk.is_some()))
+            .unwrap();
+        assert_eq!(g.attention_text(), "sparse MLA");
+        assert!(t.contains("; sparse: index_topk 2048 tokens per query\n"), "{t}");
+        assert!(
+            t.contains(
+                "  runs: prefill on MLA prefill backend FLASH_ATTN (fa3-varlen) or FLASHMLA_SPARSE \
+                 (flashmla-sparse-decode-fp8, flashmla-sparse-fwd); decode on FLASHMLA_SPARSE (flashmla-sparse-decode-fp8)\n"
+            ),
+            "{t}"
+        );
+        assert_eq!(
+            g.kernel_names(true),
+            "fa3-varlen or flashmla-sparse-decode-fp8 or flashmla-sparse-fwd"
+        );
+
+        // No q_lora_rank (DeepSeek-V2-Lite): said; a standard group has none of these lines.
+        let t = text(&on("l4", "vllm serve deepseek-ai/DeepSeek-V2-Lite"));
+        assert!(
+            t.contains("v_head_dim 128, no q_lora_rank (full-rank query projection)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "  runs: prefill on MLA prefill backend FLASH_ATTN (fa2-varlen); decode on TRITON_MLA (triton-mla-decode)\n"
+            ),
+            "{t}"
+        );
+        let t = text(&on("b200", "vllm serve meta-llama/Llama-3.1-8B-Instruct"));
+        assert!(!t.contains("MLA") && !t.contains("runs: prefill"), "{t}");
     }
 }

@@ -460,9 +460,21 @@ impl GroupReport {
         }
     }
 
+    /// The distinct kernel names of a phase, in the order the code tries them (a kernel listed under two conditions,
+    /// e.g. a sparse MLA backend's top-k kernel for short and for long prefills, once).
+    pub fn distinct_kernel_names(&self, is_prefill: bool) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = Vec::new();
+        for c in self.kernel_choices(is_prefill) {
+            if !names.contains(&c.kernel.name()) {
+                names.push(c.kernel.name());
+            }
+        }
+        names
+    }
+
     /// The kernel names of a phase for a table cell (`triton-unified-3d or triton-unified-2d`), `—` when none.
     pub fn kernel_names(&self, is_prefill: bool) -> String {
-        let names: Vec<&str> = self.kernel_choices(is_prefill).iter().map(|c| c.kernel.name()).collect();
+        let names = self.distinct_kernel_names(is_prefill);
         if names.is_empty() {
             "—".to_string()
         } else {
@@ -528,6 +540,89 @@ impl GroupReport {
         "ok".to_string()
     }
 
+    /// The attention column of the renderings: `full`, `sliding_window`, …; an MLA group's `MLA` or `sparse MLA`
+    /// (its JSON `attention` stays `full`).
+    pub fn attention_text(&self) -> &'static str {
+        match &self.mla {
+            Some(m) if m.index_topk.is_some() => "sparse MLA",
+            Some(_) => "MLA",
+            None => attention_name(self.attention),
+        }
+    }
+
+    /// An MLA group's dims in one line: the latent cache (`kv_lora_rank 512 + qk_rope_head_dim 64 = head size 576`,
+    /// one latent KV head), the query / value head dims, `q_lora_rank`, and a sparse model's `index_topk`; `None` for
+    /// standard attention.
+    pub fn mla_text(&self) -> Option<String> {
+        let m = self.mla.as_ref()?;
+        let q_lora = m
+            .q_lora_rank
+            .map_or("no q_lora_rank (full-rank query projection)".to_string(), |q| {
+                format!("q_lora_rank {q}")
+            });
+        let sparse = m
+            .index_topk
+            .map_or(String::new(), |k| format!("; sparse: index_topk {k} tokens per query"));
+        Some(format!(
+            "latent cache kv_lora_rank {} + qk_rope_head_dim {} = head size {} (one latent KV head, kv_c ‖ k_pe); \
+             qk_nope_head_dim {}, v_head_dim {}, {q_lora}{sparse}",
+            m.kv_lora_rank,
+            m.qk_rope_head_dim,
+            m.kv_lora_rank + m.qk_rope_head_dim,
+            m.qk_nope_head_dim,
+            m.v_head_dim
+        ))
+    }
+
+    /// Who runs kernel `k` of this group: for an MLA group, the MLA prefill backend a prefill kernel belongs to
+    /// (`MLA prefill backend FLASH_ATTN`: the one `MLAAttention.__init__` selects apart from the decode backend, for
+    /// the rows `forward_mha` takes), else the group's backend.
+    pub fn kernel_runner(&self, k: Kernel) -> String {
+        match (self.mla.is_some(), mla_prefill_backend(k)) {
+            (true, Some(b)) => format!("MLA prefill backend {b}"),
+            _ => self.backend.name().to_string(),
+        }
+    }
+
+    /// A phase's kernels with their conditions ([`GroupReport::kernels_text`]) and, for an MLA group, who runs them
+    /// (`fa4-varlen on MLA prefill backend FLASH_ATTN`; several runners joined by `or`), as compare's cells say it.
+    pub fn kernels_runners_text(&self, is_prefill: bool) -> String {
+        let text = self.kernels_text(is_prefill);
+        if self.mla.is_none() || self.kernel_choices(is_prefill).is_empty() {
+            return text;
+        }
+        let mut runners: Vec<String> = Vec::new();
+        for c in self.kernel_choices(is_prefill) {
+            let who = self.kernel_runner(c.kernel);
+            if !runners.contains(&who) {
+                runners.push(who);
+            }
+        }
+        format!("{text} on {}", runners.join(" or "))
+    }
+
+    /// An MLA group's phases by who runs them: `prefill on MLA prefill backend FLASH_ATTN (fa4-varlen); decode on
+    /// FLASHINFER_MLA (trtllm-gen-mla)` (a phase whose kernels several run lists each with its kernels, in the order
+    /// the code tries them); `None` for standard attention or an MLA group without kernels.
+    pub fn mla_phases_text(&self) -> Option<String> {
+        self.mla.as_ref()?;
+        let phase = |is_prefill: bool| -> Option<String> {
+            let mut runners: Vec<(String, Vec<&'static str>)> = Vec::new();
+            for c in self.kernel_choices(is_prefill) {
+                let who = self.kernel_runner(c.kernel);
+                match runners.iter_mut().find(|(w, _)| *w == who) {
+                    Some((_, ks)) if ks.contains(&c.kernel.name()) => {}
+                    Some((_, ks)) => ks.push(c.kernel.name()),
+                    None => runners.push((who, vec![c.kernel.name()])),
+                }
+            }
+            let parts: Vec<String> = runners.iter().map(|(who, ks)| format!("{who} ({})", ks.join(", "))).collect();
+            (!parts.is_empty()).then(|| format!("{} on {}", if is_prefill { "prefill" } else { "decode" }, parts.join(" or ")))
+        };
+        let parts: Vec<String> = [phase(true), phase(false)].into_iter().flatten().collect();
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
     /// A group without a kernel, an error or a limit: a recurrent group's state, or a dash.
     fn no_kernel_words(&self) -> String {
         if self.backend.is_recurrent() {
@@ -535,6 +630,19 @@ impl GroupReport {
         } else {
             "—".to_string()
         }
+    }
+}
+
+/// The MLA prefill backend (`MLAPrefillBackendEnum`) whose kernel `k` is: FLASH_ATTN's `flash_attn_varlen_func`,
+/// TRTLLM_RAGGED's, FLASHINFER's ragged wrapper, TOKENSPEED_MLA's prefill; `None` for a kernel the group's own backend
+/// runs (its decode kernels, a sparse backend's prefill rows and FA4 masked MHA).
+pub fn mla_prefill_backend(k: Kernel) -> Option<&'static str> {
+    match k {
+        Kernel::FaVarlen2 | Kernel::FaVarlen3 | Kernel::FaVarlen3Aot | Kernel::FaVarlen4 => Some("FLASH_ATTN"),
+        Kernel::TrtllmRaggedDeepseek => Some("TRTLLM_RAGGED"),
+        Kernel::FlashInferRaggedCutlass => Some("FLASHINFER"),
+        Kernel::TokenspeedMlaPrefill => Some("TOKENSPEED_MLA"),
+        _ => None,
     }
 }
 
