@@ -373,6 +373,13 @@ fn cites_rs(manifest: &Path, rows: &[Row], source: &[usize]) -> String {
                 c.lines.get(key).copied().unwrap_or(0).to_string()
             })
             .collect();
+        if let Some(big) = lines
+            .iter()
+            .chain(&fi_lines)
+            .find(|l| l.parse::<u32>().unwrap_or(0) > u32::from(u16::MAX))
+        {
+            panic!("data/source-lines.toml: [{name}]: line {big} does not fit Cite's u16 lines");
+        }
         writeln!(
             out,
             "pub const {name}: Cite = Cite {{ repo: {repo}, file: {:?}, lines: &[{}], fi_lines: &[{}] }};",

@@ -23,10 +23,11 @@ pub enum Repo {
 pub struct Cite {
     pub repo: Repo,
     pub file: &'static str,
-    pub lines: &'static [u32],
+    /// `u16`: the longest cited file is a few thousand lines, and the page carries ~8,500 of these numbers.
+    pub lines: &'static [u16],
     /// For a FlashInfer file: the line in each FlashInfer release ([`FlashInfer::ALL`] order), so a rule cites the
     /// FlashInfer installed, not only the pin; empty for vLLM files.
-    pub fi_lines: &'static [u32],
+    pub fi_lines: &'static [u16],
 }
 
 /// Where a trace step comes from in one release: `file:line`, and a link to it at that release's tag.
@@ -47,8 +48,8 @@ impl Cite {
     /// `flashinfer` (and links to that FlashInfer's tag).
     pub fn at_with(&self, release: Release, flashinfer: FlashInfer) -> Option<SourceRef> {
         let line = match self.repo {
-            Repo::Vllm => self.lines.get(release.index()).copied().unwrap_or(0),
-            Repo::FlashInfer => self.fi_lines.get(flashinfer.index()).copied().unwrap_or(0),
+            Repo::Vllm => self.lines.get(release.index()).map_or(0, |l| u32::from(*l)),
+            Repo::FlashInfer => self.fi_lines.get(flashinfer.index()).map_or(0, |l| u32::from(*l)),
         };
         (line > 0).then(|| {
             let url = match self.repo {

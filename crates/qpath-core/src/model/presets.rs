@@ -122,7 +122,6 @@ pub struct ModelPreset {
     pub layer_types: LayerTypesRule,
     pub attention_sinks: bool,
     pub unconfirmed: &'static [&'static str],
-    pub notes: Option<&'static str>,
     pub source: &'static [&'static str],
     /// The raw config fields other steps read by name (`config` table of the row), as a JSON object text (`{}`
     /// when the row has none); they become `TextConfig.raw`.

@@ -955,7 +955,7 @@ pub fn preferred_block_size(
                 }
                 candidates = next;
             }
-            candidates.sort_unstable();
+            crate::order::sort_dedup(&mut candidates);
             match candidates.into_iter().find(|c| all.iter().all(|(_, s)| s.supports(*c))) {
                 Some(c) => {
                     t.step(
