@@ -20,16 +20,21 @@
 # composites, FLEX_ATTENTION, TURBOQUANT, the recurrent kernels; the matrix's picked-backend mode, the cards' kernel
 # lists): wasm 411,035 B gzip (1,004,846 raw), total 428,524 B measured; limits set at the measured sizes rounded up to
 # 100 B (no margin). The growth (+51.8 KB gzip) is not paid for by a saving here: issue 22 (size and speed) is next.
+# 2026-12-02, issue 21 (MLA: the eight MLA backends' selection, kernels and query dtypes, the sparse indexer group,
+# DeepSeek / Kimi / GLM-5 presets and config.json reader, MTP drafters on MLA, the MLA views): +58.1 KB gzip, of which
+# 6.3 KB was paid back in the same issue (preset notes out of the build, u16 cite lines, two monomorphisations fewer); wasm
+# 462,780 B gzip (1,127,766 raw), total 480,271 B measured; limits at the measured sizes rounded up to 100 B. The
+# remaining +51.7 KB is left to issue 22 (size and speed), which is next.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 [ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
 
 TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced yet
-TOTAL_GZIP_LIMIT=428600
+TOTAL_GZIP_LIMIT=480300
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 411100  1004900
+qpath-web_bg.wasm                 462800  1127800
 qpath-web.js                        8700        -
 snippets/*/inline0.js               1230        -
 snippets/*/inline1.js               1230        -

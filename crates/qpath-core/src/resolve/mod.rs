@@ -2,7 +2,7 @@
 //! skip-adjusted cache dtypes, each layer selects its backend, layers are grouped like vLLM groups them into attention
 //! groups, and each group runs through its backend's rules ([`crate::backends`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde::Serialize;
 
