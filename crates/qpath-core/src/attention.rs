@@ -142,28 +142,16 @@ impl Backend {
 
     /// The attention backends qpath models (`AttentionBackendEnum` names; what `--attention-backend` may name, in
     /// the releases whose enum has them: the composites from 0.30.0).
-    pub const ATTENTION: [Backend; 19] = [
-        Backend::FlashAttn,
-        Backend::FlashInfer,
-        Backend::TritonAttn,
-        Backend::FlexAttention,
-        Backend::TurboQuant,
-        Backend::TritonFlashAttn,
-        Backend::TritonFlashInfer,
-        Backend::FlashMla,
-        Backend::FlashMlaSparse,
-        Backend::CutlassMla,
-        Backend::FlashInferMla,
-        Backend::FlashInferMlaSparse,
-        Backend::FlashInferMlaSparseSm120,
-        Backend::FlashInferMlaSparseSm90,
-        Backend::TritonMla,
-        Backend::FlashAttnMla,
-        Backend::FlashAttnMlaSparse,
-        Backend::FlashAttnMlaSparseFa4,
-        Backend::TokenspeedMla,
-    ];
-
+    pub const ATTENTION: [Backend; 19] = {
+        // `ALL` lists the attention backends first; the indexer and the recurrent ones follow.
+        let mut a = [Backend::FlashAttn; 19];
+        let mut i = 0;
+        while i < a.len() {
+            a[i] = Backend::ALL[i];
+            i += 1;
+        }
+        a
+    };
     /// The MLA backends (the ones an MLA layer's priority list names; `is_mla`).
     pub const MLA: [Backend; 12] = [
         Backend::FlashMla,
@@ -774,5 +762,21 @@ impl CgSupport {
 impl std::fmt::Display for CgSupport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "AttentionCGSupport.{}", self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Backend;
+
+    /// `ATTENTION` is `ALL`'s head: exactly the backends that are neither recurrent nor the indexer, in `ALL`'s order.
+    #[test]
+    fn attention_is_every_backend_but_the_recurrent_ones_and_the_indexer() {
+        let expected: Vec<Backend> = Backend::ALL
+            .into_iter()
+            .filter(|b| !b.is_recurrent() && *b != Backend::DeepseekV32Indexer)
+            .collect();
+        assert_eq!(Backend::ATTENTION.to_vec(), expected);
+        assert!(Backend::MLA.iter().all(|b| Backend::ATTENTION.contains(b)));
     }
 }

@@ -444,6 +444,38 @@ pub struct GroupReport {
     pub mla: Option<crate::model::MlaDims>,
 }
 
+impl GroupReport {
+    /// A target group before its backend's rules run: layers, kind, backend and the steps so far; no heads, an
+    /// unquantized cache, no outcome. Each builder sets what it knows with struct-update syntax.
+    pub fn unresolved(layers: Vec<u32>, attention: AttentionKind, backend: Backend, trace: Vec<TraceStep>) -> Self {
+        GroupReport {
+            layers,
+            attention,
+            sliding_window: None,
+            head_dim: 0,
+            num_q_heads: 0,
+            num_kv_heads: 0,
+            has_sinks: false,
+            backend,
+            cache_dtype: "auto".to_string(),
+            q_dtype: Phases::default(),
+            kernel: Phases::default(),
+            error: None,
+            phase_errors: Phases::default(),
+            warnings: vec![],
+            logs: vec![],
+            log_records: vec![],
+            trace,
+            role: GroupRole::Target,
+            cudagraph_support: None,
+            kernels: Phases::default(),
+            query_quant: None,
+            unmodelled: None,
+            mla: None,
+        }
+    }
+}
+
 /// The texts every view prints for a group (the CLI's table, Markdown, the page's cards and compare view).
 impl GroupReport {
     /// The kernels a phase can run: `kernels`, or the first batch's `kernel` alone where `kernels` is empty.

@@ -53,15 +53,6 @@ fn error(r: &Report) -> &ScenarioError {
     r.error.as_ref().unwrap_or_else(|| panic!("no error: {r:#?}"))
 }
 
-const DSV3_DIMS: MlaDims = MlaDims {
-    kv_lora_rank: 512,
-    q_lora_rank: Some(1536),
-    qk_nope_head_dim: 128,
-    qk_rope_head_dim: 64,
-    v_head_dim: 128,
-    index_topk: None,
-};
-
 /// Every layer of `spec` is the MLA layer `(heads, dims)`: full attention, no window, one KV head, head size
 /// `kv_lora_rank + qk_rope_head_dim`, no sinks; indices 0..n.
 fn assert_mla_layers(spec: &ModelSpec, n: u32, heads: u32, dims: MlaDims, what: &str) {
@@ -86,13 +77,13 @@ fn has_source(spec: &ModelSpec, needle: &str) -> bool {
 fn deepseek_v3_r1_kimi_and_v2_lite_are_mla_in_every_release() {
     let v2_lite = MlaDims {
         q_lora_rank: None,
-        ..DSV3_DIMS
+        ..common::mla::V3
     };
     for r in [V0_24_0, V0_28_0, V0_29_0, V0_33_0] {
         for (id, n, heads, dims) in [
-            ("deepseek-ai/DeepSeek-V3", 61, 128, DSV3_DIMS),
-            ("deepseek-ai/DeepSeek-R1", 61, 128, DSV3_DIMS),
-            ("moonshotai/Kimi-K2-Instruct", 61, 64, DSV3_DIMS),
+            ("deepseek-ai/DeepSeek-V3", 61, 128, common::mla::V3),
+            ("deepseek-ai/DeepSeek-R1", 61, 128, common::mla::V3),
+            ("moonshotai/Kimi-K2-Instruct", 61, 64, common::mla::V3),
             ("deepseek-ai/DeepSeek-V2-Lite", 27, 16, v2_lite),
             ("deepseek-ai/DeepSeek-V2-Lite-Chat", 27, 16, v2_lite),
         ] {
@@ -126,7 +117,7 @@ fn deepseek_v3_r1_kimi_and_v2_lite_are_mla_in_every_release() {
 fn deepseek_v32_and_glm5_are_sparse_and_change_file_at_0_29_0() {
     let v32 = MlaDims {
         index_topk: Some(2048),
-        ..DSV3_DIMS
+        ..common::mla::V3
     };
     let glm = MlaDims {
         kv_lora_rank: 512,
@@ -210,7 +201,7 @@ fn the_mtp_layers_are_counted_and_named() {
         let layers = v3.mtp_layer_specs();
         assert_eq!(layers.len(), 1);
         assert_eq!((layers[0].index, layers[0].head_dim, layers[0].num_kv_heads), (61, 576, 1));
-        assert_eq!(layers[0].mla, Some(DSV3_DIMS));
+        assert_eq!(layers[0].mla, Some(common::mla::V3));
         assert!(has_source(&v3, "from index num_hidden_layers = 61"));
         // Kimi-K2 has num_nextn_predict_layers 0; DeepSeek-V2-Lite's config has no such attribute.
         let kimi = preset(r, "moonshotai/Kimi-K2-Instruct");
@@ -281,7 +272,7 @@ fn the_config_classes_fill_their_defaults() {
     let bare = r#"{"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "num_hidden_layers": 4,
         "num_attention_heads": 16}"#;
     let spec = from_config(r, bare);
-    assert_eq!(spec.layers[0].mla, Some(DSV3_DIMS));
+    assert_eq!(spec.layers[0].mla, Some(common::mla::V3));
     assert_eq!(spec.mla.as_ref().unwrap().mtp.map(|t| (t.count, t.first)), Some((1, 4)));
     // DeepseekV2Config: q_lora_rank null stays None (V2-Lite), no MTP attribute; its default is 1536.
     let v2 = r#"{"architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2", "num_hidden_layers": 2,
@@ -313,7 +304,7 @@ fn the_config_classes_fill_their_defaults() {
         .replace("DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM")
         .replace("deepseek_v3\"", "deepseek_v32\"");
     let dense = from_config(V0_28_0, &v32);
-    assert_eq!(dense.layers[0].mla, Some(DSV3_DIMS));
+    assert_eq!(dense.layers[0].mla, Some(common::mla::V3));
     let e = config_error(V0_29_0, &v32);
     assert!(e.contains("DeepseekV32ForCausalLM has no index_topk"), "{e}");
 }

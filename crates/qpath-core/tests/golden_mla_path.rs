@@ -3,6 +3,9 @@
 //! the MLA models and their selection land, each group is built by hand — its layers' `LayerQuery` with MLA dims, as
 //! selection hands it over (the cache dtype already rewritten) — and resolved through `backends::rules(b)`.
 
+mod common;
+
+use common::mla::{GLM, V2_LITE, V3, V32};
 use qpath_core::attention::{Backend, CgSupport, GroupErrorKind, Kernel, Phases, Stage};
 use qpath_core::backends::{rules, Engine, GroupContext, LayerQuery};
 use qpath_core::capability::{ComputeCapability, CudaVersion};
@@ -12,32 +15,6 @@ use qpath_core::platform::Platform;
 use qpath_core::release::Release::{self, *};
 use qpath_core::report::{GroupReport, LogLevel};
 use qpath_core::serve::{AttentionConfig, CudaGraphs};
-
-/// DeepSeek-V3 / R1 / Kimi-K2's MLA dims.
-const V3: MlaDims = MlaDims {
-    kv_lora_rank: 512,
-    q_lora_rank: Some(1536),
-    qk_nope_head_dim: 128,
-    qk_rope_head_dim: 64,
-    v_head_dim: 128,
-    index_topk: None,
-};
-
-/// DeepSeek-V3.2's: V3's with the indexer's top-k.
-const V32: MlaDims = MlaDims {
-    index_topk: Some(2048),
-    ..V3
-};
-
-/// DeepSeek-V2-Lite's (no q_lora_rank).
-const V2_LITE: MlaDims = MlaDims { q_lora_rank: None, ..V3 };
-
-/// GLM-5's dims (192, 64, 256).
-const GLM: MlaDims = MlaDims {
-    qk_nope_head_dim: 192,
-    v_head_dim: 256,
-    ..V32
-};
 
 /// A scenario: GPU, release, the group's backend, heads per rank, cache dtype (as selection hands it over).
 struct Case {
@@ -138,29 +115,12 @@ impl Case {
         };
         let quantized = !matches!(self.kv, "auto" | "float16" | "bfloat16");
         let mut g = GroupReport {
-            layers: vec![0, 1, 2],
-            attention: AttentionKind::Full,
-            sliding_window: None,
             head_dim: self.dims.head_size(),
             num_q_heads: self.heads,
             num_kv_heads: 1,
-            has_sinks: false,
-            backend: self.backend,
             cache_dtype: if quantized { self.kv.into() } else { "auto".into() },
-            q_dtype: Phases::default(),
-            kernel: Phases::default(),
-            kernels: Phases::default(),
-            query_quant: None,
-            unmodelled: None,
-            error: None,
-            phase_errors: Phases::default(),
-            warnings: vec![],
-            logs: vec![],
-            trace: vec![],
-            log_records: vec![],
-            role: Default::default(),
-            cudagraph_support: None,
             mla: Some(self.dims),
+            ..GroupReport::unresolved(vec![0, 1, 2], AttentionKind::Full, self.backend, vec![])
         };
         let cx = GroupContext {
             engine: &engine,

@@ -10,6 +10,7 @@
 
 mod common;
 
+use common::mla::{V2_LITE, V3, V32};
 use qpath_core::attention::Backend;
 use qpath_core::backends::mla::selection as mla;
 use qpath_core::backends::LayerQuery;
@@ -56,25 +57,6 @@ fn platform(gpu: &str, vllm: &str) -> Platform {
         model_mla: None,
     }
 }
-
-/// DeepSeek-V3 / R1 (and Kimi-K2's) MLA dims: kv_lora_rank 512, q_lora_rank 1536, qk_nope 128, qk_rope 64, v 128.
-const V3: MlaDims = MlaDims {
-    kv_lora_rank: 512,
-    q_lora_rank: Some(1536),
-    qk_nope_head_dim: 128,
-    qk_rope_head_dim: 64,
-    v_head_dim: 128,
-    index_topk: None,
-};
-
-/// DeepSeek-V3.2: V3's dims and DeepSeek Sparse Attention's index_topk 2048.
-const V32: MlaDims = MlaDims {
-    index_topk: Some(2048),
-    ..V3
-};
-
-/// DeepSeek-V2-Lite: no q_lora_rank.
-const V2_LITE: MlaDims = MlaDims { q_lora_rank: None, ..V3 };
 
 /// An MLA layer as `MLAAttention.__init__` asks: head size kv_lora_rank + qk_rope_head_dim, one latent KV head,
 /// `heads` per rank, no sinks / window / multimodal prefix.

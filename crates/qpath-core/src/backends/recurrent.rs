@@ -1055,31 +1055,7 @@ mod tests {
                 query: None,
                 recurrent: Some(&inp),
             };
-            let mut g = GroupReport {
-                layers: vec![0, 1],
-                attention: crate::model::AttentionKind::Mamba,
-                sliding_window: None,
-                head_dim: 0,
-                num_q_heads: 0,
-                num_kv_heads: 0,
-                has_sinks: false,
-                backend: b,
-                cache_dtype: "auto".into(),
-                q_dtype: Phases::default(),
-                kernel: Phases::default(),
-                kernels: Phases::default(),
-                query_quant: None,
-                unmodelled: None,
-                mla: None,
-                error: None,
-                phase_errors: Phases::default(),
-                warnings: vec![],
-                logs: vec![],
-                trace: vec![],
-                log_records: vec![],
-                role: crate::attention::GroupRole::Target,
-                cudagraph_support: None,
-            };
+            let mut g = GroupReport::unresolved(vec![0, 1], crate::model::AttentionKind::Mamba, b, vec![]);
             super::super::rules(b).resolve_group(&p, &cx, &mut g);
             assert_eq!(
                 g.q_dtype,

@@ -563,33 +563,18 @@ pub(super) fn group_report(
     let mut head = selection_trace(p, cmd, &layers, row);
     head.steps.extend(align_steps.iter().cloned());
     GroupReport {
-        layers,
-        attention: key.kind,
         sliding_window: key.window,
         head_dim: key.head_dim,
         num_q_heads: key.q_heads,
         num_kv_heads: key.kv_heads,
         has_sinks: key.sinks,
-        backend: key.backend,
         cache_dtype: if is_quantized(&key.kv) {
             key.kv.clone()
         } else {
             "auto".to_string()
         },
-        q_dtype: Phases::default(),
-        kernel: Phases::default(),
-        error: None,
-        phase_errors: Phases::default(),
-        warnings: vec![],
-        logs: vec![],
-        log_records: vec![],
-        trace: head.steps,
-        role: GroupRole::Target,
-        cudagraph_support: None,
-        kernels: Phases::default(),
-        query_quant: None,
-        unmodelled: None,
         mla: row.layer.mla,
+        ..GroupReport::unresolved(layers, key.kind, key.backend, head.steps)
     }
 }
 
@@ -720,29 +705,16 @@ pub(super) fn indexer_group(p: &Platform, engine: &Engine, spec: &ModelSpec, row
         ),
     );
     let mut g = GroupReport {
-        layers: ix.layers.clone(),
-        attention: AttentionKind::Indexer,
-        sliding_window: None,
         head_dim: ix.index_head_dim,
         num_q_heads: ix.index_n_heads,
         num_kv_heads: 1,
-        has_sinks: false,
-        backend: Backend::DeepseekV32Indexer,
         cache_dtype: "fp8 (indexer keys)".to_string(),
-        q_dtype: Phases::default(),
-        kernel: Phases::default(),
-        error: None,
-        phase_errors: Phases::default(),
-        warnings: vec![],
-        logs: vec![],
-        log_records: vec![],
-        trace: t.steps,
-        role: GroupRole::Target,
-        cudagraph_support: None,
-        kernels: Phases::default(),
-        query_quant: None,
-        unmodelled: None,
-        mla: None,
+        ..GroupReport::unresolved(
+            ix.layers.clone(),
+            AttentionKind::Indexer,
+            Backend::DeepseekV32Indexer,
+            t.steps,
+        )
     };
     let cx = GroupContext {
         engine,

@@ -17,8 +17,7 @@ use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
 use crate::platform::Platform;
 use crate::release::{FlashInfer, Release};
 use crate::report::{
-    GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Note, Phases, Report, ScenarioError, ScenarioErrorKind,
-    Verdict,
+    GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Note, Report, ScenarioError, ScenarioErrorKind, Verdict,
 };
 use crate::selection::{self, Selection, SelectionError};
 use crate::serve::{self, ServeCommand};

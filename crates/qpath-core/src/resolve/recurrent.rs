@@ -70,31 +70,7 @@ pub(super) fn recurrent_group(
         "mamba page padded",
     ];
     trace.extend(align_steps.iter().filter(|s| STATE_STEPS.contains(&s.rule.as_str())).cloned());
-    let mut g = GroupReport {
-        layers,
-        attention: h.kind,
-        sliding_window: None,
-        head_dim: 0,
-        num_q_heads: 0,
-        num_kv_heads: 0,
-        has_sinks: false,
-        backend: h.backend,
-        cache_dtype: "auto".to_string(),
-        q_dtype: Phases::default(),
-        kernel: Phases::default(),
-        error: None,
-        phase_errors: Phases::default(),
-        warnings: vec![],
-        logs: vec![],
-        log_records: vec![],
-        trace,
-        role: GroupRole::Target,
-        cudagraph_support: None,
-        kernels: Phases::default(),
-        query_quant: None,
-        unmodelled: None,
-        mla: None,
-    };
+    let mut g = GroupReport::unresolved(layers, h.kind, h.backend, trace);
     let f = HybridFlags::read(r, cmd);
     let (_, mode) = hybrid::mamba_cache_mode(r, h, &f);
     let inputs = RecurrentInputs {
