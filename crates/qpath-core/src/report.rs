@@ -445,9 +445,16 @@ pub struct GroupReport {
 }
 
 impl GroupReport {
-    /// A target group before its backend's rules run: layers, kind, backend and the steps so far; no heads, an
-    /// unquantized cache, no outcome. Each builder sets what it knows with struct-update syntax.
-    pub fn unresolved(layers: Vec<u32>, attention: AttentionKind, backend: Backend, trace: Vec<TraceStep>) -> Self {
+    /// A target group before its backend's rules run: layers, kind, backend, cache dtype and the steps so far; no
+    /// heads, no outcome. Each builder sets the rest it knows with struct-update syntax (of `Copy` fields only, so
+    /// nothing is built to be dropped).
+    pub fn unresolved(
+        layers: Vec<u32>,
+        attention: AttentionKind,
+        backend: Backend,
+        cache_dtype: String,
+        trace: Vec<TraceStep>,
+    ) -> Self {
         GroupReport {
             layers,
             attention,
@@ -457,7 +464,7 @@ impl GroupReport {
             num_kv_heads: 0,
             has_sinks: false,
             backend,
-            cache_dtype: "auto".to_string(),
+            cache_dtype,
             q_dtype: Phases::default(),
             kernel: Phases::default(),
             error: None,

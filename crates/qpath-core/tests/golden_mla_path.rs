@@ -118,9 +118,14 @@ impl Case {
             head_dim: self.dims.head_size(),
             num_q_heads: self.heads,
             num_kv_heads: 1,
-            cache_dtype: if quantized { self.kv.into() } else { "auto".into() },
             mla: Some(self.dims),
-            ..GroupReport::unresolved(vec![0, 1, 2], AttentionKind::Full, self.backend, vec![])
+            ..GroupReport::unresolved(
+                vec![0, 1, 2],
+                AttentionKind::Full,
+                self.backend,
+                if quantized { self.kv.into() } else { "auto".into() },
+                vec![],
+            )
         };
         let cx = GroupContext {
             engine: &engine,

@@ -1055,7 +1055,7 @@ mod tests {
                 query: None,
                 recurrent: Some(&inp),
             };
-            let mut g = GroupReport::unresolved(vec![0, 1], crate::model::AttentionKind::Mamba, b, vec![]);
+            let mut g = GroupReport::unresolved(vec![0, 1], crate::model::AttentionKind::Mamba, b, "auto".into(), vec![]);
             super::super::rules(b).resolve_group(&p, &cx, &mut g);
             assert_eq!(
                 g.q_dtype,

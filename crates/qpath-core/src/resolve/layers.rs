@@ -562,19 +562,19 @@ pub(super) fn group_report(
 ) -> GroupReport {
     let mut head = selection_trace(p, cmd, &layers, row);
     head.steps.extend(align_steps.iter().cloned());
+    let cache_dtype = if is_quantized(&key.kv) {
+        key.kv.clone()
+    } else {
+        "auto".to_string()
+    };
     GroupReport {
         sliding_window: key.window,
         head_dim: key.head_dim,
         num_q_heads: key.q_heads,
         num_kv_heads: key.kv_heads,
         has_sinks: key.sinks,
-        cache_dtype: if is_quantized(&key.kv) {
-            key.kv.clone()
-        } else {
-            "auto".to_string()
-        },
         mla: row.layer.mla,
-        ..GroupReport::unresolved(layers, key.kind, key.backend, head.steps)
+        ..GroupReport::unresolved(layers, key.kind, key.backend, cache_dtype, head.steps)
     }
 }
 
@@ -708,11 +708,11 @@ pub(super) fn indexer_group(p: &Platform, engine: &Engine, spec: &ModelSpec, row
         head_dim: ix.index_head_dim,
         num_q_heads: ix.index_n_heads,
         num_kv_heads: 1,
-        cache_dtype: "fp8 (indexer keys)".to_string(),
         ..GroupReport::unresolved(
             ix.layers.clone(),
             AttentionKind::Indexer,
             Backend::DeepseekV32Indexer,
+            "fp8 (indexer keys)".to_string(),
             t.steps,
         )
     };

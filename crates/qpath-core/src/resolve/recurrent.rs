@@ -70,7 +70,7 @@ pub(super) fn recurrent_group(
         "mamba page padded",
     ];
     trace.extend(align_steps.iter().filter(|s| STATE_STEPS.contains(&s.rule.as_str())).cloned());
-    let mut g = GroupReport::unresolved(layers, h.kind, h.backend, trace);
+    let mut g = GroupReport::unresolved(layers, h.kind, h.backend, "auto".to_string(), trace);
     let f = HybridFlags::read(r, cmd);
     let (_, mode) = hybrid::mamba_cache_mode(r, h, &f);
     let inputs = RecurrentInputs {
