@@ -24,7 +24,8 @@
 # DeepSeek / Kimi / GLM-5 presets and config.json reader, MTP drafters on MLA, the MLA views): +58.1 KB gzip, of which
 # 6.3 KB was paid back in the same issue (preset notes out of the build, u16 cite lines, two monomorphisations fewer); wasm
 # 462,842 B gzip (1,127,838 raw), total 480,333 B measured; limits at the measured sizes rounded up to 100 B. The
-# remaining +51.8 KB is left to issue 22 (size and speed), which is next.
+# remaining +51.8 KB is left to issue 22 (size and speed), which is next. Then the text report names a kernel once per
+# run of conditions (MLA sparse top-k kernels), +61 B, unpaid: wasm 462,903 B gzip (1,127,858 raw), total 480,394 B.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
@@ -34,7 +35,7 @@ TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced
 TOTAL_GZIP_LIMIT=480400
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 462900  1127900
+qpath-web_bg.wasm                 463000  1127900
 qpath-web.js                        8700        -
 snippets/*/inline0.js               1230        -
 snippets/*/inline1.js               1230        -

@@ -193,8 +193,9 @@ pub fn text(r: &Report) -> String {
     .map(String::from);
     let rows: Vec<[String; 9]> = r.groups.iter().map(cells).collect();
     // Each column as wide as its widest cell up to a cap (a longer cell pushes its row on; the outcome, last, is not
-    // padded).
-    const CAPS: [usize; 8] = [14, 15, 17, 12, 14, 14, 24, 24];
+    // padded). The backend column fits every backend's name (FLASHINFER_MLA_SPARSE_SM120), the cache column the
+    // indexer's "fp8 (indexer keys)", the kernel columns the MLA kernels' names (flashinfer-mla-sparse-sm120).
+    const CAPS: [usize; 8] = [14, 15, 27, 18, 14, 14, 27, 27];
     let mut widths = [0usize; 8];
     for row in std::iter::once(&head).chain(rows.iter()) {
         for ((w, c), cap) in widths.iter_mut().zip(row.iter()).zip(CAPS) {

@@ -522,14 +522,36 @@ impl GroupReport {
     }
 
     /// A phase's kernels with their conditions (`triton-unified-3d (decode-only batches of ≤ 16 requests), else
-    /// triton-unified-2d`), `—` when none.
+    /// triton-unified-2d`), `—` when none. A kernel listed under several conditions in a row is named once, with
+    /// its conditions joined by "or" (a sparse MLA backend's top-k kernel for short and for long prefills).
     pub fn kernels_text(&self, is_prefill: bool) -> String {
         let choices = self.kernel_choices(is_prefill);
         if choices.is_empty() {
             return "—".to_string();
         }
-        let parts: Vec<String> = choices.iter().map(KernelChoice::text).collect();
-        parts.join(", else ")
+        // Consecutive conditional choices of one kernel share its name: "k (a, or b)".
+        let joins = |a: &KernelChoice, b: &KernelChoice| a.kernel == b.kernel && a.when.is_some() && b.when.is_some();
+        let mut out = String::new();
+        for (i, c) in choices.iter().enumerate() {
+            if i > 0 && joins(&choices[i - 1], c) {
+                out.push_str(", or ");
+            } else {
+                if i > 0 {
+                    out.push_str(", else ");
+                }
+                out.push_str(c.kernel.name());
+                if c.when.is_some() {
+                    out.push_str(" (");
+                }
+            }
+            if let Some(w) = &c.when {
+                out.push_str(w);
+                if !choices.get(i + 1).is_some_and(|n| joins(c, n)) {
+                    out.push(')');
+                }
+            }
+        }
+        out
     }
 
     /// Whether a phase's kernel depends on the batch (several kernels, or one with a condition).
@@ -693,14 +715,6 @@ pub struct KernelChoice {
 }
 
 impl KernelChoice {
-    /// `triton-unified-3d (decode-only batches of ≤ 16 requests)`: the kernel's name and its condition.
-    pub fn text(&self) -> String {
-        match &self.when {
-            Some(w) => format!("{} ({w})", self.kernel.name()),
-            None => self.kernel.name().to_string(),
-        }
-    }
-
     /// The kernel every batch of the phase runs.
     pub fn always(kernel: Kernel) -> Self {
         KernelChoice { kernel, when: None }
@@ -805,6 +819,40 @@ pub struct CudaGraphReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kernel listed under conditions in a row is named once with them joined; a kernel that returns after another
+    /// is named again (the order of the "else" chain is kept), and an unconditional one has no parentheses.
+    #[test]
+    fn kernels_text_names_a_kernel_once_per_run_of_conditions() {
+        let choice = |kernel, when: Option<&str>| KernelChoice {
+            kernel,
+            when: when.map(str::to_string),
+        };
+        let mut g = GroupReport::unresolved(
+            vec![0],
+            AttentionKind::Full,
+            Backend::FlashInferMlaSparseSm120,
+            "auto".into(),
+            vec![],
+        );
+        g.kernels.prefill = vec![
+            choice(Kernel::FlashInferMlaSparseSm120, Some("short prefills")),
+            choice(Kernel::FlashInferMlaSparseSm120, Some("long prefills")),
+        ];
+        assert_eq!(
+            g.kernels_text(true),
+            "flashinfer-mla-sparse-sm120 (short prefills, or long prefills)"
+        );
+        g.kernels.decode = vec![
+            choice(Kernel::TritonUnified3d, Some("small decode batches")),
+            choice(Kernel::TritonUnified2d, Some("mixed batches")),
+            choice(Kernel::TritonUnified3d, None),
+        ];
+        assert_eq!(
+            g.kernels_text(false),
+            "triton-unified-3d (small decode batches), else triton-unified-2d (mixed batches), else triton-unified-3d"
+        );
+    }
 
     /// Each enum's `name()` (what the renderers print) is its JSON string.
     #[test]
