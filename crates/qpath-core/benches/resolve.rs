@@ -1,24 +1,46 @@
-//! Resolve throughput, natively: `cargo bench -p qpath-core --bench resolve` (scripts/bench.sh runs it and the wasm
-//! twin in tests/wasm_bench.rs). Prints scenarios per second for a fixed mix of scenarios; asserts nothing about time.
+//! Resolve throughput, natively: `cargo bench -p qpath-core --bench resolve` (scripts/bench.sh runs it, the wasm
+//! twin in tests/wasm_bench.rs, and this binary under callgrind). Prints scenarios per second for a fixed mix of
+//! scenarios; asserts nothing about time.
+//!
+//! `QPATH_BENCH_PASSES=N` resolves the mix exactly N times after the warm-up instead of timing for two seconds: under
+//! `valgrind --tool=callgrind --toggle-collect='*passes*'` the instructions counted are those N passes only, so
+//! instructions per scenario = Ir / (N × mix size), a figure the machine's load does not change.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use qpath_core::bench_mix::scenarios;
-use qpath_core::resolve::resolve;
+use qpath_core::resolve::{resolve, Scenario};
+
+/// `passes` whole passes over the mix (what callgrind counts).
+#[inline(never)]
+fn passes(mix: &[Scenario], passes: usize) {
+    for _ in 0..passes {
+        for s in mix {
+            black_box(resolve(black_box(s)));
+        }
+    }
+}
 
 fn main() {
     let mix = scenarios();
-    // Warm up, then time whole passes over the mix until at least two seconds have passed.
+    // Warm up (the first parse builds the release's option parser), then measure.
     for s in &mix {
         black_box(resolve(s));
+    }
+    if let Some(n) = std::env::var("QPATH_BENCH_PASSES").ok().and_then(|v| v.parse::<usize>().ok()) {
+        passes(&mix, n);
+        println!(
+            "native resolve: {} scenarios in {n} passes (mix of {})",
+            n * mix.len(),
+            mix.len()
+        );
+        return;
     }
     let start = Instant::now();
     let mut n = 0usize;
     while start.elapsed().as_secs_f64() < 2.0 {
-        for s in &mix {
-            black_box(resolve(s));
-        }
+        passes(&mix, 1);
         n += mix.len();
     }
     let secs = start.elapsed().as_secs_f64();

@@ -65,6 +65,44 @@ pub struct LayerQuery {
     pub mla: Option<crate::model::MlaDims>,
 }
 
+impl LayerQuery {
+    /// Equal in every field but `kv_cache_dtype` (which the caller compares as a `&str`, so that looking a layer's
+    /// query up allocates nothing).
+    pub fn same_but_cache_dtype(&self, o: &LayerQuery) -> bool {
+        let LayerQuery {
+            head_size,
+            kv_cache_dtype: _,
+            has_sinks,
+            sliding_window,
+            q_heads,
+            kv_heads,
+            block_size,
+            use_mm_prefix,
+            use_per_head_quant_scales,
+            use_non_causal,
+            use_dcp,
+            mla,
+        } = self;
+        (*head_size, *has_sinks, *sliding_window, *q_heads, *kv_heads, *block_size)
+            == (
+                o.head_size,
+                o.has_sinks,
+                o.sliding_window,
+                o.q_heads,
+                o.kv_heads,
+                o.block_size,
+            )
+            && (*use_mm_prefix, *use_per_head_quant_scales, *use_non_causal, *use_dcp, *mla)
+                == (
+                    o.use_mm_prefix,
+                    o.use_per_head_quant_scales,
+                    o.use_non_causal,
+                    o.use_dcp,
+                    o.mla,
+                )
+    }
+}
+
 /// What the engine's configuration tells every group's rules beyond the platform.
 #[derive(Clone, Copy)]
 pub struct Engine<'a> {

@@ -79,23 +79,37 @@ pub(super) fn skip_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Repo
     }
 }
 
-/// One layer after selection: its skip-adjusted query to the selector and the backend it got.
-pub(super) struct LayerRow<'a> {
-    pub(super) layer: &'a LayerSpec,
-    skipped: bool,
-    /// The checkpoint field that set the cache dtype (`--kv-cache-dtype auto` with a quantized-KV checkpoint).
-    from_checkpoint: Option<(&'static str, &'static source::Cite)>,
-    query: LayerQuery,
+/// One distinct query to the selector and what it got. Equal queries share one (`get_attn_backend` is cached on its
+/// arguments): the rows of a model's layers point to a handful of these.
+pub(super) struct Selected {
+    pub(super) query: LayerQuery,
     pub(super) selection: Selection,
     /// The layer's own `kv_cache_dtype` after selection: the query's, or the one an MLA layer's sparse backend serves
     /// it as (`canon`).
     pub(super) layer_kv: String,
     /// An MLA layer whose backend serves its cache dtype as another (`_canonicalize_sparse_mla_kv_cache_dtype`):
     /// the new dtype, which vLLM also writes to `cache_config.cache_dtype`, so later layers ask with it.
-    canon: Option<&'static str>,
+    pub(super) canon: Option<&'static str>,
+}
+
+/// One layer after selection: its skip-adjusted query to the selector and the backend it got (through [`Selected`],
+/// which the row derefs to: `row.query`, `row.selection`, `row.layer_kv`, `row.canon`).
+pub(super) struct LayerRow<'a> {
+    pub(super) layer: &'a LayerSpec,
+    skipped: bool,
+    /// The checkpoint field that set the cache dtype (`--kv-cache-dtype auto` with a quantized-KV checkpoint).
+    from_checkpoint: Option<(&'static str, &'static source::Cite)>,
+    selected: Rc<Selected>,
     /// The selector's cache missed for this layer (`_cached_get_attn_backend` ran): the lines it logs with
     /// `logger.info` / `logger.warning` (not `_once`) are printed again.
     new_query: bool,
+}
+
+impl std::ops::Deref for LayerRow<'_> {
+    type Target = Selected;
+    fn deref(&self) -> &Selected {
+        &self.selected
+    }
 }
 
 /// Per layer, in order (`Attention.__init__` / `MLAAttention.__init__`): the skip-adjusted cache dtype, then
@@ -114,9 +128,9 @@ pub(super) fn select_layers<'a>(
     let r = p.release;
     let skip = SkipList::new(&cmd.kv_cache_dtype_skip_layers);
     let tp = cmd.tensor_parallel_size.max(1);
-    // A model has a handful of distinct queries (one per skip / window / head layout): a list beats hashing each
-    // layer's query (SipHash over the query was ~8% of a scenario's instructions).
-    let mut cache: Vec<(LayerQuery, Result<Selection, SelectionError>)> = Vec::new();
+    // A model has a handful of distinct queries (one per skip / window / head layout): a short list of them, each
+    // selected once; a layer whose query is in it shares its record (no string built or cloned per layer).
+    let mut cache: Vec<Rc<Selected>> = Vec::new();
     let mut rows = Vec::with_capacity(spec.layers.len());
     let from_checkpoint = spec
         .checkpoint_kv
@@ -129,8 +143,10 @@ pub(super) fn select_layers<'a>(
             };
             (kv.field(), cite)
         });
+    let use_mm_prefix = spec.layers_use_mm_prefix(r);
+    let per_head_scales = spec.checkpoint_kv.as_ref().is_some_and(|kv| kv.per_head_scales());
     // `cache_config.cache_dtype`, as the layers built so far left it.
-    let mut global: std::borrow::Cow<str> = std::borrow::Cow::Borrowed(cmd.kv_cache_dtype.as_str());
+    let mut global: &str = cmd.kv_cache_dtype.as_str();
     // A hybrid model's recurrent layers are not `Attention` layers: they never reach get_attn_backend.
     for l in spec.layers.iter().filter(|l| l.kind.is_attention()) {
         let mla = l.mla.is_some();
@@ -139,55 +155,64 @@ pub(super) fn select_layers<'a>(
         } else {
             skip.skips(l.index, l.sliding_window.is_some())
         };
-        let query = LayerQuery {
+        // The query without its cache dtype (compared apart, so that a known query allocates nothing).
+        let kv = if skipped { "auto" } else { global };
+        let mut query = LayerQuery {
             head_size: l.head_dim,
-            kv_cache_dtype: if skipped { "auto".to_string() } else { global.to_string() },
+            kv_cache_dtype: String::new(),
             has_sinks: l.has_sinks && !mla,
             sliding_window: l.sliding_window.is_some() && !mla,
             q_heads: l.num_q_heads / tp,
             kv_heads: (l.num_kv_heads / tp).max(1),
             block_size: cmd.block_size,
-            use_mm_prefix: spec.layers_use_mm_prefix(r) && !mla,
-            use_per_head_quant_scales: !mla && spec.checkpoint_kv.as_ref().is_some_and(|kv| kv.per_head_scales()),
+            use_mm_prefix: use_mm_prefix && !mla,
+            use_per_head_quant_scales: !mla && per_head_scales,
             use_non_causal: cmd.attention_config.use_non_causal,
             use_dcp: cmd.decode_context_parallel_size > 1,
             mla: l.mla,
         };
         heads_divide(r, spec.vllm_model, l, tp)?;
-        let cached = cache.iter().find(|(q, _)| *q == query).map(|(_, s)| s.clone());
-        let new_query = cached.is_none();
-        let selection = cached
-            .unwrap_or_else(|| {
-                let s = selection::select(p, forced, &query);
-                cache.push((query.clone(), s.clone()));
-                s
-            })
-            .map_err(|e| {
-                let (kind, cite) = match e.unmodelled {
-                    Some(cite) => (ScenarioErrorKind::InputError, cite),
-                    None if e.forced => (ScenarioErrorKind::ValueError, &source::CUDA_FORCED_INVALID),
-                    None => (ScenarioErrorKind::ValueError, &source::CUDA_NONE_VALID),
+        let known = cache
+            .iter()
+            .find(|c| c.query.same_but_cache_dtype(&query) && c.query.kv_cache_dtype == kv);
+        let (selected, new_query) = match known {
+            Some(c) => (Rc::clone(c), false),
+            None => {
+                query.kv_cache_dtype = kv.to_string();
+                let selection = selection::select(p, forced, &query).map_err(|e| {
+                    let (kind, cite) = match e.unmodelled {
+                        Some(cite) => (ScenarioErrorKind::InputError, cite),
+                        None if e.forced => (ScenarioErrorKind::ValueError, &source::CUDA_FORCED_INVALID),
+                        None => (ScenarioErrorKind::ValueError, &source::CUDA_NONE_VALID),
+                    };
+                    scenario_error(kind, e.message, Some(cite), r)
+                })?;
+                let canon = if mla {
+                    crate::backends::mla::selection::canonical_kv(r, selection.backend, &query.kv_cache_dtype)
+                } else {
+                    None
                 };
-                scenario_error(kind, e.message, Some(cite), r)
-            })?;
-        let canon = if mla {
-            crate::backends::mla::selection::canonical_kv(r, selection.backend, &query.kv_cache_dtype)
-        } else {
-            None
+                let layer_kv = canon.map_or_else(|| query.kv_cache_dtype.clone(), str::to_string);
+                // Its checks depend on the layer's cache dtype only: once per distinct query.
+                checkpoint_layer_errors(r, spec, &layer_kv)?;
+                let c = Rc::new(Selected {
+                    query,
+                    selection,
+                    layer_kv,
+                    canon,
+                });
+                cache.push(Rc::clone(&c));
+                (c, true)
+            }
         };
-        if let Some(c) = canon {
-            global = std::borrow::Cow::Borrowed(c);
+        if let Some(c) = selected.canon {
+            global = c;
         }
-        let layer_kv = canon.map_or_else(|| query.kv_cache_dtype.clone(), str::to_string);
-        checkpoint_layer_errors(r, spec, &layer_kv)?;
         rows.push(LayerRow {
             layer: l,
             skipped,
             from_checkpoint,
-            query,
-            selection,
-            layer_kv,
-            canon,
+            selected,
             new_query,
         });
     }
@@ -276,9 +301,11 @@ pub(super) fn selection_logs(r: Release, rows: &[LayerRow]) -> Vec<LogRecord> {
             seen.push(LogRecord::new(level, cite, at, text));
         }
     };
-    for row in rows {
+    // Every line below depends on the row's query and selection only, and the `_once` lines are deduplicated by
+    // text: a row that shares an earlier row's query adds nothing, so only the first row of each query is read.
+    for row in rows.iter().filter(|row| row.new_query) {
         let sel = &row.selection;
-        if row.new_query {
+        {
             if let Some(w) = sel.precluded_warning(row.query.block_size) {
                 seen.push(LogRecord::new(
                     LogLevel::Warning,

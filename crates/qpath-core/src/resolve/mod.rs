@@ -3,6 +3,7 @@
 //! groups, and each group runs through its backend's rules ([`crate::backends`]).
 
 use std::collections::HashSet;
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -19,7 +20,7 @@ use crate::release::{FlashInfer, Release};
 use crate::report::{
     GpuRef, GroupReport, GroupRole, LogLevel, LogRecord, ModelSummary, Note, Report, ScenarioError, ScenarioErrorKind, Verdict,
 };
-use crate::selection::{self, Selection, SelectionError};
+use crate::selection::{self, Selection};
 use crate::serve::{self, ServeCommand};
 use crate::source;
 use crate::trace::Trace;
