@@ -627,12 +627,10 @@ fn other_phase_error(g: &GroupReport) -> Option<(&'static str, &GroupError)> {
 /// call that raises), vLLM's text (or the bare-assert words), the line.
 fn group_error(e: &GroupError, trace: &[TraceStep], label: &'static str, also: Option<&'static str>) -> Html {
     // The raise's own line has no URL in the DTO; a trace step citing the same line has it.
-    let url = e.source.as_ref().and_then(|s| {
-        trace
-            .iter()
-            .find(|t| t.source.as_ref() == Some(s))
-            .and_then(|t| t.url.clone())
-    });
+    let url = e
+        .source
+        .as_ref()
+        .and_then(|s| trace.iter().find(|t| t.source.as_ref() == Some(s)).and_then(TraceStep::url));
     html! {
         <div class={classes!("group-error", also.map(|_| "phase-error"))} role={if also.is_none() { "alert" } else { "note" }}
             data-stage={e.stage.name()}>
@@ -666,7 +664,7 @@ fn trace_step(t: &TraceStep) -> Html {
             <span class="outcome">{ t.outcome.clone() }</span>
             if let Some(s) = &t.source {
                 { " " }
-                { source_link(s, t.url.as_deref()) }
+                { source_link(s, t.url().as_deref()) }
             }
         </li>
     }

@@ -8,7 +8,7 @@ pub use crate::attention::{Backend, CgSupport, GroupErrorKind, GroupRole, Kernel
 use crate::dtype::TorchDtype;
 pub use crate::model::AttentionKind;
 use crate::release::{FlashInfer, Release};
-use crate::source::Cite;
+use crate::source::{Cite, SourceRef};
 
 /// The answer for one scenario.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -385,11 +385,31 @@ pub struct TraceStep {
     pub outcome: String,
     /// `file:line` in this release; `null` for qpath's own bookkeeping (grouping, inputs).
     pub source: Option<String>,
-    pub url: Option<String>,
+    /// The cited line, whose link ([`TraceStep::url`]) is the JSON's `url`: built when a view or the JSON asks.
+    #[serde(rename = "url")]
+    pub at: Option<SourceRef>,
     /// The step predicts beyond what the Python source decides (derived, not run). Not in the JSON: there such a step
     /// is the one whose `rule` is [`UNVERIFIED_RULE`].
     #[serde(skip)]
     pub unverified: bool,
+}
+
+impl TraceStep {
+    /// A step that restates `at` (or qpath's own bookkeeping when `None`).
+    pub fn new(rule: impl Into<String>, outcome: impl Into<String>, at: Option<SourceRef>) -> Self {
+        TraceStep {
+            rule: rule.into(),
+            outcome: outcome.into(),
+            source: at.map(|s| s.short()),
+            at,
+            unverified: false,
+        }
+    }
+
+    /// The link to the cited line at its release's tag.
+    pub fn url(&self) -> Option<String> {
+        self.at.map(|s| s.url())
+    }
 }
 
 /// The `rule` text of an unverified prediction (see [`TraceStep::unverified`]).

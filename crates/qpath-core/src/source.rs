@@ -30,12 +30,21 @@ pub struct Cite {
     pub fi_lines: &'static [u16],
 }
 
-/// Where a trace step comes from in one release: `file:line`, and a link to it at that release's tag.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// Where a trace step comes from in one release: `file:line`, and (built only when asked for) a link to it at that
+/// release's tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SourceRef {
     pub file: &'static str,
     pub line: u32,
-    pub url: String,
+    /// The tag the link points at: the vLLM release, or the FlashInfer installed.
+    pub tag: SourceTag,
+}
+
+/// The repository tag of a [`SourceRef`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceTag {
+    Vllm(Release),
+    FlashInfer(FlashInfer),
 }
 
 impl Cite {
@@ -45,39 +54,77 @@ impl Cite {
     }
 
     /// The line in `release` with FlashInfer `flashinfer` installed: a vLLM file reads `release`, a FlashInfer file
-    /// `flashinfer` (and links to that FlashInfer's tag).
+    /// `flashinfer` (and links to that FlashInfer's tag). Builds no string.
     pub fn at_with(&self, release: Release, flashinfer: FlashInfer) -> Option<SourceRef> {
-        let line = match self.repo {
-            Repo::Vllm => self.lines.get(release.index()).map_or(0, |l| u32::from(*l)),
-            Repo::FlashInfer => self.fi_lines.get(flashinfer.index()).map_or(0, |l| u32::from(*l)),
+        let (lines, index, tag) = match self.repo {
+            Repo::Vllm => (self.lines, release.index(), SourceTag::Vllm(release)),
+            Repo::FlashInfer => (self.fi_lines, flashinfer.index(), SourceTag::FlashInfer(flashinfer)),
         };
-        (line > 0).then(|| {
-            let url = match self.repo {
-                Repo::Vllm => format!(
-                    "https://github.com/vllm-project/vllm/blob/{}/{}#L{line}",
-                    release.git_ref(),
-                    self.file
-                ),
-                Repo::FlashInfer => format!(
-                    "https://github.com/flashinfer-ai/flashinfer/blob/v{}/{}#L{line}",
-                    flashinfer.name(),
-                    self.file
-                ),
-            };
-            SourceRef {
-                file: self.file,
-                line,
-                url,
-            }
+        let line = lines.get(index).map_or(0, |l| u32::from(*l));
+        (line > 0).then_some(SourceRef {
+            file: self.file,
+            line,
+            tag,
         })
+    }
+
+    /// `file:line` in `release` ([`SourceRef::short`]), if the statement exists there.
+    pub fn short_at(&self, release: Release) -> Option<String> {
+        self.at(release).map(|s| s.short())
     }
 }
 
 impl SourceRef {
     /// `file:line`, as the JSON output's `source` field.
     pub fn short(&self) -> String {
-        format!("{}:{}", self.file, self.line)
+        let mut out = String::with_capacity(self.file.len() + 6);
+        out.push_str(self.file);
+        out.push(':');
+        push_decimal(&mut out, self.line);
+        out
     }
+
+    /// The link to the line at its release's tag (GitHub's `blob/<tag>/<file>#L<line>`).
+    pub fn url(&self) -> String {
+        match self.tag {
+            SourceTag::Vllm(r) => format!(
+                "https://github.com/vllm-project/vllm/blob/{}/{}#L{}",
+                r.git_ref(),
+                self.file,
+                self.line
+            ),
+            SourceTag::FlashInfer(f) => format!(
+                "https://github.com/flashinfer-ai/flashinfer/blob/v{}/{}#L{}",
+                f.name(),
+                self.file,
+                self.line
+            ),
+        }
+    }
+}
+
+/// Serialises as its link ([`SourceRef::url`]), the JSON output's `url` field.
+impl Serialize for SourceRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.url())
+    }
+}
+
+/// Appends `n` in decimal (what `format!("{n}")` writes, without the formatter).
+pub(crate) fn push_decimal(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // ASCII digits only.
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
 }
 
 include!(concat!(env!("OUT_DIR"), "/cites.rs"));
@@ -87,11 +134,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn short_is_file_colon_decimal_line() {
+        for n in [1u32, 9, 10, 99, 100, 1131, 65535, u32::MAX] {
+            let r = SourceRef {
+                file: "a/b.py",
+                line: n,
+                tag: SourceTag::Vllm(Release::V0_33_0),
+            };
+            assert_eq!(r.short(), format!("a/b.py:{n}"));
+        }
+    }
+
+    #[test]
     fn cites_resolve_per_release_with_links() {
         let r = FI_GET_Q_DTYPE.at(Release::V0_25_0).unwrap();
         assert_eq!(r.short(), "vllm/v1/attention/backends/flashinfer.py:802");
         assert_eq!(
-            r.url,
+            r.url(),
             "https://github.com/vllm-project/vllm/blob/v0.25.0/vllm/v1/attention/backends/flashinfer.py#L802"
         );
         assert_eq!(FI_GET_Q_DTYPE.at(Release::V0_33_0).unwrap().line, 1131);
@@ -101,7 +160,7 @@ mod tests {
             FI_GET_Q_DTYPE.at(Release::V0_27_0).unwrap(),
             FI_GET_Q_DTYPE.at(Release::V0_27_1).unwrap(),
         );
-        assert_eq!((a.line, b.url.contains("/v0.27.1/")), (b.line, true));
+        assert_eq!((a.line, b.url().contains("/v0.27.1/")), (b.line, true));
         assert_eq!(FLASHINFER_DETERMINE_BACKEND.at(Release::V0_28_0).unwrap().line, 522);
         assert!(ALL_CITES.len() > 60 && ALL_CITES.iter().all(|(_, c)| c.lines.len() == Release::ALL.len()));
         // A FlashInfer cite has one line per FlashInfer release, and at a release's pin it is the release's line.
@@ -118,7 +177,7 @@ mod tests {
             }
         }
         assert_eq!(
-            FI_GET_Q_DTYPE.at(Release::V0_25_1).unwrap().url,
+            FI_GET_Q_DTYPE.at(Release::V0_25_1).unwrap().url(),
             "https://github.com/vllm-project/vllm/blob/v0.25.1/vllm/v1/attention/backends/flashinfer.py#L802"
         );
         // A FlashInfer line at an installed FlashInfer other than the pin.
@@ -126,13 +185,13 @@ mod tests {
             .at_with(Release::V0_26_0, FlashInfer::F0_7_2Post1)
             .unwrap();
         assert_eq!(up.line, 574);
-        assert!(up.url.contains("/v0.7.2.post1/flashinfer/utils.py#L574"), "{}", up.url);
+        assert!(up.url().contains("/v0.7.2.post1/flashinfer/utils.py#L574"), "{}", up.url());
         assert!(FLASHINFER_FA3_HEAD_DIMS
             .at_with(Release::V0_33_0, FlashInfer::F0_6_14)
             .is_none());
         let f = FLASHINFER_FA2_FP8_ASSERT.at(Release::V0_33_0).unwrap();
         assert_eq!(
-            f.url,
+            f.url(),
             "https://github.com/flashinfer-ai/flashinfer/blob/v0.7.2.post1/flashinfer/jit/attention/modules.py#L1042"
         );
     }

@@ -31,13 +31,7 @@ impl Trace {
     /// Records a step that restates `cite` in this release (or qpath's own bookkeeping when `cite` is `None`).
     pub fn step(&mut self, cite: Option<&Cite>, rule: impl Into<String>, outcome: impl Into<String>) {
         let at = cite.and_then(|c| c.at_with(self.release, self.flashinfer));
-        self.steps.push(TraceStep {
-            rule: rule.into(),
-            outcome: outcome.into(),
-            source: at.as_ref().map(|s| s.short()),
-            url: at.map(|s| s.url),
-            unverified: false,
-        });
+        self.steps.push(TraceStep::new(rule, outcome, at));
     }
 
     /// Records a prediction beyond what the Python source decides (derived from it, not run): no source line, the
@@ -47,7 +41,7 @@ impl Trace {
             rule: UNVERIFIED_RULE.to_string(),
             outcome: outcome.into(),
             source: None,
-            url: None,
+            at: None,
             unverified: true,
         });
     }

@@ -431,7 +431,7 @@ fn release_0_25_1_equals_0_25_0() {
             // Only the links differ (they point at each release's tag).
             let strip = |r: Report| -> Vec<GroupReport> {
                 let mut groups = r.groups;
-                groups.iter_mut().flat_map(|g| g.trace.iter_mut()).for_each(|s| s.url = None);
+                groups.iter_mut().flat_map(|g| g.trace.iter_mut()).for_each(|s| s.at = None);
                 groups
             };
             let a = strip(run(gpu, V0_25_0, &format!("{FI} {args}")));
@@ -467,14 +467,14 @@ fn release_0_27_1_equals_0_27_0_under_its_own_name() {
                         (&sb.rule, &sb.outcome, &sb.source),
                         "{gpu} {args}"
                     );
-                    if let (Some(ua), Some(ub)) = (&sa.url, &sb.url) {
+                    if let (Some(ua), Some(ub)) = (&sa.url(), &sb.url()) {
                         assert_eq!(ua.replace("/v0.27.0/", "/v0.27.1/"), *ub, "{gpu} {args}");
                     }
                 }
             }
             let strip = |r: Report| -> Vec<GroupReport> {
                 let mut groups = r.groups;
-                groups.iter_mut().flat_map(|g| g.trace.iter_mut()).for_each(|s| s.url = None);
+                groups.iter_mut().flat_map(|g| g.trace.iter_mut()).for_each(|s| s.at = None);
                 groups
             };
             assert_eq!(strip(a), strip(b), "{gpu} {args}");

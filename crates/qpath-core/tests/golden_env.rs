@@ -176,7 +176,7 @@ fn a_newer_flashinfer_brings_its_fa3_head_dim_rule_to_0_24_0() {
         .find(|s| s.rule == "prefill plan: backend \"auto\"")
         .unwrap();
     assert_eq!(step.source.as_deref(), Some("flashinfer/prefill.py:3670"));
-    assert!(step.url.as_deref().unwrap().contains("/flashinfer/blob/v0.7.2.post1/"));
+    assert!(step.url().unwrap().contains("/flashinfer/blob/v0.7.2.post1/"));
     assert!(
         step.outcome
             .contains("FlashInfer 0.7.2.post1 runs FA3 only for head dims 64, 128, 256"),
@@ -186,7 +186,7 @@ fn a_newer_flashinfer_brings_its_fa3_head_dim_rule_to_0_24_0() {
     assert!(group(&up)
         .trace
         .iter()
-        .any(|s| s.url.as_deref().is_some_and(|u| u.contains("/vllm/blob/v0.24.0/"))));
+        .any(|s| s.url().is_some_and(|u| u.contains("/vllm/blob/v0.24.0/"))));
     assert!(up
         .notes
         .iter()

@@ -198,12 +198,9 @@ pub(super) fn spec_as_decode(p: &Platform, g: &mut GroupReport, n: u32) {
             g.kernel.prefill.map_or("native", |k| k.name())
         )
     };
-    let at = source::FI_REORDER_THRESHOLD.at(r);
-    g.trace.push(crate::report::TraceStep {
-        rule: "speculative decoding".into(),
+    g.trace.push(crate::report::TraceStep::new(
+        "speculative decoding",
         outcome,
-        source: at.as_ref().map(|s| s.short()),
-        url: at.map(|s| s.url),
-        unverified: false,
-    });
+        source::FI_REORDER_THRESHOLD.at(r),
+    ));
 }

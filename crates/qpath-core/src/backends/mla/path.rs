@@ -814,14 +814,7 @@ pub fn spec_as_decode_step(be: Backend, p: &Platform, heads: u32, n: u32) -> Opt
     } else {
         &source::MLA_PATH_REORDER_FN
     };
-    let at = cite.at(p.release);
-    Some(TraceStep {
-        rule: "speculative decoding".into(),
-        outcome,
-        source: at.as_ref().map(|s| s.short()),
-        url: at.map(|s| s.url),
-        unverified: false,
-    })
+    Some(TraceStep::new("speculative decoding", outcome, cite.at(p.release)))
 }
 
 #[cfg(test)]
