@@ -17,28 +17,51 @@ pub(super) fn input_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Rep
 /// tokens, or when it has a sliding window and `sliding_window` is one ([`source::ATTN_SKIP_LAYERS`]). Built in one
 /// pass over the tokens, so that each layer's check is a set lookup (linear in tokens + layers).
 pub(super) struct SkipList {
-    indices: HashSet<u32>,
+    /// Indices below 1024 (every model's layers) as bits; a larger index, which only a stray token names, in `large`.
+    small: [u64; 16],
+    large: HashSet<u32>,
     sliding_window: bool,
 }
 
 impl SkipList {
     pub(crate) fn new(tokens: &[String]) -> Self {
-        SkipList {
-            indices: tokens.iter().filter_map(|t| layer_index_token(t)).collect(),
-            sliding_window: tokens.iter().any(|t| t == "sliding_window"),
+        let mut list = SkipList {
+            small: [0; 16],
+            large: HashSet::new(),
+            sliding_window: false,
+        };
+        for t in tokens {
+            match layer_index_token(t) {
+                Some(n) if n < 1024 => list.small[(n / 64) as usize] |= 1 << (n % 64),
+                Some(n) => {
+                    list.large.insert(n);
+                }
+                None => list.sliding_window |= t == "sliding_window",
+            }
         }
+        list
     }
 
     /// Whether `Attention.__init__` gives this layer kv_cache_dtype "auto".
     pub(crate) fn skips(&self, layer: u32, sliding: bool) -> bool {
-        (sliding && self.sliding_window) || self.indices.contains(&layer)
+        (sliding && self.sliding_window)
+            || match self.small.get((layer / 64) as usize) {
+                Some(word) => word & (1 << (layer % 64)) != 0,
+                None => self.large.contains(&layer),
+            }
     }
 }
 
 /// The layer index a token names: `str(layer_idx) == token`, so only the canonical decimal ("7", not "07" or "+7").
 pub(super) fn layer_index_token(token: &str) -> Option<u32> {
-    let n: u32 = token.parse().ok()?;
-    (n.to_string() == token).then_some(n)
+    // Canonical: no sign, no leading zero (but "0" itself); then `parse` only rejects overflow.
+    let canonical =
+        !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) && (token.len() == 1 || !token.starts_with('0'));
+    if canonical {
+        token.parse().ok()
+    } else {
+        None
+    }
 }
 
 /// Skip tokens that match no layer are accepted by vLLM and do nothing: one note naming them (each once, at most
@@ -48,7 +71,11 @@ pub(super) fn skip_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Repo
     if tokens.is_empty() {
         return;
     }
-    let layers: HashSet<u32> = spec.layers.iter().map(|l| l.index).collect();
+    // The model's layer indices (ascending as built): a binary search per token.
+    let mut layers: Vec<u32> = spec.layers.iter().map(|l| l.index).collect();
+    if !layers.is_sorted() {
+        crate::order::sort_dedup(&mut layers);
+    }
     let has_window = spec.layers.iter().any(|l| l.sliding_window.is_some());
     let mut seen = HashSet::new();
     let mut unmatched: Vec<String> = Vec::new();
@@ -56,7 +83,7 @@ pub(super) fn skip_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Repo
     for tok in tokens {
         if tok == "sliding_window" {
             window_token = !has_window;
-        } else if !layer_index_token(tok).is_some_and(|n| layers.contains(&n)) && seen.insert(tok.as_str()) {
+        } else if !layer_index_token(tok).is_some_and(|n| layers.binary_search(&n).is_ok()) && seen.insert(tok.as_str()) {
             unmatched.push(format!("`{}`", crate::serve::escape_for_message(tok)));
         }
     }
