@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::gpu::GPUS;
 use crate::release::Release;
 use crate::report::{Backend, GroupReport, NoteKind, Report, ScenarioErrorKind, Verdict, QPATH_LIMIT};
-use crate::resolve::{resolve, Hardware, Scenario};
+use crate::resolve::{prepare, resolve_prepared, Hardware, Prepared, Scenario};
 use crate::serve;
 
 /// The `--kv-cache-dtype` values FlashInfer's backend lists at a release (`supported_kv_cache_dtypes`).
@@ -304,18 +304,30 @@ pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
     let cmd = serve::parse(base.release, &base.command_line).map_err(|e| e.to_string())?;
     let mla = model_uses_mla(base.release, &cmd, base.model_config.as_deref());
     let dtypes = mode.kv_dtypes(base.release, mla);
-    let mut cells = Vec::with_capacity(GPUS.len() * dtypes.len());
-    for g in GPUS {
-        for kv in &dtypes {
+    // One command line per cache dtype, parsed once and resolved on every GPU.
+    let columns: Vec<(&'static str, Scenario, Prepared)> = dtypes
+        .iter()
+        .map(|&kv| {
             let mut c = cmd.clone();
             c.kv_cache_dtype = kv.to_string();
-            let line = serve::format(&c);
             let s = Scenario {
-                hardware: Hardware::Gpu(g),
-                command_line: line.clone(),
+                command_line: serve::format(&c),
                 ..base.clone()
             };
-            let report = resolve(&s);
+            let p = prepare(&s);
+            (kv, s, p)
+        })
+        .collect();
+    let mut cells = Vec::with_capacity(GPUS.len() * dtypes.len());
+    for g in GPUS {
+        for (kv, column, prepared) in &columns {
+            let s = Scenario {
+                hardware: Hardware::Gpu(g),
+                ..column.clone()
+            };
+            let line = s.command_line.clone();
+            let kv = *kv;
+            let report = resolve_prepared(&s, prepared);
             let (status, summary) = summarize_in(&report, mode);
             cells.push(Cell {
                 gpu: g.id,
@@ -364,6 +376,7 @@ pub fn markdown(m: &Matrix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resolve::resolve;
 
     #[test]
     fn status_and_mode_names_are_the_json_strings() {

@@ -116,8 +116,37 @@ fn scenario_error(
     }
 }
 
+/// A scenario's command line parsed once for its release, for the features that resolve one command line on many GPUs
+/// (the matrix, comparisons): [`resolve_prepared`] reuses it instead of parsing again.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    release: Release,
+    command_line: String,
+    cmd: Result<ServeCommand, ScenarioError>,
+}
+
+/// Parses `s`'s command line for its release (what [`resolve`] does first).
+pub fn prepare(s: &Scenario) -> Prepared {
+    Prepared {
+        release: s.release,
+        command_line: s.command_line.clone(),
+        cmd: parse_command(s),
+    }
+}
+
 /// Resolves a scenario. Never panics; input errors become the report's `error`.
 pub fn resolve(s: &Scenario) -> Report {
+    resolve_with(s, None)
+}
+
+/// [`resolve`] with the command line `prepared` parsed (when it is `s`'s release and command line; any other is
+/// ignored and `s` parsed as usual). The report is the one `resolve(s)` gives.
+pub fn resolve_prepared(s: &Scenario, prepared: &Prepared) -> Report {
+    let same = prepared.release == s.release && prepared.command_line == s.command_line;
+    resolve_with(s, same.then_some(prepared))
+}
+
+fn resolve_with(s: &Scenario, prepared: Option<&Prepared>) -> Report {
     let r = s.release;
     let (gpu_id, gpu_name, cc) = match s.hardware {
         Hardware::Gpu(g) => (Some(g.id.to_string()), g.name.to_string(), g.capability_under(s.cuda)),
@@ -147,14 +176,14 @@ pub fn resolve(s: &Scenario) -> Report {
     };
     environment_notes(s, &mut report);
     let first = report.clone();
-    if let Err(e) = resolve_into(s, cc, &mut report, None) {
+    if let Err(e) = resolve_into(s, prepared, cc, &mut report, None) {
         report.error = Some(e);
     }
     // A downgrade that changes whether decodes are captured in full graphs changes which phase's error the engine
     // meets first: resolve again with the runner's mode (the warnings still come from the requested one).
     if let Some(resolved) = downgraded(&report) {
         report = first;
-        if let Err(e) = resolve_into(s, cc, &mut report, Some(resolved)) {
+        if let Err(e) = resolve_into(s, prepared, cc, &mut report, Some(resolved)) {
             report.error = Some(e);
         }
     }
@@ -181,12 +210,16 @@ fn downgraded(report: &Report) -> Option<crate::serve::CudaGraphs> {
 /// KV-cache groups, and each group's metadata builder. The first phase that raises ends the scenario.
 fn resolve_into(
     s: &Scenario,
+    prepared: Option<&Prepared>,
     cc: ComputeCapability,
     report: &mut Report,
     resolved_graphs: Option<crate::serve::CudaGraphs>,
 ) -> Result<(), ScenarioError> {
     let r = s.release;
-    let mut cmd = parse_command(s)?;
+    let mut cmd = match prepared {
+        Some(p) => p.cmd.clone()?,
+        None => parse_command(s)?,
+    };
     report.unused_flags = cmd.unused.clone();
     let env = read_env(r, &cmd, report)?;
     let env_records = retired_env(r, &cmd, report)?;

@@ -94,13 +94,14 @@ pub(super) enum Conv {
 /// argument.
 pub(super) type OptTuple = (Option<usize>, String, Option<String>);
 
-/// The option parser of each release, built once from the static table (building one costs about 0.2 ms; parsing
-/// a command line with a ready one costs a few microseconds).
+/// The option parser of each release, built from the static table the first time that release parses (building one
+/// costs about 0.2 ms; parsing a command line with a ready one costs a few microseconds): the page's first result
+/// builds only the release it shows.
 pub(super) fn cached_parser(release: Release, rows: &'static [FlagRow], enums: &'static Enums) -> &'static OptParser<'static> {
-    static PARSERS: OnceLock<Vec<OptParser<'static>>> = OnceLock::new();
-    let all = PARSERS.get_or_init(|| Release::ALL.iter().map(|&r| OptParser::new(r, rows, enums)).collect());
-    let i = Release::ALL.iter().position(|&r| r == release).unwrap_or(0);
-    &all[i]
+    static PARSERS: OnceLock<Vec<OnceLock<OptParser<'static>>>> = OnceLock::new();
+    let all = PARSERS.get_or_init(|| Release::ALL.iter().map(|_| OnceLock::new()).collect());
+    let i = release.index().min(all.len() - 1);
+    all[i].get_or_init(|| OptParser::new(Release::ALL[i], rows, enums))
 }
 
 pub(super) struct OptParser<'t> {
