@@ -1,5 +1,5 @@
 //! Resolve throughput in WebAssembly, the twin of `benches/resolve.rs`. It runs under Node through
-//! wasm-bindgen-test-runner: `scripts/bench.sh` (release build). It prints scenarios per second and asserts nothing
+//! wasm-bindgen-test-runner: `scripts/bench.sh` (the page's `web` profile). It prints scenarios per second and asserts nothing
 //! about time; natively it compiles to nothing.
 #![cfg(target_arch = "wasm32")]
 

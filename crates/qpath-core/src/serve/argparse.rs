@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use crate::fasthash::FastHash;
+
 use super::convert::{check_choice, convert};
 use super::enums::Enums;
 use super::json::Value;
@@ -111,7 +113,7 @@ pub(super) struct OptParser<'t> {
     actions: Vec<Action<'t>>,
     /// Option strings in registration order (argparse's `_option_string_actions` iteration order).
     pub(super) strings: Vec<(String, usize)>,
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, FastHash>,
 }
 
 impl<'t> OptParser<'t> {
@@ -123,7 +125,7 @@ impl<'t> OptParser<'t> {
             enums,
             actions: Vec::new(),
             strings: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
         };
         p.add(
             None,
@@ -268,9 +270,9 @@ fn is_negative_number(s: &str) -> bool {
 #[derive(Default)]
 pub(super) struct Ns {
     pub(super) model_tag: Option<String>,
-    pub(super) values: HashMap<Role, Conv>,
+    pub(super) values: HashMap<Role, Conv, FastHash>,
     /// The as-written tokens of each kept option's last occurrence, for error messages.
-    pub(super) tokens: HashMap<Role, String>,
+    pub(super) tokens: HashMap<Role, String, FastHash>,
     pub(super) unused: Vec<String>,
 }
 
@@ -281,7 +283,7 @@ pub(super) struct Run<'p, 't> {
     as_written: &'p [String],
     /// `_parse_known_args`'s `arg_strings_pattern`: `O` option, `A` argument, `-` the `--` separator.
     pattern: Vec<u8>,
-    opts: HashMap<usize, OptTuple>,
+    opts: HashMap<usize, OptTuple, FastHash>,
     positional_pending: bool,
     /// Indices (into `toks`) of the tokens argparse could not use: `unrecognized arguments:`.
     pub(super) extras: Vec<usize>,
@@ -305,7 +307,7 @@ impl<'p, 't> Run<'p, 't> {
             toks,
             as_written,
             pattern: Vec::new(),
-            opts: HashMap::new(),
+            opts: HashMap::default(),
             positional_pending: true,
             extras: Vec::new(),
             ns: Ns::default(),
