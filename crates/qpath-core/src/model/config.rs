@@ -46,7 +46,9 @@ pub(super) struct TextConfig {
     /// The language model's config fields as config.json (or a preset) gives them, for the fields other steps read by
     /// name (e.g. a hybrid model's linear-attention or Mamba state sizes). Empty when nothing gave them.
     #[allow(dead_code)] // read by the hybrid layouts (linear-attention / Mamba state sizes)
-    pub(super) raw: serde_json::Map<String, serde_json::Value>,
+    /// Shared: a preset's fields are parsed once per process ([`super::presets::raw_config`]); `--hf-overrides`
+    /// copies them on write (`Arc::make_mut`).
+    pub(super) raw: std::sync::Arc<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// The whole config: the language model's attention settings and the two places a config dtype can sit.
@@ -62,7 +64,7 @@ pub(super) struct Config {
 impl Config {
     /// Step 1: the config object transformers constructs — a preset's constructed values (with its sources), or an
     /// empty config for a model that is not a preset (the overrides must then describe it).
-    pub(super) fn constructed(preset: Option<&ModelPreset>, source: &mut Vec<String>) -> Config {
+    pub(super) fn constructed(preset: Option<&'static ModelPreset>, source: &mut Vec<String>) -> Config {
         let Some(p) = preset else {
             return Config::default();
         };
@@ -83,7 +85,7 @@ impl Config {
                     "the preset's layer_types ({} entries, built by transformers before --hf-overrides applies)",
                     p.num_hidden_layers
                 ),
-                raw: serde_json::from_str(p.config).unwrap_or_default(),
+                raw: super::presets::raw_config(p),
             },
             root_dtype: Some(p.torch_dtype),
             text_dtype: None,

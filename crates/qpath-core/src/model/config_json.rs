@@ -512,7 +512,7 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
         num_attention_heads: Some(heads),
         hidden_size: hidden,
         layer_types_origin: format!("{}layer_types of the config file", f.prefix),
-        raw: f.map.clone(),
+        raw: std::sync::Arc::new(f.map.clone()),
         ..TextConfig::default()
     };
     match class {

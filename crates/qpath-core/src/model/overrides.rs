@@ -151,7 +151,7 @@ impl<'a> Overrides<'a> {
             for key in MLA_KEYS {
                 if let Some(v) = self.top.get(key) {
                     source.push(format!("--hf-overrides {key} = {} (config.update)", show(v)));
-                    cfg.text.raw.insert(key.to_string(), v.clone());
+                    std::sync::Arc::make_mut(&mut cfg.text.raw).insert(key.to_string(), v.clone());
                 }
             }
         }

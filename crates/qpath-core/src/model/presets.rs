@@ -130,6 +130,17 @@ pub struct ModelPreset {
 
 include!(concat!(env!("OUT_DIR"), "/models.rs"));
 
+/// A preset's raw config fields ([`ModelPreset::config`]), parsed the first time the preset is used and shared after.
+pub(super) fn raw_config(p: &'static ModelPreset) -> std::sync::Arc<serde_json::Map<String, serde_json::Value>> {
+    use std::sync::{Arc, OnceLock};
+    static RAW: OnceLock<Vec<OnceLock<Arc<serde_json::Map<String, serde_json::Value>>>>> = OnceLock::new();
+    let all = RAW.get_or_init(|| MODEL_PRESETS.iter().map(|_| OnceLock::new()).collect());
+    match MODEL_PRESETS.iter().position(|q| std::ptr::eq(q, p)) {
+        Some(i) => Arc::clone(all[i].get_or_init(|| Arc::new(serde_json::from_str(p.config).unwrap_or_default()))),
+        None => Arc::new(serde_json::from_str(p.config).unwrap_or_default()),
+    }
+}
+
 /// The preset with this HF id: an exact match first, else a case-insensitive one.
 pub fn find_preset(id: &str) -> Option<&'static ModelPreset> {
     MODEL_PRESETS

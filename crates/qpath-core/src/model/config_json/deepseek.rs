@@ -281,6 +281,6 @@ pub(super) fn deepseek(
         sliding_window: f.window(None)?,
         layer_types: None,
         layer_types_origin: String::new(),
-        raw,
+        raw: raw.into(),
     })
 }

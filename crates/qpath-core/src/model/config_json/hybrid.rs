@@ -169,7 +169,7 @@ pub(super) fn qwen3_next(release: Release, f: &Fields, notes: &mut Vec<String>) 
         sliding_window: None,
         layer_types: types,
         layer_types_origin: format!("{}layer_types of the config file", f.prefix),
-        raw,
+        raw: raw.into(),
     })
 }
 
@@ -344,7 +344,7 @@ pub(super) fn nemotron_h(f: &Fields, notes: &mut Vec<String>) -> Result<TextConf
         sliding_window: None,
         layer_types: None,
         layer_types_origin: origin,
-        raw,
+        raw: raw.into(),
     })
 }
 
