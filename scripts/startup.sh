@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# qpath's start-up in headless Chromium (issue 22, item 5): navigation → the first result card, median of nine cold
+# loads, without and with 4× CPU throttling, where the time goes before it, and the matrix tab → all its cells in the
+# DOM. A benchmark: it prints figures and asserts none (not part of `make test`). See tests/e2e/startup.mjs.
+# Usage: scripts/startup.sh [DIST ...]    (default dist/, the output of `trunk build --release` / `make test`)
+#   A DIST may be NAME=DIR (the column's name); several sites are measured alternately, e.g.
+#   scripts/startup.sh before=../main/dist after=dist
+#   QPATH_STARTUP_RUNS=N     cold loads per site and CPU setting (default 9)
+#   QPATH_STARTUP_MATRIX=N   matrix clicks per site and setting, the first one warm-up (default 5)
+#   QPATH_STARTUP_RATES=1,4  CPU throttling rates (Emulation.setCPUThrottlingRate)
+# Writes tests/e2e/out/startup.md (the table) and startup.json (every sample). About 40 s for one site on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$#" -gt 0 ] || set -- dist
+for arg in "$@"; do
+  dir="$arg"
+  case "$arg" in [!/]*=*) dir="${arg#*=}" ;; esac
+  if [ ! -f "$dir/index.html" ]; then
+    echo "startup: $dir/index.html is missing; build the site first (make test, or trunk build --release)" >&2
+    exit 1
+  fi
+done
+if [ ! -d tests/e2e/node_modules/playwright-core ]; then
+  echo "startup: tests/e2e/node_modules is missing; install it with scripts/setup.sh test (or: cd tests/e2e && npm ci)" >&2
+  exit 1
+fi
+CHROMIUM="${QPATH_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM" ]; then
+  echo "startup: $CHROMIUM is missing; install Debian's chromium with scripts/setup.sh test" >&2
+  exit 1
+fi
+export QPATH_CHROMIUM="$CHROMIUM"
+exec node tests/e2e/startup.mjs "$@"
