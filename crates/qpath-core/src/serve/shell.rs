@@ -38,7 +38,9 @@ impl Words {
     /// An unquoted blank ends the word being read, if any.
     fn finish(&mut self) {
         if self.in_word {
-            let text = std::mem::take(&mut self.cur);
+            // A copy of exactly the word's length; `cur` keeps its capacity for the next word (no regrowth per word).
+            let text = self.cur.clone();
+            self.cur.clear();
             let assignment = match text.find('=') {
                 Some(eq) => is_shell_name(&text[..eq]) && self.first_quote.is_none_or(|q| q > eq),
                 None => false,
