@@ -630,7 +630,7 @@ fn group_error(e: &GroupError, trace: &[TraceStep], label: &'static str, also: O
     let url = e
         .source
         .as_ref()
-        .and_then(|s| trace.iter().find(|t| t.source.as_ref() == Some(s)).and_then(TraceStep::url));
+        .and_then(|s| trace.iter().find(|t| t.source().as_ref() == Some(s)).and_then(TraceStep::url));
     html! {
         <div class={classes!("group-error", also.map(|_| "phase-error"))} role={if also.is_none() { "alert" } else { "note" }}
             data-stage={e.stage.name()}>
@@ -662,7 +662,7 @@ fn trace_step(t: &TraceStep) -> Html {
             }
             { " " }
             <span class="outcome">{ t.outcome.clone() }</span>
-            if let Some(s) = &t.source {
+            if let Some(s) = &t.source() {
                 { " " }
                 { source_link(s, t.url().as_deref()) }
             }

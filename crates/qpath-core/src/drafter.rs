@@ -989,7 +989,7 @@ mod tests {
             let l = &spec.layers[0];
             assert_eq!((l.index, l.head_dim, l.num_kv_heads), (61, 576, 1));
             assert_eq!(l.mla, target.layers[0].mla);
-            let sources: Vec<&str> = t.steps.iter().filter_map(|s| s.source.as_deref()).collect();
+            let sources: Vec<String> = t.steps.iter().filter_map(|s| s.source()).collect();
             assert_eq!(sources, vec![start, attn], "{r}");
         }
     }
@@ -1004,7 +1004,7 @@ mod tests {
         let spec = eagle_layers("eagle3", &head, &preset(r, "deepseek-ai/DeepSeek-V3", None), &mut t);
         assert_eq!((spec.layers[0].index, spec.layers[0].mla), (61, None));
         assert_eq!(
-            t.steps.last().and_then(|s| s.source.as_deref()),
+            t.steps.last().and_then(|s| s.source()).as_deref(),
             Some("vllm/model_executor/layers/attention/attention.py:350")
         );
         let mut t = Trace::new(r);

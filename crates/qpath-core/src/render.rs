@@ -258,7 +258,7 @@ fn why(out: &mut String, r: &Report) {
                 n + 1,
                 s.rule,
                 s.outcome,
-                s.source.as_ref().map_or(String::new(), |s| format!("  [{s}]"))
+                s.source().as_ref().map_or(String::new(), |s| format!("  [{s}]"))
             );
         }
         for w in &g.warnings {

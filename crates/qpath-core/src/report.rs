@@ -377,20 +377,18 @@ impl GroupError {
     }
 }
 
-/// One decision step: what the code looked at, what it decided, and the line it restates.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One decision step: what the code looked at, what it decided, and the line it restates. Its JSON is `rule`,
+/// `outcome`, `source` (`file:line`; `null` for qpath's own bookkeeping: grouping, inputs) and `url` (the link),
+/// the last two built from `at` only when serialised or asked for.
+#[derive(Clone, Debug, PartialEq)]
 pub struct TraceStep {
     /// What the step looked at; [`UNVERIFIED_RULE`] for an unverified prediction.
     pub rule: String,
     pub outcome: String,
-    /// `file:line` in this release; `null` for qpath's own bookkeeping (grouping, inputs).
-    pub source: Option<String>,
-    /// The cited line, whose link ([`TraceStep::url`]) is the JSON's `url`: built when a view or the JSON asks.
-    #[serde(rename = "url")]
+    /// The cited line in this release ([`TraceStep::source`], [`TraceStep::url`]); `None` for qpath's own bookkeeping.
     pub at: Option<SourceRef>,
     /// The step predicts beyond what the Python source decides (derived, not run). Not in the JSON: there such a step
     /// is the one whose `rule` is [`UNVERIFIED_RULE`].
-    #[serde(skip)]
     pub unverified: bool,
 }
 
@@ -400,15 +398,31 @@ impl TraceStep {
         TraceStep {
             rule: rule.into(),
             outcome: outcome.into(),
-            source: at.map(|s| s.short()),
             at,
             unverified: false,
         }
     }
 
-    /// The link to the cited line at its release's tag.
+    /// `file:line` of the cited line in this release (the JSON's `source`).
+    pub fn source(&self) -> Option<String> {
+        self.at.map(|s| s.short())
+    }
+
+    /// The link to the cited line at its release's tag (the JSON's `url`).
     pub fn url(&self) -> Option<String> {
         self.at.map(|s| s.url())
+    }
+}
+
+impl Serialize for TraceStep {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("TraceStep", 4)?;
+        st.serialize_field("rule", &self.rule)?;
+        st.serialize_field("outcome", &self.outcome)?;
+        st.serialize_field("source", &self.source())?;
+        st.serialize_field("url", &self.at)?;
+        st.end()
     }
 }
 

@@ -40,7 +40,6 @@ impl Trace {
         self.steps.push(TraceStep {
             rule: UNVERIFIED_RULE.to_string(),
             outcome: outcome.into(),
-            source: None,
             at: None,
             unverified: true,
         });

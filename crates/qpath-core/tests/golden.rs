@@ -463,8 +463,8 @@ fn release_0_27_1_equals_0_27_0_under_its_own_name() {
             for (ga, gb) in a.groups.iter().zip(&b.groups) {
                 for (sa, sb) in ga.trace.iter().zip(&gb.trace) {
                     assert_eq!(
-                        (&sa.rule, &sa.outcome, &sa.source),
-                        (&sb.rule, &sb.outcome, &sb.source),
+                        (&sa.rule, &sa.outcome, &sa.source()),
+                        (&sb.rule, &sb.outcome, &sb.source()),
                         "{gpu} {args}"
                     );
                     if let (Some(ua), Some(ub)) = (&sa.url(), &sb.url()) {
@@ -693,7 +693,7 @@ fn auto_selection_traces_the_rejections() {
         .trace
         .iter()
         .filter(|s| s.rule.starts_with("get_q_data_type"))
-        .all(|s| s.source.as_deref().is_some_and(|s| s.contains(".py:"))));
+        .all(|s| s.source().as_deref().is_some_and(|s| s.contains(".py:"))));
 }
 
 #[test]

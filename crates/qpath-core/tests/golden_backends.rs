@@ -38,7 +38,7 @@ fn assert_init_raise(g: &GroupReport, kind: GroupErrorKind, message: &str, sourc
     let last = g.trace.last().unwrap();
     assert_eq!(last.rule, format!("raises {kind}"));
     assert_eq!(last.outcome, message);
-    assert_eq!(last.source.as_deref(), Some(source));
+    assert_eq!(last.source().as_deref(), Some(source));
     // The device name is NVML's, which qpath does not know: a step says so, citing where vLLM reads it.
     assert!(g
         .trace
@@ -211,9 +211,9 @@ fn block_sizes_that_are_multiples_of_16_run_on_each_backend() {
                 .unwrap();
             assert_eq!(step.outcome, format!("--block-size {size} is a multiple of 16: accepted"));
             assert!(
-                step.source.as_deref().unwrap().starts_with(file),
+                step.source().as_deref().unwrap().starts_with(file),
                 "{vllm} {backend}: {:?}",
-                step.source
+                step.source()
             );
         }
     }
@@ -344,7 +344,10 @@ fn forced_flash_attn_on_sm100_at_head_256_takes_only_multiples_of_128_from_0_29_
             "--block-size 256 is a multiple of FA4's 128-token page: accepted"
         );
         let line = if vllm == "0.29.0" { 108 } else { 353 };
-        assert_eq!(step.source, Some(format!("vllm/v1/attention/backends/flash_attn.py:{line}")));
+        assert_eq!(
+            step.source(),
+            Some(format!("vllm/v1/attention/backends/flash_attn.py:{line}"))
+        );
     }
     // 0.28.0 has no FA4 head-256 page: 16 is a multiple of 16.
     let r = run(

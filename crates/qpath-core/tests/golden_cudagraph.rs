@@ -116,7 +116,7 @@ fn h100_flashinfer_spec_decode_goes_piecewise_until_0_30_0() {
         );
     }
     // The deciding lines: 0.25.0's SM90 return, 0.33.0's final test.
-    let step = |r| graphs("h100-sxm", r, &cmd, 3).1.trace[0].source.clone().unwrap();
+    let step = |r| graphs("h100-sxm", r, &cmd, 3).1.trace[0].source().clone().unwrap();
     assert_eq!(step(V0_25_0), "vllm/v1/attention/backends/flashinfer.py:862");
     assert_eq!(step(V0_33_0), "vllm/v1/attention/backends/flashinfer.py:1223");
     // Without speculative tokens nothing is downgraded.
@@ -231,7 +231,7 @@ fn triton_attn_is_always_supported() {
             expect(&cg, mode, CgSupport::Always, None, &[]);
             assert_eq!(
                 cg.trace[0]
-                    .source
+                    .source()
                     .as_deref()
                     .map(|s| s.starts_with("vllm/v1/attention/backends/triton_attn.py:")),
                 Some(true)
@@ -319,7 +319,7 @@ fn a100_flashinfer_takes_uniform_batches_from_0_33_0() {
         &[],
     );
     assert_eq!(
-        cg.trace[0].source.as_deref(),
+        cg.trace[0].source().as_deref(),
         Some("vllm/v1/attention/backends/flashinfer.py:1187")
     );
 }
@@ -372,7 +372,7 @@ fn dcp_keeps_flashinfer_single_token() {
         &[(&compilation(1459), SPEC_SINGLE)],
     );
     assert_eq!(
-        cg.trace[0].source.as_deref(),
+        cg.trace[0].source().as_deref(),
         Some("vllm/v1/attention/backends/flashinfer.py:994")
     );
     // Without DCP the RTX 5090 takes XQA's uniform batches from 0.28.0 (SM12x XQA), and not before (no TRTLLM).

@@ -39,7 +39,9 @@ fn assert_log(r: &Report, level: LogLevel, location: &str, text: &str) {
 }
 
 fn has_step(g: &GroupReport, rule: &str, source: &str) -> bool {
-    g.trace.iter().any(|s| s.rule == rule && s.source.as_deref() == Some(source))
+    g.trace
+        .iter()
+        .any(|s| s.rule == rule && s.source().as_deref() == Some(source))
 }
 
 #[test]
@@ -342,7 +344,7 @@ fn verification_batches_without_spec_as_decode_are_prefills() {
         "{}",
         step.outcome
     );
-    assert_eq!(step.source.as_deref(), Some("vllm/v1/attention/backends/flashinfer.py:741"));
+    assert_eq!(step.source().as_deref(), Some("vllm/v1/attention/backends/flashinfer.py:741"));
     // 0.30.0+: any TRTLLM-API kernel, XQA included.
     let r = run(
         "h100-sxm",

@@ -129,7 +129,7 @@ fn offline_logs_vllms_artifactory_warning_with_its_line() {
         );
         let step = g.trace.iter().find(|s| s.rule == "has_nvidia_artifactory()").unwrap();
         assert_eq!(
-            step.source.as_deref(),
+            step.source().as_deref(),
             Some(format!("vllm/utils/flashinfer.py:{line}").as_str()),
             "{v}"
         );
@@ -175,7 +175,7 @@ fn a_newer_flashinfer_brings_its_fa3_head_dim_rule_to_0_24_0() {
         .iter()
         .find(|s| s.rule == "prefill plan: backend \"auto\"")
         .unwrap();
-    assert_eq!(step.source.as_deref(), Some("flashinfer/prefill.py:3670"));
+    assert_eq!(step.source().as_deref(), Some("flashinfer/prefill.py:3670"));
     assert!(step.url().unwrap().contains("/flashinfer/blob/v0.7.2.post1/"));
     assert!(
         step.outcome

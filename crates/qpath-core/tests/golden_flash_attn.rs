@@ -51,7 +51,9 @@ fn assert_record(records: &[LogRecord], level: LogLevel, location: &str, text: &
 /// A trace step with this rule exists and cites `source`.
 fn assert_step(g: &GroupReport, rule: &str, source: &str) {
     assert!(
-        g.trace.iter().any(|s| s.rule == rule && s.source.as_deref() == Some(source)),
+        g.trace
+            .iter()
+            .any(|s| s.rule == rule && s.source().as_deref() == Some(source)),
         "no step {rule:?} citing {source} in {:#?}",
         g.trace
     );

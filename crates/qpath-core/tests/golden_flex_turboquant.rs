@@ -49,7 +49,8 @@ fn step_source<'a>(g: &'a GroupReport, rule: &str) -> (&'a str, Option<&'a str>)
         .iter()
         .find(|s| s.rule == rule)
         .unwrap_or_else(|| panic!("no step {rule:?}"));
-    (s.outcome.as_str(), s.source.as_deref())
+    // The source text is built on demand; a test may keep it for the whole run.
+    (s.outcome.as_str(), s.source().map(|x| &*x.leak()))
 }
 
 fn both<T: Clone>(v: T) -> Phases<T> {

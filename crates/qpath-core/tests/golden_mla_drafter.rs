@@ -48,11 +48,16 @@ fn target(r: &Report) -> &GroupReport {
 
 /// The group's trace has a step of `rule` citing `source`.
 fn has_step(g: &GroupReport, rule: &str, source: &str) -> bool {
-    g.trace.iter().any(|s| s.rule == rule && s.source.as_deref() == Some(source))
+    g.trace
+        .iter()
+        .any(|s| s.rule == rule && s.source().as_deref() == Some(source))
 }
 
 fn step<'a>(g: &'a GroupReport, rule: &str, source: &str) -> &'a str {
-    let s = g.trace.iter().find(|s| s.rule == rule && s.source.as_deref() == Some(source));
+    let s = g
+        .trace
+        .iter()
+        .find(|s| s.rule == rule && s.source().as_deref() == Some(source));
     &s.unwrap_or_else(|| panic!("no step {rule} [{source}] in {:#?}", g.trace))
         .outcome
 }
@@ -525,7 +530,7 @@ fn an_eagle3_llama_head_on_deepseek_v3_with_a_forced_mla_backend() {
         assert!(s
             .trace
             .iter()
-            .any(|t| t.rule == "drafter layer kind" && t.source.as_deref() == Some(select)));
+            .any(|t| t.rule == "drafter layer kind" && t.source().as_deref() == Some(select)));
         assert!(r.notes.iter().any(|n| n.text
             == "the error is the drafter's: its layer(s) 61 (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B) are built under \
                 backend FLASHINFER_MLA and cache dtype auto (V2 model runner)"));

@@ -141,7 +141,9 @@ impl Case {
 
 /// The group's trace cites `file:line` (the file's path from `vllm/`).
 fn cites(g: &GroupReport, at: &str) -> bool {
-    g.trace.iter().any(|s| s.source.as_deref() == Some(&format!("vllm/{at}")[..]))
+    g.trace
+        .iter()
+        .any(|s| s.source().as_deref() == Some(&format!("vllm/{at}")[..]))
 }
 
 fn record(g: &GroupReport, level: LogLevel, at: &str, text: &str) -> bool {
@@ -358,7 +360,7 @@ fn deepseek_v3_rtx_pro_6000_runs_triton_mla() {
             let pad = g
                 .trace
                 .iter()
-                .find(|s| s.source.as_deref() == Some(&format!("vllm/{vpad}")[..]));
+                .find(|s| s.source().as_deref() == Some(&format!("vllm/{vpad}")[..]));
             assert!(pad.is_some_and(|s| s.outcome.contains("zero-padded")), "{r}");
         }
     }

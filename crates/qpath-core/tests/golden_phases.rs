@@ -79,7 +79,7 @@ fn each_phase_reports_its_own_error_and_cuda_graphs_put_the_decode_first() {
         );
         let step = g.trace.iter().find(|s| s.rule == "first error").unwrap();
         assert!(
-            step.source
+            step.source()
                 .as_deref()
                 .unwrap()
                 .starts_with("vllm/v1/worker/gpu_model_runner.py:"),
@@ -102,7 +102,7 @@ fn each_phase_reports_its_own_error_and_cuda_graphs_put_the_decode_first() {
     // 0.24.0 cites its own lines.
     let rep = run("b200", V0_24_0, "--kv-cache-dtype fp8 -tp 2 -dcp 2 --enforce-eager");
     let step = group0(&rep).trace.iter().find(|s| s.rule == "first error").unwrap().clone();
-    assert_eq!(step.source.as_deref(), Some("vllm/config/vllm.py:1061"));
+    assert_eq!(step.source().as_deref(), Some("vllm/config/vllm.py:1061"));
 }
 
 #[test]

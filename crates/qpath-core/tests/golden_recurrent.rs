@@ -79,9 +79,8 @@ fn step_source<'a>(g: &'a GroupReport, rule: &str) -> &'a str {
         .iter()
         .find(|s| s.rule == rule)
         .unwrap_or_else(|| panic!("no step `{rule}` in {:#?}", g.trace))
-        .source
-        .as_deref()
-        .unwrap_or("")
+        .source()
+        .map_or("", |s| &*s.leak())
 }
 
 fn step<'a>(g: &'a GroupReport, rule: &str) -> &'a str {

@@ -861,7 +861,7 @@ mod mla_tests {
         assert!(rules.contains(&"MLA priority list"), "{rules:?}");
         let step = g.trace.iter().find(|s| s.rule == "cache_config.cache_dtype").unwrap();
         assert_eq!(
-            step.source.as_deref(),
+            step.source().as_deref(),
             Some("vllm/model_executor/layers/attention/mla_attention.py:510")
         );
         assert_eq!(
@@ -869,13 +869,13 @@ mod mla_tests {
             "cache_config.cache_dtype = fp8_ds_mla: every later layer asks the selector with fp8_ds_mla"
         );
         let prio = g.trace.iter().find(|s| s.rule == "MLA priority list").unwrap();
-        assert_eq!(prio.source.as_deref(), Some("vllm/platforms/cuda.py:147"));
+        assert_eq!(prio.source().as_deref(), Some("vllm/platforms/cuda.py:147"));
         assert!(prio.outcome.ends_with(
             "[FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA, FLASH_ATTN_MLA_SPARSE, FLASHMLA_SPARSE, \
              FLASHINFER_MLA_SPARSE_SM90]"
         ));
         let install = g.trace.iter().find(|s| s.rule == "FLASHMLA install check").unwrap();
-        assert_eq!(install.source.as_deref(), Some("vllm/v1/attention/ops/flashmla.py:33"));
+        assert_eq!(install.source().as_deref(), Some("vllm/v1/attention/ops/flashmla.py:33"));
     }
 
     #[test]
