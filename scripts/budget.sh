@@ -99,6 +99,29 @@ for file in $referenced; do
     passed=$((passed + 1))
   fi
 done
+# Float parsing and formatting stay out of the page (issue 22): core's `str::parse::<f64>` (dec2flt) carries the
+# POWER_OF_FIVE_128 table and `{}` / `{:e}` / `{:.2}` of a float (flt2dec) Grisu's CACHED_POW10 table: about 20 KB gzip
+# that does not compress. The shipped wasm has no names, so look for the tables' bytes in it (entries 0 and 650 of
+# POWER_OF_FIVE_128, little-endian (hi, lo) u64 pairs; CACHED_POW10[0]'s significand), which any build that links
+# either routine holds. The page uses crates/qpath-core/src/float.rs instead.
+float_tables=$(python3 - "$DIST/qpath-web_bg.wasm" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+tables = {
+    "dec2flt's POWER_OF_FIVE_128 (str::parse::<f64>)": [struct.pack("<QQ", 0xEEF453D6923BD65A, 0x113FAA2906A13B3F),
+                                                        struct.pack("<QQ", 0x8E938662882AF53E, 0x547EB47B7282EE9C)],
+    "flt2dec's CACHED_POW10 (formatting an f64)": [struct.pack("<Q", 0xE61ACF033D1A45DF)],
+}
+print("; ".join(name for name, needles in tables.items() if any(n in data for n in needles)))
+PY
+)
+if [ -n "$float_tables" ]; then
+  echo "budget: FAILED: qpath-web_bg.wasm holds core's float tables: $float_tables; parse and format floats with"
+  echo "budget:   crates/qpath-core/src/float.rs (a names build shows the caller: twiggy paths on dec2flt / flt2dec)"
+  failed=$((failed + 1))
+else
+  echo "budget: qpath-web_bg.wasm holds no dec2flt / flt2dec table"; passed=$((passed + 1))
+fi
 printf 'budget: %-44s %10s %10s %10d %10d\n' "total transfer (gzip -9)" "" "" "$total" "$TOTAL_GZIP_LIMIT"
 if [ "$total" -gt "$TOTAL_GZIP_LIMIT" ]; then
   echo "budget: FAILED: the page's total transfer is $total B gzip, over its budget of $TOTAL_GZIP_LIMIT B"; failed=$((failed + 1))

@@ -16,6 +16,7 @@ pub mod choices;
 pub mod cudagraph;
 pub mod drafter;
 pub mod dtype;
+pub mod float;
 pub mod gpu;
 pub mod hybrid;
 pub mod matrix;

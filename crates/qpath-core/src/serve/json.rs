@@ -409,7 +409,7 @@ impl Loads<'_> {
             if let Ok(n) = text.parse::<u64>() {
                 return Ok(Value::from(n));
             }
-            let f: f64 = text.parse().map_err(|_| LoadsError::Invalid)?;
+            let f = crate::float::parse_decimal(text);
             if f.is_infinite() {
                 return Err(LoadsError::CannotModel(format!(
                     "qpath cannot model this: the JSON integer {}… has {} digits (Python keeps it exactly; qpath holds \
@@ -420,7 +420,7 @@ impl Loads<'_> {
             }
             return Ok(Value::from(f));
         }
-        let f: f64 = text.parse().map_err(|_| LoadsError::Invalid)?;
+        let f = crate::float::parse_decimal(text);
         Ok(if f.is_finite() { Value::from(f) } else { Value::Float(f) })
     }
 
