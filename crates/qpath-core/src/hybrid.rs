@@ -689,7 +689,7 @@ fn raise_block_size(default_block: u32, block: u64, (mamba, attn1): (u64, u64), 
         t.info(
             &source::HYB_PAD_LOG,
             format!(
-                "Padding mamba page size by {pct:.2}% to ensure that mamba page size and attention page size are exactly equal."
+                "Padding mamba page size by {pct}% to ensure that mamba page size and attention page size are exactly equal."
             ),
         );
     }
