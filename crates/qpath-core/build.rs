@@ -146,6 +146,28 @@ fn main() {
 
     models_table::generate(&manifest);
     releases::generate(&manifest);
+    serve_tables(&manifest);
+}
+
+/// `data/vllm-flags.tsv` and `data/vllm-enums.tsv` -> `$OUT_DIR`, included by `src/serve/table.rs` and `enums.rs`: in
+/// the page's build (wasm32) without their comment lines (the column notes: 1.4 KB gzip), which the reader skips
+/// anyway (only the line numbers of a malformed row's message would shift, and the tests parse both files natively).
+fn serve_tables(manifest: &std::path::Path) {
+    let page = std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32");
+    for name in ["vllm-flags.tsv", "vllm-enums.tsv"] {
+        let path = manifest.join("../../data").join(name);
+        println!("cargo:rerun-if-changed={}", path.display());
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let text = if page {
+            text.lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(|l| format!("{l}\n"))
+                .collect()
+        } else {
+            text
+        };
+        std::fs::write(PathBuf::from(std::env::var("OUT_DIR").unwrap()).join(name), text).unwrap();
+    }
 }
 
 #[path = "build/releases.rs"]

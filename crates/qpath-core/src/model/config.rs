@@ -105,12 +105,12 @@ impl Config {
         match self.root_dtype.or(self.text_dtype) {
             Some(d) => d,
             None => {
-                source.push(|| 
+                source.push(|| {
                     "config dtype: none given; vLLM would read the checkpoint's safetensors dtypes and, failing that, \
                      use float32 (vllm/transformers_utils/model_arch_config_convertor.py:186-202@0.24.0, \
                      221-237@0.33.0); qpath assumes float32"
-                        .into(),
-                );
+                        .into()
+                });
                 TorchDtype::Float32
             }
         }

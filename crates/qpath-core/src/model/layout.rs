@@ -6,8 +6,8 @@ use serde::Serialize;
 use super::config::{HfLayerType, TextConfig};
 use super::hybrid::{self, HybridSpec};
 use super::presets::VllmModel;
-use super::{err, ModelError};
 use super::Provenance;
+use super::{err, ModelError};
 use crate::release::Release;
 
 /// What a decoder layer's token mixer is: softmax attention over every previous token or over a window of them, or,
@@ -143,11 +143,13 @@ pub(super) fn build_layers(
             mla: None,
         });
     }
-    source.push(|| format!(
-        "per-layer windows, head size and sinks: {} (vLLM @{})",
-        rule.file(),
-        release.name()
-    ));
+    source.push(|| {
+        format!(
+            "per-layer windows, head size and sinks: {} (vLLM @{})",
+            rule.file(),
+            release.name()
+        )
+    });
     if let Some(h) = &hybrid {
         source.push(|| format!("hybrid layers ({}): {}", rule.file(), h.layers_rule));
     }
@@ -323,11 +325,13 @@ fn cache_sliding_window(release: Release, cfg: &TextConfig, source: &mut Provena
             "`layer_types is None or all sliding_attention`",
         )
     };
-    source.push(|| format!(
-        "cache_config.sliding_window = {} (vllm/engine/arg_utils.py @{}: the model's sliding_window iff {cache_rule})",
-        cache_window.map_or("None".to_string(), |w| w.to_string()),
-        release.name()
-    ));
+    source.push(|| {
+        format!(
+            "cache_config.sliding_window = {} (vllm/engine/arg_utils.py @{}: the model's sliding_window iff {cache_rule})",
+            cache_window.map_or("None".to_string(), |w| w.to_string()),
+            release.name()
+        )
+    });
     cache_window
 }
 

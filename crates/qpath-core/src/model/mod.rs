@@ -414,13 +414,15 @@ pub fn resolve_model_from_config_in(
     source.push(|| format!("config: {file} (read by qpath as transformers' constructor would build it)"));
     // The MLA rule names the file per release itself (DeepseekV32ForCausalLM moves to vllm/models/deepseek_v32).
     if rule != VllmModel::DeepseekV2 {
-        source.push(|| format!(
-            "architectures[0] = \"{}\": {} (vllm/model_executor/models/registry.py:{}@0.24.0, {}@0.33.0)",
-            arch.name,
-            rule.file(),
-            arch.registry_lines.0,
-            arch.registry_lines.1
-        ));
+        source.push(|| {
+            format!(
+                "architectures[0] = \"{}\": {} (vllm/model_executor/models/registry.py:{}@0.24.0, {}@0.33.0)",
+                arch.name,
+                rule.file(),
+                arch.registry_lines.0,
+                arch.registry_lines.1
+            )
+        });
     }
     source.append(read.notes);
     if !read.cfg.text.layer_types_origin.is_empty() && read.cfg.text.layer_types.is_some() {

@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 
 use super::config::{Config, HfLayerType, TextConfig};
 use super::presets::{ModelPreset, VllmModel};
-use super::{err, show, ModelError};
 use super::Provenance;
+use super::{err, show, ModelError};
 use crate::dtype::TorchDtype;
 
 /// qpath's bounds on override values, so that no JSON can make it allocate without limit. Real models are far below.
@@ -231,10 +231,12 @@ impl<'a> Overrides<'a> {
                 missing.join(", ")
             ));
         }
-        source.push(|| format!(
-            "{name} is not a qpath preset: the layout comes from --hf-overrides only, with vLLM's Llama rule ({})",
-            VllmModel::Llama.file()
-        ));
+        source.push(|| {
+            format!(
+                "{name} is not a qpath preset: the layout comes from --hf-overrides only, with vLLM's Llama rule ({})",
+                VllmModel::Llama.file()
+            )
+        });
         Ok(())
     }
 }
@@ -298,10 +300,12 @@ fn apply_sliding_window(
     cfg.sliding_window = match v {
         Value::Null => None,
         _ if v.as_u64() == Some(0) => {
-            source.push(|| format!(
-                "--hf-overrides {path} = 0: vLLM treats a window of 0 as no window \
+            source.push(|| {
+                format!(
+                    "--hf-overrides {path} = 0: vLLM treats a window of 0 as no window \
                  (vllm/config/model.py:652@0.24.0, 819@0.33.0: sliding_window = None)"
-            ));
+                )
+            });
             None
         }
         _ => Some(match v.as_u64() {
@@ -320,13 +324,7 @@ fn apply_sliding_window(
 
 /// `layer_types`: a list of `"full_attention"` / `"sliding_attention"` (the only types qpath models), at most
 /// [`MAX_LAYERS`] long. Its length is checked against the layer count when the layers are built.
-fn apply_layer_types(
-    name: &str,
-    path: &str,
-    v: &Value,
-    cfg: &mut TextConfig,
-    source: &mut Provenance,
-) -> Result<(), ModelError> {
+fn apply_layer_types(name: &str, path: &str, v: &Value, cfg: &mut TextConfig, source: &mut Provenance) -> Result<(), ModelError> {
     let Value::Array(items) = v else {
         return err(format!(
             "{name}: --hf-overrides {path} = {}: must be a list of \"full_attention\" / \"sliding_attention\"",

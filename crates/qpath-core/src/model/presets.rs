@@ -202,8 +202,7 @@ pub fn validate_presets(presets: &[ModelPreset]) -> Result<(), Vec<String>> {
         }
         #[cfg(not(target_arch = "wasm32"))]
         {
-            let is_field =
-                |u: &str| FIELDS.contains(&u) || u.strip_prefix("config.").is_some_and(|k| raw.contains_key(k));
+            let is_field = |u: &str| FIELDS.contains(&u) || u.strip_prefix("config.").is_some_and(|k| raw.contains_key(k));
             if let Some(u) = p.unconfirmed.iter().find(|u| !is_field(u)) {
                 bad(format!("unconfirmed names `{u}`, which is not a field"));
             }

@@ -266,12 +266,14 @@ pub(super) fn deepseek(
         raw.insert("num_nextn_predict_layers".into(), mtp);
     }
     let qk_rope = raw.get("qk_rope_head_dim").and_then(Value::as_u64).map(|v| v as u32);
-    notes.push(|| format!(
-        "{}: head_dim = qk_rope_head_dim = {} (not the attention head size), num_key_value_heads = \
+    notes.push(|| {
+        format!(
+            "{}: head_dim = qk_rope_head_dim = {} (not the attention head size), num_key_value_heads = \
          {num_key_value_heads} (not read by the MLA layers)",
-        class.name(),
-        qk_rope.map_or("None".to_string(), |h| h.to_string())
-    ));
+            class.name(),
+            qk_rope.map_or("None".to_string(), |h| h.to_string())
+        )
+    });
     Ok(TextConfig {
         num_hidden_layers: Some(n),
         num_attention_heads: Some(heads),
