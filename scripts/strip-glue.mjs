@@ -1,0 +1,78 @@
+// wasm-bindgen's JS glue (qpath-web.js) ships with its doc comments and indentation, which trunk's minifier leaves
+// (about 1.5 KB gzip of the page's transfer). Trunk's post_build hook (Trunk.toml) drops them:
+//   node scripts/strip-glue.mjs [DIR]      rewrites DIR/qpath-web.js (default: $TRUNK_STAGING_DIR, else dist/) and the
+//                                          sha384 integrity of its <link rel=modulepreload> in DIR/index.html
+// Line by line: whole-line `//` comments, `/* … */` blocks that start a line, blank lines and each line's leading
+// indentation go; nothing inside a line changes (the glue has no string or template literal spanning lines, which the
+// check below would catch). The result must still parse (`node --check`) and export the same names, else the file is
+// left as it was and the build fails.
+import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const dir = process.argv[2] ?? process.env.TRUNK_STAGING_DIR ?? 'dist';
+const file = path.join(dir, 'qpath-web.js');
+const text = fs.readFileSync(file, 'utf8');
+
+export function strip(source) {
+  const out = [];
+  let inComment = false;
+  for (const raw of source.split('\n')) {
+    let line = raw.trim();
+    if (inComment) {
+      const end = line.indexOf('*/');
+      if (end < 0) continue;
+      inComment = false;
+      line = line.slice(end + 2).trim();
+    } else if (line.startsWith('/*')) {
+      const end = line.indexOf('*/', 2);
+      if (end < 0) {
+        inComment = true;
+        continue;
+      }
+      line = line.slice(end + 2).trim();
+    }
+    if (line === '' || line.startsWith('//')) continue;
+    out.push(line);
+  }
+  return out.join('\n') + '\n';
+}
+
+const exportsOf = (source) => [...source.matchAll(/^\s*export\s+(?:async\s+)?(?:function|class|const|let)\s+([\w$]+)|^\s*export\s*\{([^}]*)\}/gm)]
+  .map((m) => (m[1] ?? m[2]).replace(/\s+/g, ''))
+  .sort()
+  .join(',');
+
+const stripped = strip(text);
+const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'qpath-glue-')), 'glue.mjs');
+fs.writeFileSync(tmp, stripped);
+try {
+  execFileSync(process.execPath, ['--check', tmp], { stdio: 'inherit' });
+} catch {
+  console.error(`strip-glue: the stripped ${file} does not parse; left as it was`);
+  process.exit(1);
+}
+if (exportsOf(stripped) !== exportsOf(text)) {
+  console.error(`strip-glue: the stripped ${file} exports ${exportsOf(stripped)}, not ${exportsOf(text)}; left as it was`);
+  process.exit(1);
+}
+fs.writeFileSync(file, stripped);
+
+// The preload's subresource integrity, in whatever quoting trunk's HTML minifier left.
+const index = path.join(dir, 'index.html');
+const html = fs.readFileSync(index, 'utf8');
+const digest = `sha384-${crypto.createHash('sha384').update(stripped, 'utf8').digest('base64')}`;
+let found = 0;
+const updated = html.replace(/<link\b[^>]*>/gi, (tag) => {
+  if (!/\bhref=["']?\.\/qpath-web\.js["'\s>]/.test(tag) || !/\bintegrity=/.test(tag)) return tag;
+  found += 1;
+  return tag.replace(/\bintegrity=(["']?)sha384-[A-Za-z0-9+/=]+\1/, `integrity=$1${digest}$1`);
+});
+if (found !== 1) {
+  console.error(`strip-glue: expected one <link> with the integrity of ./qpath-web.js in ${index}, found ${found}`);
+  process.exit(1);
+}
+fs.writeFileSync(index, updated);
+console.log(`strip-glue: ${file} ${text.length} -> ${stripped.length} bytes`);
