@@ -31,7 +31,8 @@ pub(crate) fn text<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-#[function_component(AttentionFieldset)]
+/// The fieldset (a plain function: a component costs code of its own and would re-render with every page render
+/// anyway, its callbacks being new each time).
 pub fn attention_fieldset(props: &FlagsProps) -> Html {
     let (c, r, e, mla) = (&props.command, props.release, &props.onedit, props.mla);
     let backend = text(c.attention_backend.as_ref());

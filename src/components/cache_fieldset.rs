@@ -9,7 +9,7 @@ use crate::components::choice::{Choice, ChoiceOption};
 use crate::components::inputs::FlagsProps;
 use crate::state::Edit;
 
-#[function_component(CacheFieldset)]
+/// The fieldset (a plain function, as [`crate::components::attention_fieldset::attention_fieldset`]).
 pub fn cache_fieldset(props: &FlagsProps) -> Html {
     let c = &props.command;
     let kv = &c.kv_cache_dtype;

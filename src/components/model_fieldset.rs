@@ -18,7 +18,6 @@ use crate::state::{Action, Edit};
 
 /// [`crate::components::inputs::FlagsProps`] with the page's pasted config.json (`config`), what qpath made of it
 /// (`status`) and where its control sends its actions (`ondispatch`); see [`config_input`].
-#[derive(Properties)]
 pub struct ModelProps {
     pub release: Release,
     pub command: Rc<ServeCommand>,
@@ -30,20 +29,7 @@ pub struct ModelProps {
     pub ondispatch: Callback<Action>,
 }
 
-/// As `FlagsProps`: the same `Rc` holds the same flags.
-impl PartialEq for ModelProps {
-    fn eq(&self, other: &Self) -> bool {
-        self.onedit == other.onedit
-            && self.ondispatch == other.ondispatch
-            && self.release == other.release
-            && self.mla == other.mla
-            && Rc::ptr_eq(&self.command, &other.command)
-            && self.config == other.config
-            && self.status == other.status
-    }
-}
-
-#[function_component(ModelFieldset)]
+/// The fieldset (a plain function, as [`crate::components::attention_fieldset::attention_fieldset`]).
 pub fn model_fieldset(props: &ModelProps) -> Html {
     let (model, hf_overrides) = (&props.command.model, &props.command.hf_overrides);
     let preset = model::find_preset(model);

@@ -9,7 +9,6 @@ use yew::prelude::*;
 use crate::components::choice::{Choice, ChoiceOption};
 use crate::components::inputs::{opt_bool, parse_opt_bool};
 
-#[derive(PartialEq, Properties)]
 pub struct ReleaseFieldsetProps {
     pub release: Release,
     pub cuda: CudaVersion,
@@ -26,7 +25,7 @@ pub struct ReleaseFieldsetProps {
     pub onflashinfer: Callback<String>,
 }
 
-#[function_component(ReleaseFieldset)]
+/// The fieldset (a plain function, as [`crate::components::attention_fieldset::attention_fieldset`]).
 pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
     let releases: Vec<ChoiceOption> = Release::ALL
         .iter()

@@ -136,8 +136,8 @@ pub fn results(props: &ResultsProps) -> Html {
                 }
                 { layer_strip(r) }
                 <div class="groups">
-                    { for r.groups.iter().enumerate().map(|(i, g)| html! {
-                        <GroupCard key={i} n={i + 1} group={g.clone()} min_cg={r.cuda_graphs.as_ref().and_then(|c| c.support)} />
+                    { for r.groups.iter().enumerate().map(|(i, g)| {
+                        group_card(i + 1, g, r.cuda_graphs.as_ref().and_then(|c| c.support))
                     }) }
                 </div>
             }
@@ -371,19 +371,9 @@ fn strip_row(groups: &[(usize, &GroupReport)], min_count: u32, role: GroupRole) 
     }
 }
 
-#[derive(PartialEq, Properties)]
-struct GroupCardProps {
-    /// The group's number, from 1.
-    n: usize,
-    group: GroupReport,
-    /// The scenario's CUDA-graph support (the minimum over all groups), to mark a group whose own differs.
-    min_cg: Option<qpath_core::report::CgSupport>,
-}
-
-#[function_component(GroupCard)]
-fn group_card(props: &GroupCardProps) -> Html {
-    let g = &props.group;
-    let n = props.n;
+/// Group `n`'s card (from 1); `min_cg` is the scenario's CUDA-graph support (the minimum over all groups), to mark a
+/// group whose own differs. A plain function: as a component it cost code of its own and a copy of the group per render.
+fn group_card(n: usize, g: &GroupReport, min_cg: Option<qpath_core::report::CgSupport>) -> Html {
     let raised = g.error.is_some();
     let fp8_query = [g.q_dtype.prefill, g.q_dtype.decode].iter().flatten().any(|d| d.is_fp8());
     let drafter = g.role == GroupRole::Drafter;
@@ -393,7 +383,7 @@ fn group_card(props: &GroupCardProps) -> Html {
         short_list(&g.layers)
     );
     html! {
-        <article class={classes!("group", colour_class(n), raised.then_some("raises"), drafter.then_some("drafter"),
+        <article key={n} class={classes!("group", colour_class(n), raised.then_some("raises"), drafter.then_some("drafter"),
             g.unmodelled.is_some().then_some("unmodelled-group"))}
             data-group={n.to_string()} data-role={g.role.name()} data-backend={g.backend.name()}
             aria-labelledby={format!("group-{n}-title")}>
@@ -405,7 +395,7 @@ fn group_card(props: &GroupCardProps) -> Html {
             </h3>
             { group_shape(g) }
             { mla_dims(g) }
-            { decision(g, props.min_cg) }
+            { decision(g, min_cg) }
             if let Some(why) = &g.unmodelled {
                 <p class="unmodelled" role="note">{ echo_words(why) }</p>
             } else if bare_recurrent(g) {
