@@ -2,7 +2,9 @@
 // minifier leaves (about 1.6 KB gzip of the page's transfer). Trunk's post_build hook (Trunk.toml) drops them:
 //   node scripts/strip-glue.mjs [DIR]      rewrites DIR/qpath-web.js and DIR/snippets/*/*.js (default DIR:
 //                                          $TRUNK_STAGING_DIR, else dist/) and the sha384 integrity of each one's
-//                                          <link rel=modulepreload> in DIR/index.html
+//                                          <link rel=modulepreload> in DIR/index.html, then runs
+//                                          scripts/csp-hash.mjs DIR (one hook: trunk runs a stage's hooks at the same
+//                                          time, and both rewrite index.html)
 // Line by line: whole-line `//` comments, `/* … */` blocks that start a line, blank lines and each line's leading
 // indentation go; nothing inside a line changes (the glue has no string or template literal spanning lines, which the
 // check below would catch). The result must still parse (`node --check`) and export the same names, else the file is
@@ -86,3 +88,6 @@ for (const name of files) {
   console.log(`strip-glue: ${name} ${text.length} -> ${stripped.length} bytes`);
 }
 fs.writeFileSync(index, html);
+
+// The CSP's script-src hashes, after this script's last write of index.html.
+execFileSync(process.execPath, [path.join(path.dirname(new URL(import.meta.url).pathname), 'csp-hash.mjs'), dir], { stdio: 'inherit' });
