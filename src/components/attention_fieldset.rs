@@ -5,7 +5,7 @@ use qpath_core::choices::{self, Flag, BATCH_INVARIANT};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{choice_select, ChoiceOption};
 use crate::components::inputs::{opt_bool, parse_opt_bool, FlagsProps};
 use crate::state::Edit;
 
@@ -68,19 +68,16 @@ pub fn attention_fieldset(props: &FlagsProps) -> Html {
         <fieldset class="row">
             <legend>{ "Attention" }</legend>
             <label><span>{ "--attention-backend" }</span>
-                <Choice id="attention-backend" options={backends} value={AttrValue::from(backend)}
-                    onchange={e.reform(|v: String| Edit::AttentionBackend((!v.is_empty()).then_some(v)))} /></label>
+                { choice_select("attention-backend", backends, AttrValue::from(backend), e.reform(|v: String| Edit::AttentionBackend((!v.is_empty()).then_some(v)))) }</label>
             <label><span>{ "use_trtllm_attention" }</span>
-                <Choice id="use-trtllm" options={trtllm} value={opt_bool(c.attention_config.use_trtllm_attention)}
-                    onchange={e.reform(|v: String| Edit::UseTrtllm(parse_opt_bool(&v)))} /></label>
+                { choice_select("use-trtllm", trtllm, AttrValue::from(opt_bool(c.attention_config.use_trtllm_attention)), e.reform(|v: String| Edit::UseTrtllm(parse_opt_bool(&v)))) }</label>
             <label class="check"><input id="disable-q-quant" type="checkbox" checked={c.attention_config.disable_flashinfer_q_quantization}
                 onchange={checked(Edit::DisableQQuant)} />
                 <span>{ "disable_flashinfer_q_quantization" }</span></label>
             <label><span>{ "DCP size (-dcp)" }</span>
-                <Choice id="dcp" options={dcps} value={AttrValue::from(dcp)} onchange={number(Edit::Dcp)} /></label>
+                { choice_select("dcp", dcps, AttrValue::from(dcp), number(Edit::Dcp)) }</label>
             <label><span>{ "--block-size" }</span>
-                <Choice id="block-size" options={blocks} value={AttrValue::from(block)}
-                    onchange={e.reform(|v: String| Edit::BlockSize(v.parse().ok()))} /></label>
+                { choice_select("block-size", blocks, AttrValue::from(block), e.reform(|v: String| Edit::BlockSize(v.parse().ok()))) }</label>
             { batch_invariant_check(choices::batch_invariant(c), checked(Edit::BatchInvariant)) }
         </fieldset>
     }

@@ -5,7 +5,7 @@ use qpath_core::model;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{choice_select, ChoiceOption};
 use crate::components::inputs::FlagsProps;
 use crate::state::Edit;
 
@@ -26,7 +26,7 @@ pub fn cache_fieldset(props: &FlagsProps) -> Html {
         <fieldset class="row">
             <legend>{ "KV cache" }</legend>
             <label><span>{ "--kv-cache-dtype" }</span>
-                <Choice id="kv-cache-dtype" options={kvs} value={kv.clone()} onchange={props.onedit.reform(Edit::KvCacheDtype)} /></label>
+                { choice_select("kv-cache-dtype", kvs, AttrValue::from(kv.clone()), props.onedit.reform(Edit::KvCacheDtype)) }</label>
             { skip_layers(&c.kv_cache_dtype_skip_layers, layers, &props.onedit) }
         </fieldset>
     }

@@ -59,3 +59,9 @@ pub fn choice(props: &ChoiceProps) -> Html {
         </select>
     }
 }
+
+/// `<Choice {id} {options} {value} {onchange} />`: one copy of the component's construction for the page's twenty
+/// selects (each `<Choice …/>` written out costs its own props builder in the wasm).
+pub fn choice_select(id: &'static str, options: Vec<ChoiceOption>, value: AttrValue, onchange: Callback<String>) -> Html {
+    html! { <Choice {id} {options} {value} {onchange} /> }
+}

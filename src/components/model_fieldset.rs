@@ -13,7 +13,7 @@ use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::components::attention_fieldset::{options, text};
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{choice_select, ChoiceOption};
 use crate::state::{Action, Edit};
 
 /// [`crate::components::inputs::FlagsProps`] with the page's pasted config.json (`config`), what qpath made of it
@@ -45,7 +45,7 @@ pub fn model_fieldset(props: &ModelProps) -> Html {
         <fieldset class="row">
             <legend>{ "Model" }</legend>
             <label class="wide"><span>{ "Model" }</span>
-                <Choice id="model" options={models} value={model.clone()} onchange={props.onedit.reform(Edit::Model)} /></label>
+                { choice_select("model", models, AttrValue::from(model.clone()), props.onedit.reform(Edit::Model)) }</label>
             { for overrides }
             <p class="hint">{ "Blank keeps the preset; a number becomes a --hf-overrides key." }</p>
             { config_input(props.config.as_deref(), props.status.clone(), &props.ondispatch) }
@@ -95,14 +95,13 @@ fn drafter_section(release: Release, cmd: &ServeCommand, onedit: &Callback<Edit>
         <fieldset class="row drafter" aria-describedby="drafter-hint">
             <legend>{ "Speculative decoding" }</legend>
             <label><span>{ "method" }</span>
-                <Choice id="spec-method" options={method_options} value={AttrValue::from(method.clone())} onchange={on_method} /></label>
+                { choice_select("spec-method", method_options, AttrValue::from(method.clone()), on_method) }</label>
             <label><span>{ "speculative tokens" }</span>
-                <Choice id="spec-tokens" options={token_options} value={AttrValue::from(tokens)} onchange={on_tokens} /></label>
+                { choice_select("spec-tokens", token_options, AttrValue::from(tokens), on_tokens) }</label>
             if show_model {
                 <label class="wide"><span>{ "drafter model" }</span>
-                    <Choice id="spec-model" value={AttrValue::from(model_text.clone())} onchange={on_model}
-                        options={options(Some("none (type one in the command line)"),
-                            models.into_iter().map(|m| (m, m.to_string())), &model_text)} /></label>
+                    { choice_select("spec-model", options(Some("none (type one in the command line)"),
+                            models.into_iter().map(|m| (m, m.to_string())), &model_text), AttrValue::from(model_text.clone()), on_model) }</label>
             }
             <p id="drafter-hint" class="hint">{ "Writes --speculative-config; the drafter's layers are their own groups in the results." }</p>
         </fieldset>

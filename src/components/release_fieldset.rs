@@ -6,7 +6,7 @@ use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::default_cubins;
 use yew::prelude::*;
 
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{choice_select, ChoiceOption};
 use crate::components::inputs::{opt_bool, parse_opt_bool};
 
 pub struct ReleaseFieldsetProps {
@@ -66,17 +66,13 @@ pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
         <fieldset class="row">
             <legend>{ "vLLM and the machine" }</legend>
             <label><span>{ "vLLM release" }</span>
-                <Choice id="release" options={releases} value={AttrValue::from(props.release.name())}
-                    onchange={props.onrelease.clone()} /></label>
+                { choice_select("release", releases, AttrValue::from(props.release.name()), props.onrelease.clone()) }</label>
             <label><span>{ "CUDA of the torch build" }</span>
-                <Choice id="cuda" options={cudas} value={AttrValue::from(props.cuda.to_string())}
-                    onchange={props.oncuda.clone()} /></label>
+                { choice_select("cuda", cudas, AttrValue::from(props.cuda.to_string()), props.oncuda.clone()) }</label>
             <label><span>{ "TRTLLM cubins available" }</span>
-                <Choice id="cubins" options={cubins} value={opt_bool(props.cubins)}
-                    onchange={props.oncubins.reform(|v: String| parse_opt_bool(&v))} /></label>
+                { choice_select("cubins", cubins, AttrValue::from(opt_bool(props.cubins)), props.oncubins.reform(|v: String| parse_opt_bool(&v))) }</label>
             <label><span>{ "FlashInfer" }</span>
-                <Choice id="flashinfer" options={flashinfers} value={flashinfer}
-                    onchange={props.onflashinfer.clone()} /></label>
+                { choice_select("flashinfer", flashinfers, AttrValue::from(flashinfer), props.onflashinfer.clone()) }</label>
         </fieldset>
     }
 }
