@@ -5,7 +5,7 @@ use qpath_core::choices::{self, Flag, BATCH_INVARIANT};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::components::choice::{choice_select, ChoiceOption};
+use crate::components::choice::{labeled_select, ChoiceOption};
 use crate::components::inputs::{opt_bool, parse_opt_bool, FlagsProps};
 use crate::state::Edit;
 
@@ -67,17 +67,13 @@ pub fn attention_fieldset(props: &FlagsProps) -> Html {
     html! {
         <fieldset class="row">
             <legend>{ "Attention" }</legend>
-            <label><span>{ "--attention-backend" }</span>
-                { choice_select("attention-backend", backends, AttrValue::from(backend), e.reform(|v: String| Edit::AttentionBackend((!v.is_empty()).then_some(v)))) }</label>
-            <label><span>{ "use_trtllm_attention" }</span>
-                { choice_select("use-trtllm", trtllm, AttrValue::from(opt_bool(c.attention_config.use_trtllm_attention)), e.reform(|v: String| Edit::UseTrtllm(parse_opt_bool(&v)))) }</label>
+            { labeled_select("--attention-backend", "attention-backend", backends, AttrValue::from(backend), e.reform(|v: String| Edit::AttentionBackend((!v.is_empty()).then_some(v)))) }
+            { labeled_select("use_trtllm_attention", "use-trtllm", trtllm, AttrValue::from(opt_bool(c.attention_config.use_trtllm_attention)), e.reform(|v: String| Edit::UseTrtllm(parse_opt_bool(&v)))) }
             <label class="check"><input id="disable-q-quant" type="checkbox" checked={c.attention_config.disable_flashinfer_q_quantization}
                 onchange={checked(Edit::DisableQQuant)} />
                 <span>{ "disable_flashinfer_q_quantization" }</span></label>
-            <label><span>{ "DCP size (-dcp)" }</span>
-                { choice_select("dcp", dcps, AttrValue::from(dcp), number(Edit::Dcp)) }</label>
-            <label><span>{ "--block-size" }</span>
-                { choice_select("block-size", blocks, AttrValue::from(block), e.reform(|v: String| Edit::BlockSize(v.parse().ok()))) }</label>
+            { labeled_select("DCP size (-dcp)", "dcp", dcps, AttrValue::from(dcp), number(Edit::Dcp)) }
+            { labeled_select("--block-size", "block-size", blocks, AttrValue::from(block), e.reform(|v: String| Edit::BlockSize(v.parse().ok()))) }
             { batch_invariant_check(choices::batch_invariant(c), checked(Edit::BatchInvariant)) }
         </fieldset>
     }

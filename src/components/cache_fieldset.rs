@@ -5,7 +5,7 @@ use qpath_core::model;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::components::choice::{choice_select, ChoiceOption};
+use crate::components::choice::{labeled_select, ChoiceOption};
 use crate::components::inputs::FlagsProps;
 use crate::state::Edit;
 
@@ -25,8 +25,7 @@ pub fn cache_fieldset(props: &FlagsProps) -> Html {
     html! {
         <fieldset class="row">
             <legend>{ "KV cache" }</legend>
-            <label><span>{ "--kv-cache-dtype" }</span>
-                { choice_select("kv-cache-dtype", kvs, AttrValue::from(kv.clone()), props.onedit.reform(Edit::KvCacheDtype)) }</label>
+            { labeled_select("--kv-cache-dtype", "kv-cache-dtype", kvs, AttrValue::from(kv.clone()), props.onedit.reform(Edit::KvCacheDtype)) }
             { skip_layers(&c.kv_cache_dtype_skip_layers, layers, &props.onedit) }
         </fieldset>
     }

@@ -13,7 +13,7 @@ use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::components::attention_fieldset::{options, text};
-use crate::components::choice::{choice_select, ChoiceOption};
+use crate::components::choice::{choice_select, labeled_select, ChoiceOption};
 use crate::state::{Action, Edit};
 
 /// [`crate::components::inputs::FlagsProps`] with the page's pasted config.json (`config`), what qpath made of it
@@ -94,10 +94,8 @@ fn drafter_section(release: Release, cmd: &ServeCommand, onedit: &Callback<Edit>
     html! {
         <fieldset class="row drafter" aria-describedby="drafter-hint">
             <legend>{ "Speculative decoding" }</legend>
-            <label><span>{ "method" }</span>
-                { choice_select("spec-method", method_options, AttrValue::from(method.clone()), on_method) }</label>
-            <label><span>{ "speculative tokens" }</span>
-                { choice_select("spec-tokens", token_options, AttrValue::from(tokens), on_tokens) }</label>
+            { labeled_select("method", "spec-method", method_options, AttrValue::from(method.clone()), on_method) }
+            { labeled_select("speculative tokens", "spec-tokens", token_options, AttrValue::from(tokens), on_tokens) }
             if show_model {
                 <label class="wide"><span>{ "drafter model" }</span>
                     { choice_select("spec-model", options(Some("none (type one in the command line)"),

@@ -6,7 +6,7 @@ use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::default_cubins;
 use yew::prelude::*;
 
-use crate::components::choice::{choice_select, ChoiceOption};
+use crate::components::choice::{labeled_select, ChoiceOption};
 use crate::components::inputs::{opt_bool, parse_opt_bool};
 
 pub struct ReleaseFieldsetProps {
@@ -65,14 +65,10 @@ pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
     html! {
         <fieldset class="row">
             <legend>{ "vLLM and the machine" }</legend>
-            <label><span>{ "vLLM release" }</span>
-                { choice_select("release", releases, AttrValue::from(props.release.name()), props.onrelease.clone()) }</label>
-            <label><span>{ "CUDA of the torch build" }</span>
-                { choice_select("cuda", cudas, AttrValue::from(props.cuda.to_string()), props.oncuda.clone()) }</label>
-            <label><span>{ "TRTLLM cubins available" }</span>
-                { choice_select("cubins", cubins, AttrValue::from(opt_bool(props.cubins)), props.oncubins.reform(|v: String| parse_opt_bool(&v))) }</label>
-            <label><span>{ "FlashInfer" }</span>
-                { choice_select("flashinfer", flashinfers, AttrValue::from(flashinfer), props.onflashinfer.clone()) }</label>
+            { labeled_select("vLLM release", "release", releases, AttrValue::from(props.release.name()), props.onrelease.clone()) }
+            { labeled_select("CUDA of the torch build", "cuda", cudas, AttrValue::from(props.cuda.to_string()), props.oncuda.clone()) }
+            { labeled_select("TRTLLM cubins available", "cubins", cubins, AttrValue::from(opt_bool(props.cubins)), props.oncubins.reform(|v: String| parse_opt_bool(&v))) }
+            { labeled_select("FlashInfer", "flashinfer", flashinfers, AttrValue::from(flashinfer), props.onflashinfer.clone()) }
         </fieldset>
     }
 }
