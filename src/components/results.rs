@@ -161,11 +161,11 @@ fn stamp(r: &Report) -> Html {
         <>
             <p id="result-stamp" class="stamp">
                 <span class="stamp-release">{ format!("as of vLLM {} / {}", r.vllm, qpath_core::render::flashinfer_text(r)) }</span>
-                <span class="sep" aria-hidden="true">{ " · " }</span>
+                { sep() }
                 <span class="stamp-gpu">{ gpu }</span>
-                <span class="sep" aria-hidden="true">{ " · " }</span>
+                { sep() }
                 <span class="stamp-cuda">{ format!("CUDA {}", r.cuda) }</span>
-                <span class="sep" aria-hidden="true">{ " · " }</span>
+                { sep() }
                 <span class="stamp-cubins">{ cubins }</span>
             </p>
             if let Some(m) = &r.model {
@@ -310,6 +310,11 @@ fn layer_strip(r: &Report) -> Html {
     }
 }
 
+/// The ` · ` between the parts of a line (hidden from screen readers), written once for every view.
+pub fn sep() -> Html {
+    html! { <span class="sep" aria-hidden="true">{ " · " }</span> }
+}
+
 fn drafter_badge() -> Html {
     html! { <span class="badge drafter-badge" title="a layer of the speculative-decoding drafter">{ "drafter" }</span> }
 }
@@ -444,19 +449,19 @@ fn group_shape(g: &GroupReport) -> Html {
     <p class="shape">
         <span class="attention">{ attention_words(g) }</span>
         if g.backend.is_recurrent() {
-            <span class="sep" aria-hidden="true">{ " · " }</span>
+            { sep() }
             <span class="family">{ "Mamba-family backend (MambaAttentionBackendEnum)" }</span>
         } else {
-        <span class="sep" aria-hidden="true">{ " · " }</span>
+        { sep() }
         <span class="heads">{ format!("heads {}/{} ({})", g.num_q_heads, g.num_kv_heads,
             if g.mla.is_some() { "q/latent kv" } else { "q/kv" }) }</span>
-        <span class="sep" aria-hidden="true">{ " · " }</span>
+        { sep() }
         <span class="head-dim">{ match &g.mla {
             Some(m) => format!("head size {} = kv_lora_rank {} + qk_rope_head_dim {}", g.head_dim, m.kv_lora_rank,
                 m.qk_rope_head_dim),
             None => format!("head_dim {}", g.head_dim),
         } }</span>
-        <span class="sep" aria-hidden="true">{ " · " }</span>
+        { sep() }
         <span class="sinks">{ if g.has_sinks { "attention sinks" } else { "no sinks" } }</span>
         }
     </p>
@@ -467,7 +472,6 @@ fn group_shape(g: &GroupReport) -> Html {
 /// dims (`.mla-nope`, `.mla-v`), `.mla-q-lora-rank`, a sparse model's `.mla-topk`, and how the two phases use them.
 fn mla_dims(g: &GroupReport) -> Html {
     let Some(m) = &g.mla else { return html! {} };
-    let sep = || html! { <span class="sep" aria-hidden="true">{ " · " }</span> };
     html! {
         <div class="mla-block">
             <p class="shape mla-dims">
