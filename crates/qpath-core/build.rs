@@ -146,6 +146,28 @@ fn main() {
 
     models_table::generate(&manifest);
     releases::generate(&manifest);
+    serve_tables(&manifest);
+}
+
+/// `data/vllm-flags.tsv` and `data/vllm-enums.tsv` -> `$OUT_DIR`, included by `src/serve/table.rs` and `enums.rs`: in
+/// the page's build (wasm32) without their comment lines (the column notes: 1.4 KB gzip), which the reader skips
+/// anyway (only the line numbers of a malformed row's message would shift, and the tests parse both files natively).
+fn serve_tables(manifest: &std::path::Path) {
+    let page = std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32");
+    for name in ["vllm-flags.tsv", "vllm-enums.tsv"] {
+        let path = manifest.join("../../data").join(name);
+        println!("cargo:rerun-if-changed={}", path.display());
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let text = if page {
+            text.lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(|l| format!("{l}\n"))
+                .collect()
+        } else {
+            text
+        };
+        std::fs::write(PathBuf::from(std::env::var("OUT_DIR").unwrap()).join(name), text).unwrap();
+    }
 }
 
 #[path = "build/releases.rs"]
@@ -318,6 +340,15 @@ mod models_table {
         }
     }
 
+    /// A preset's `unconfirmed` and `source` fields; none in the page's build (wasm32), where only the model's
+    /// provenance would read them and it is not kept there (`model::Provenance`): 4 KB gzip of the page.
+    fn provenance(unconfirmed: &[String], source: &[String]) -> String {
+        if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32") {
+            return String::new();
+        }
+        format!("unconfirmed: {}, source: {}, ", strs(unconfirmed), strs(source))
+    }
+
     pub fn generate(manifest: &Path) {
         let table: Table = super::load(manifest, "models.toml");
 
@@ -332,7 +363,7 @@ mod models_table {
                 "    ModelPreset {{ id: {:?}, architecture: {:?}, model_type: {:?}, vllm_model: {}, text_config: {}, \
                  torch_dtype: {}, num_hidden_layers: {}, num_attention_heads: {}, num_key_value_heads: {:?}, \
                  hidden_size: {}, head_dim: {:?}, sliding_window: {:?}, layer_types: {}, attention_sinks: {}, \
-                 unconfirmed: {}, source: {}, config: {:?} }},",
+                 {}config: {:?} }},",
                 r.id,
                 r.architecture,
                 r.model_type,
@@ -347,8 +378,7 @@ mod models_table {
                 r.sliding_window,
                 layer_types(&r.id, &r.layer_types),
                 r.attention_sinks,
-                strs(&r.unconfirmed),
-                strs(&r.source),
+                provenance(&r.unconfirmed, &r.source),
                 r.config.as_ref().map_or_else(|| "{}".to_string(), table_json),
             )
             .unwrap();

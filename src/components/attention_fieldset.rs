@@ -5,7 +5,7 @@ use qpath_core::choices::{self, Flag, BATCH_INVARIANT};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{labeled_select, ChoiceOption};
 use crate::components::inputs::{opt_bool, parse_opt_bool, FlagsProps};
 use crate::state::Edit;
 
@@ -31,7 +31,8 @@ pub(crate) fn text<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-#[function_component(AttentionFieldset)]
+/// The fieldset (a plain function: a component costs code of its own and would re-render with every page render
+/// anyway, its callbacks being new each time).
 pub fn attention_fieldset(props: &FlagsProps) -> Html {
     let (c, r, e, mla) = (&props.command, props.release, &props.onedit, props.mla);
     let backend = text(c.attention_backend.as_ref());
@@ -66,20 +67,13 @@ pub fn attention_fieldset(props: &FlagsProps) -> Html {
     html! {
         <fieldset class="row">
             <legend>{ "Attention" }</legend>
-            <label><span>{ "--attention-backend" }</span>
-                <Choice id="attention-backend" options={backends} value={AttrValue::from(backend)}
-                    onchange={e.reform(|v: String| Edit::AttentionBackend((!v.is_empty()).then_some(v)))} /></label>
-            <label><span>{ "use_trtllm_attention" }</span>
-                <Choice id="use-trtllm" options={trtllm} value={opt_bool(c.attention_config.use_trtllm_attention)}
-                    onchange={e.reform(|v: String| Edit::UseTrtllm(parse_opt_bool(&v)))} /></label>
+            { labeled_select("--attention-backend", "attention-backend", backends, AttrValue::from(backend), e.reform(|v: String| Edit::AttentionBackend((!v.is_empty()).then_some(v)))) }
+            { labeled_select("use_trtllm_attention", "use-trtllm", trtllm, AttrValue::from(opt_bool(c.attention_config.use_trtllm_attention)), e.reform(|v: String| Edit::UseTrtllm(parse_opt_bool(&v)))) }
             <label class="check"><input id="disable-q-quant" type="checkbox" checked={c.attention_config.disable_flashinfer_q_quantization}
                 onchange={checked(Edit::DisableQQuant)} />
                 <span>{ "disable_flashinfer_q_quantization" }</span></label>
-            <label><span>{ "DCP size (-dcp)" }</span>
-                <Choice id="dcp" options={dcps} value={AttrValue::from(dcp)} onchange={number(Edit::Dcp)} /></label>
-            <label><span>{ "--block-size" }</span>
-                <Choice id="block-size" options={blocks} value={AttrValue::from(block)}
-                    onchange={e.reform(|v: String| Edit::BlockSize(v.parse().ok()))} /></label>
+            { labeled_select("DCP size (-dcp)", "dcp", dcps, AttrValue::from(dcp), number(Edit::Dcp)) }
+            { labeled_select("--block-size", "block-size", blocks, AttrValue::from(block), e.reform(|v: String| Edit::BlockSize(v.parse().ok()))) }
             { batch_invariant_check(choices::batch_invariant(c), checked(Edit::BatchInvariant)) }
         </fieldset>
     }

@@ -5,11 +5,11 @@ use qpath_core::model;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{labeled_select, ChoiceOption};
 use crate::components::inputs::FlagsProps;
 use crate::state::Edit;
 
-#[function_component(CacheFieldset)]
+/// The fieldset (a plain function, as [`crate::components::attention_fieldset::attention_fieldset`]).
 pub fn cache_fieldset(props: &FlagsProps) -> Html {
     let c = &props.command;
     let kv = &c.kv_cache_dtype;
@@ -25,8 +25,7 @@ pub fn cache_fieldset(props: &FlagsProps) -> Html {
     html! {
         <fieldset class="row">
             <legend>{ "KV cache" }</legend>
-            <label><span>{ "--kv-cache-dtype" }</span>
-                <Choice id="kv-cache-dtype" options={kvs} value={kv.clone()} onchange={props.onedit.reform(Edit::KvCacheDtype)} /></label>
+            { labeled_select("--kv-cache-dtype", "kv-cache-dtype", kvs, AttrValue::from(kv.clone()), props.onedit.reform(Edit::KvCacheDtype)) }
             { skip_layers(&c.kv_cache_dtype_skip_layers, layers, &props.onedit) }
         </fieldset>
     }

@@ -59,3 +59,20 @@ pub fn choice(props: &ChoiceProps) -> Html {
         </select>
     }
 }
+
+/// `<Choice {id} {options} {value} {onchange} />`: one copy of the component's construction for the page's twenty
+/// selects (each `<Choice …/>` written out costs its own props builder in the wasm).
+pub fn choice_select(id: &'static str, options: Vec<ChoiceOption>, value: AttrValue, onchange: Callback<String>) -> Html {
+    html! { <Choice {id} {options} {value} {onchange} /> }
+}
+
+/// `<label><span>{label}</span>` and the select: the page's usual labelled select, written once.
+pub fn labeled_select(
+    label: &'static str,
+    id: &'static str,
+    options: Vec<ChoiceOption>,
+    value: AttrValue,
+    onchange: Callback<String>,
+) -> Html {
+    html! { <label><span>{ label }</span>{ choice_select(id, options, value, onchange) }</label> }
+}

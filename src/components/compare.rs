@@ -12,6 +12,8 @@ use qpath_core::report::{GroupReport, GroupRole, Report, ScenarioError};
 use qpath_core::resolve::short_list;
 use yew::prelude::*;
 
+use crate::components::results::sep;
+
 #[derive(PartialEq, Properties)]
 pub struct CompareProps {
     pub left: Rc<Report>,
@@ -160,9 +162,9 @@ fn side_header(r: &Report, which: &'static str) -> Html {
             <p class="side-release">{ release_line(r) }</p>
             <p class="side-platform">
                 <span class="side-gpu">{ format!("{} (compute capability {})", r.gpu.name, r.gpu.compute_capability) }</span>
-                <span class="sep" aria-hidden="true">{ " · " }</span>
+                { sep() }
                 <span class="side-cuda">{ format!("CUDA {}", r.cuda) }</span>
-                <span class="sep" aria-hidden="true">{ " · " }</span>
+                { sep() }
                 <span class="side-cubins">{ cubins }</span>
             </p>
         </div>

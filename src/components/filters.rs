@@ -4,7 +4,7 @@ use qpath_core::gpu::{self, GpuFilter};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{labeled_select, ChoiceOption};
 use crate::state::Action;
 
 /// Memory thresholds offered by the "memory at least" filter, in GB.
@@ -60,26 +60,11 @@ pub fn filter_bar(f: &GpuFilter, d: &Callback<Action>) -> Html {
                 <input id="gpu-search" type="search" placeholder="name, id or SM, e.g. 6000, h100, sm_120"
                     value={f.text.clone()} {oninput} autocomplete="off" />
             </label>
-            <label>
-                <span>{ "Architecture" }</span>
-                <Choice id="filter-arch" options={archs} value={value_of(&f.arch)} onchange={d.reform(|v: String| Action::SetArch(parse_choice(&v)))} />
-            </label>
-            <label>
-                <span>{ "Compute capability" }</span>
-                <Choice id="filter-cc" options={ccs} value={value_of(&f.capability)} onchange={d.reform(|v: String| Action::SetCapability(parse_choice(&v)))} />
-            </label>
-            <label>
-                <span>{ "FP8 tensor cores" }</span>
-                <Choice id="filter-fp8" options={yes_no()} value={value_of(&f.fp8)} onchange={d.reform(|v: String| Action::SetFp8(parse_choice(&v)))} />
-            </label>
-            <label>
-                <span>{ "FP4 tensor cores" }</span>
-                <Choice id="filter-fp4" options={yes_no()} value={value_of(&f.fp4)} onchange={d.reform(|v: String| Action::SetFp4(parse_choice(&v)))} />
-            </label>
-            <label>
-                <span>{ "Memory at least" }</span>
-                <Choice id="filter-memory" options={memories} value={value_of(&f.min_memory_gb)} onchange={d.reform(|v: String| Action::SetMinMemory(parse_choice(&v)))} />
-            </label>
+            { labeled_select("Architecture", "filter-arch", archs, AttrValue::from(value_of(&f.arch)), d.reform(|v: String| Action::SetArch(parse_choice(&v)))) }
+            { labeled_select("Compute capability", "filter-cc", ccs, AttrValue::from(value_of(&f.capability)), d.reform(|v: String| Action::SetCapability(parse_choice(&v)))) }
+            { labeled_select("FP8 tensor cores", "filter-fp8", yes_no(), AttrValue::from(value_of(&f.fp8)), d.reform(|v: String| Action::SetFp8(parse_choice(&v)))) }
+            { labeled_select("FP4 tensor cores", "filter-fp4", yes_no(), AttrValue::from(value_of(&f.fp4)), d.reform(|v: String| Action::SetFp4(parse_choice(&v)))) }
+            { labeled_select("Memory at least", "filter-memory", memories, AttrValue::from(value_of(&f.min_memory_gb)), d.reform(|v: String| Action::SetMinMemory(parse_choice(&v)))) }
             <button type="button" class="clear" onclick={onclear} disabled={*f == GpuFilter::default()}>{ "Clear filters" }</button>
         </form>
     }

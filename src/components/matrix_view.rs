@@ -10,7 +10,7 @@ use qpath_core::resolve::{Hardware, Scenario};
 use qpath_core::serve;
 use yew::prelude::*;
 
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{choice_select, ChoiceOption};
 
 #[derive(PartialEq, Properties)]
 pub struct MatrixViewProps {
@@ -161,7 +161,7 @@ fn mode_select(mode: MatrixMode, onmode: Callback<String>) -> Html {
         .collect();
     html! {
         <label class="matrix-mode"><span>{ "Show" }</span>
-            <Choice id="matrix-mode" {options} value={mode.name()} onchange={onmode} />
+            { choice_select("matrix-mode", options, AttrValue::from(mode.name()), onmode) }
         </label>
     }
 }

@@ -13,12 +13,11 @@ use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::components::attention_fieldset::{options, text};
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{choice_select, labeled_select, ChoiceOption};
 use crate::state::{Action, Edit};
 
 /// [`crate::components::inputs::FlagsProps`] with the page's pasted config.json (`config`), what qpath made of it
 /// (`status`) and where its control sends its actions (`ondispatch`); see [`config_input`].
-#[derive(Properties)]
 pub struct ModelProps {
     pub release: Release,
     pub command: Rc<ServeCommand>,
@@ -30,20 +29,7 @@ pub struct ModelProps {
     pub ondispatch: Callback<Action>,
 }
 
-/// As `FlagsProps`: the same `Rc` holds the same flags.
-impl PartialEq for ModelProps {
-    fn eq(&self, other: &Self) -> bool {
-        self.onedit == other.onedit
-            && self.ondispatch == other.ondispatch
-            && self.release == other.release
-            && self.mla == other.mla
-            && Rc::ptr_eq(&self.command, &other.command)
-            && self.config == other.config
-            && self.status == other.status
-    }
-}
-
-#[function_component(ModelFieldset)]
+/// The fieldset (a plain function, as [`crate::components::attention_fieldset::attention_fieldset`]).
 pub fn model_fieldset(props: &ModelProps) -> Html {
     let (model, hf_overrides) = (&props.command.model, &props.command.hf_overrides);
     let preset = model::find_preset(model);
@@ -59,7 +45,7 @@ pub fn model_fieldset(props: &ModelProps) -> Html {
         <fieldset class="row">
             <legend>{ "Model" }</legend>
             <label class="wide"><span>{ "Model" }</span>
-                <Choice id="model" options={models} value={model.clone()} onchange={props.onedit.reform(Edit::Model)} /></label>
+                { choice_select("model", models, AttrValue::from(model.clone()), props.onedit.reform(Edit::Model)) }</label>
             { for overrides }
             <p class="hint">{ "Blank keeps the preset; a number becomes a --hf-overrides key." }</p>
             { config_input(props.config.as_deref(), props.status.clone(), &props.ondispatch) }
@@ -108,15 +94,12 @@ fn drafter_section(release: Release, cmd: &ServeCommand, onedit: &Callback<Edit>
     html! {
         <fieldset class="row drafter" aria-describedby="drafter-hint">
             <legend>{ "Speculative decoding" }</legend>
-            <label><span>{ "method" }</span>
-                <Choice id="spec-method" options={method_options} value={AttrValue::from(method.clone())} onchange={on_method} /></label>
-            <label><span>{ "speculative tokens" }</span>
-                <Choice id="spec-tokens" options={token_options} value={AttrValue::from(tokens)} onchange={on_tokens} /></label>
+            { labeled_select("method", "spec-method", method_options, AttrValue::from(method.clone()), on_method) }
+            { labeled_select("speculative tokens", "spec-tokens", token_options, AttrValue::from(tokens), on_tokens) }
             if show_model {
                 <label class="wide"><span>{ "drafter model" }</span>
-                    <Choice id="spec-model" value={AttrValue::from(model_text.clone())} onchange={on_model}
-                        options={options(Some("none (type one in the command line)"),
-                            models.into_iter().map(|m| (m, m.to_string())), &model_text)} /></label>
+                    { choice_select("spec-model", options(Some("none (type one in the command line)"),
+                            models.into_iter().map(|m| (m, m.to_string())), &model_text), AttrValue::from(model_text.clone()), on_model) }</label>
             }
             <p id="drafter-hint" class="hint">{ "Writes --speculative-config; the drafter's layers are their own groups in the results." }</p>
         </fieldset>

@@ -6,10 +6,9 @@ use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::default_cubins;
 use yew::prelude::*;
 
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{labeled_select, ChoiceOption};
 use crate::components::inputs::{opt_bool, parse_opt_bool};
 
-#[derive(PartialEq, Properties)]
 pub struct ReleaseFieldsetProps {
     pub release: Release,
     pub cuda: CudaVersion,
@@ -26,7 +25,7 @@ pub struct ReleaseFieldsetProps {
     pub onflashinfer: Callback<String>,
 }
 
-#[function_component(ReleaseFieldset)]
+/// The fieldset (a plain function, as [`crate::components::attention_fieldset::attention_fieldset`]).
 pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
     let releases: Vec<ChoiceOption> = Release::ALL
         .iter()
@@ -66,18 +65,10 @@ pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
     html! {
         <fieldset class="row">
             <legend>{ "vLLM and the machine" }</legend>
-            <label><span>{ "vLLM release" }</span>
-                <Choice id="release" options={releases} value={AttrValue::from(props.release.name())}
-                    onchange={props.onrelease.clone()} /></label>
-            <label><span>{ "CUDA of the torch build" }</span>
-                <Choice id="cuda" options={cudas} value={AttrValue::from(props.cuda.to_string())}
-                    onchange={props.oncuda.clone()} /></label>
-            <label><span>{ "TRTLLM cubins available" }</span>
-                <Choice id="cubins" options={cubins} value={opt_bool(props.cubins)}
-                    onchange={props.oncubins.reform(|v: String| parse_opt_bool(&v))} /></label>
-            <label><span>{ "FlashInfer" }</span>
-                <Choice id="flashinfer" options={flashinfers} value={flashinfer}
-                    onchange={props.onflashinfer.clone()} /></label>
+            { labeled_select("vLLM release", "release", releases, AttrValue::from(props.release.name()), props.onrelease.clone()) }
+            { labeled_select("CUDA of the torch build", "cuda", cudas, AttrValue::from(props.cuda.to_string()), props.oncuda.clone()) }
+            { labeled_select("TRTLLM cubins available", "cubins", cubins, AttrValue::from(opt_bool(props.cubins)), props.oncubins.reform(|v: String| parse_opt_bool(&v))) }
+            { labeled_select("FlashInfer", "flashinfer", flashinfers, AttrValue::from(flashinfer), props.onflashinfer.clone()) }
         </fieldset>
     }
 }

@@ -136,8 +136,8 @@ pub fn results(props: &ResultsProps) -> Html {
                 }
                 { layer_strip(r) }
                 <div class="groups">
-                    { for r.groups.iter().enumerate().map(|(i, g)| html! {
-                        <GroupCard key={i} n={i + 1} group={g.clone()} min_cg={r.cuda_graphs.as_ref().and_then(|c| c.support)} />
+                    { for r.groups.iter().enumerate().map(|(i, g)| {
+                        group_card(i + 1, g, r.cuda_graphs.as_ref().and_then(|c| c.support))
                     }) }
                 </div>
             }
@@ -161,11 +161,11 @@ fn stamp(r: &Report) -> Html {
         <>
             <p id="result-stamp" class="stamp">
                 <span class="stamp-release">{ format!("as of vLLM {} / {}", r.vllm, qpath_core::render::flashinfer_text(r)) }</span>
-                <span class="sep" aria-hidden="true">{ " · " }</span>
+                { sep() }
                 <span class="stamp-gpu">{ gpu }</span>
-                <span class="sep" aria-hidden="true">{ " · " }</span>
+                { sep() }
                 <span class="stamp-cuda">{ format!("CUDA {}", r.cuda) }</span>
-                <span class="sep" aria-hidden="true">{ " · " }</span>
+                { sep() }
                 <span class="stamp-cubins">{ cubins }</span>
             </p>
             if let Some(m) = &r.model {
@@ -310,6 +310,11 @@ fn layer_strip(r: &Report) -> Html {
     }
 }
 
+/// The ` · ` between the parts of a line (hidden from screen readers), written once for every view.
+pub fn sep() -> Html {
+    html! { <span class="sep" aria-hidden="true">{ " · " }</span> }
+}
+
 fn drafter_badge() -> Html {
     html! { <span class="badge drafter-badge" title="a layer of the speculative-decoding drafter">{ "drafter" }</span> }
 }
@@ -371,19 +376,9 @@ fn strip_row(groups: &[(usize, &GroupReport)], min_count: u32, role: GroupRole) 
     }
 }
 
-#[derive(PartialEq, Properties)]
-struct GroupCardProps {
-    /// The group's number, from 1.
-    n: usize,
-    group: GroupReport,
-    /// The scenario's CUDA-graph support (the minimum over all groups), to mark a group whose own differs.
-    min_cg: Option<qpath_core::report::CgSupport>,
-}
-
-#[function_component(GroupCard)]
-fn group_card(props: &GroupCardProps) -> Html {
-    let g = &props.group;
-    let n = props.n;
+/// Group `n`'s card (from 1); `min_cg` is the scenario's CUDA-graph support (the minimum over all groups), to mark a
+/// group whose own differs. A plain function: as a component it cost code of its own and a copy of the group per render.
+fn group_card(n: usize, g: &GroupReport, min_cg: Option<qpath_core::report::CgSupport>) -> Html {
     let raised = g.error.is_some();
     let fp8_query = [g.q_dtype.prefill, g.q_dtype.decode].iter().flatten().any(|d| d.is_fp8());
     let drafter = g.role == GroupRole::Drafter;
@@ -393,7 +388,7 @@ fn group_card(props: &GroupCardProps) -> Html {
         short_list(&g.layers)
     );
     html! {
-        <article class={classes!("group", colour_class(n), raised.then_some("raises"), drafter.then_some("drafter"),
+        <article key={n} class={classes!("group", colour_class(n), raised.then_some("raises"), drafter.then_some("drafter"),
             g.unmodelled.is_some().then_some("unmodelled-group"))}
             data-group={n.to_string()} data-role={g.role.name()} data-backend={g.backend.name()}
             aria-labelledby={format!("group-{n}-title")}>
@@ -405,7 +400,7 @@ fn group_card(props: &GroupCardProps) -> Html {
             </h3>
             { group_shape(g) }
             { mla_dims(g) }
-            { decision(g, props.min_cg) }
+            { decision(g, min_cg) }
             if let Some(why) = &g.unmodelled {
                 <p class="unmodelled" role="note">{ echo_words(why) }</p>
             } else if bare_recurrent(g) {
@@ -454,19 +449,19 @@ fn group_shape(g: &GroupReport) -> Html {
     <p class="shape">
         <span class="attention">{ attention_words(g) }</span>
         if g.backend.is_recurrent() {
-            <span class="sep" aria-hidden="true">{ " · " }</span>
+            { sep() }
             <span class="family">{ "Mamba-family backend (MambaAttentionBackendEnum)" }</span>
         } else {
-        <span class="sep" aria-hidden="true">{ " · " }</span>
+        { sep() }
         <span class="heads">{ format!("heads {}/{} ({})", g.num_q_heads, g.num_kv_heads,
             if g.mla.is_some() { "q/latent kv" } else { "q/kv" }) }</span>
-        <span class="sep" aria-hidden="true">{ " · " }</span>
+        { sep() }
         <span class="head-dim">{ match &g.mla {
             Some(m) => format!("head size {} = kv_lora_rank {} + qk_rope_head_dim {}", g.head_dim, m.kv_lora_rank,
                 m.qk_rope_head_dim),
             None => format!("head_dim {}", g.head_dim),
         } }</span>
-        <span class="sep" aria-hidden="true">{ " · " }</span>
+        { sep() }
         <span class="sinks">{ if g.has_sinks { "attention sinks" } else { "no sinks" } }</span>
         }
     </p>
@@ -477,7 +472,6 @@ fn group_shape(g: &GroupReport) -> Html {
 /// dims (`.mla-nope`, `.mla-v`), `.mla-q-lora-rank`, a sparse model's `.mla-topk`, and how the two phases use them.
 fn mla_dims(g: &GroupReport) -> Html {
     let Some(m) = &g.mla else { return html! {} };
-    let sep = || html! { <span class="sep" aria-hidden="true">{ " · " }</span> };
     html! {
         <div class="mla-block">
             <p class="shape mla-dims">

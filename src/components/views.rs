@@ -8,7 +8,7 @@ use qpath_core::report::Report;
 use qpath_core::resolve::{resolve, Scenario};
 use yew::prelude::*;
 
-use crate::components::choice::{Choice, ChoiceOption};
+use crate::components::choice::{choice_select, ChoiceOption};
 use crate::components::compare::Compare;
 use crate::components::copy_button::copy_button;
 use crate::state::{Action, View};
@@ -41,7 +41,7 @@ pub fn compare_view(report: Rc<Report>, other: &Scenario, onrelease: Callback<St
     html! {
         <div class="compare-view">
             <label class="compare-pick"><span>{ "Compare with vLLM" }</span>
-                <Choice id="compare-release" options={releases} value={other.release.name()} onchange={onrelease} />
+                { choice_select("compare-release", releases, AttrValue::from(other.release.name()), onrelease) }
             </label>
             <Compare {left} right={report} />
         </div>

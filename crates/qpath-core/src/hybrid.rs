@@ -678,7 +678,9 @@ fn raise_block_size(default_block: u32, block: u64, (mamba, attn1): (u64, u64), 
         format!("{block_size} x {attn1} = {attn_page} >= {mamba}: the assertion holds"),
     );
     if attn_page != mamba {
-        let pct = 100.0 * (attn_page - mamba) as f64 / mamba as f64;
+        // vLLM's `%.2f` of the float quotient: correctly rounded from its exact value (crate::float, no core float
+        // formatting in the page).
+        let pct = crate::float::fixed(100.0 * (attn_page - mamba) as f64 / mamba as f64, 2);
         t.step(
             Some(&source::HYB_PAD_LOG),
             "mamba page padded",
@@ -687,7 +689,7 @@ fn raise_block_size(default_block: u32, block: u64, (mamba, attn1): (u64, u64), 
         t.info(
             &source::HYB_PAD_LOG,
             format!(
-                "Padding mamba page size by {pct:.2}% to ensure that mamba page size and attention page size are exactly equal."
+                "Padding mamba page size by {pct}% to ensure that mamba page size and attention page size are exactly equal."
             ),
         );
     }

@@ -2,6 +2,7 @@
 //! `--hf-overrides`, and the config dtype `--dtype auto` starts from.
 
 use super::presets::{LayerTypesRule, ModelPreset};
+use super::Provenance;
 use crate::dtype::TorchDtype;
 
 /// One entry of a config's `layer_types`, as far as qpath models them.
@@ -64,14 +65,20 @@ pub(super) struct Config {
 impl Config {
     /// Step 1: the config object transformers constructs — a preset's constructed values (with its sources), or an
     /// empty config for a model that is not a preset (the overrides must then describe it).
-    pub(super) fn constructed(preset: Option<&'static ModelPreset>, source: &mut Vec<String>) -> Config {
+    pub(super) fn constructed(preset: Option<&'static ModelPreset>, source: &mut Provenance) -> Config {
         let Some(p) = preset else {
             return Config::default();
         };
-        source.extend(p.source.iter().map(|s| s.to_string()));
-        if !p.unconfirmed.is_empty() {
-            source.push(format!("unconfirmed preset fields: {}", p.unconfirmed.join(", ")));
+        // The presets' sources and unconfirmed fields are not in the page's build (build.rs, Provenance).
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            source.extend(|| p.source.iter().map(|s| s.to_string()));
+            if !p.unconfirmed.is_empty() {
+                source.push(|| format!("unconfirmed preset fields: {}", p.unconfirmed.join(", ")));
+            }
         }
+        #[cfg(target_arch = "wasm32")]
+        let _ = source;
         Config {
             text: TextConfig {
                 num_hidden_layers: Some(p.num_hidden_layers),
@@ -96,16 +103,16 @@ impl Config {
     /// the checkpoint's safetensors dtypes and, failing that, uses float32
     /// (`vllm/transformers_utils/model_arch_config_convertor.py:186-202@0.24.0, 221-237@0.33.0`); qpath has no
     /// checkpoint, so it assumes float32.
-    pub(super) fn config_dtype(&self, source: &mut Vec<String>) -> TorchDtype {
+    pub(super) fn config_dtype(&self, source: &mut Provenance) -> TorchDtype {
         match self.root_dtype.or(self.text_dtype) {
             Some(d) => d,
             None => {
-                source.push(
+                source.push(|| {
                     "config dtype: none given; vLLM would read the checkpoint's safetensors dtypes and, failing that, \
                      use float32 (vllm/transformers_utils/model_arch_config_convertor.py:186-202@0.24.0, \
                      221-237@0.33.0); qpath assumes float32"
-                        .into(),
-                );
+                        .into()
+                });
                 TorchDtype::Float32
             }
         }

@@ -34,7 +34,7 @@ use serde_json::{Map, Value};
 use super::config::{Config, HfLayerType, TextConfig};
 use super::overrides::{MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
 use super::presets::{LayerTypesRule, VllmModel};
-use super::{err, show, CheckpointKv, KvScheme, ModelError};
+use super::{err, show, CheckpointKv, KvScheme, ModelError, Provenance};
 use crate::dtype::TorchDtype;
 use crate::release::Release;
 
@@ -223,7 +223,7 @@ pub(super) struct ConfigJson {
     pub(super) model_type: Option<String>,
     pub(super) checkpoint_kv: Option<CheckpointKv>,
     /// What the config class did that the trace should say (which class, ignored fields).
-    pub(super) notes: Vec<String>,
+    pub(super) notes: Provenance,
 }
 
 fn cannot<T>(file: &str, what: String) -> Result<T, ModelError> {
@@ -286,7 +286,7 @@ pub(super) fn read(release: Release, file: &str, text: &str) -> Result<ConfigJso
         prefix,
         map: text_map,
     };
-    let mut notes = Vec::new();
+    let mut notes = Provenance::default();
     let text = match architecture.config_class {
         ConfigClass::Qwen3Next => hybrid::qwen3_next(release, &f, &mut notes)?,
         ConfigClass::NemotronH => hybrid::nemotron_h(&f, &mut notes)?,

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::config::{HfLayerType, TextConfig};
 use super::hybrid::{self, HybridSpec};
 use super::presets::VllmModel;
+use super::Provenance;
 use super::{err, ModelError};
 use crate::release::Release;
 
@@ -90,7 +91,7 @@ pub(super) fn build_layers(
     rule: VllmModel,
     cfg: &TextConfig,
     architecture: Option<&'static str>,
-    source: &mut Vec<String>,
+    source: &mut Provenance,
 ) -> Result<(Vec<LayerSpec>, Option<HybridSpec>), ModelError> {
     let (Some(n), Some(heads)) = (cfg.num_hidden_layers, cfg.num_attention_heads) else {
         // resolve_model_at checks this for unknown models; presets always carry both.
@@ -142,13 +143,15 @@ pub(super) fn build_layers(
             mla: None,
         });
     }
-    source.push(format!(
-        "per-layer windows, head size and sinks: {} (vLLM @{})",
-        rule.file(),
-        release.name()
-    ));
+    source.push(|| {
+        format!(
+            "per-layer windows, head size and sinks: {} (vLLM @{})",
+            rule.file(),
+            release.name()
+        )
+    });
     if let Some(h) = &hybrid {
-        source.push(format!("hybrid layers ({}): {}", rule.file(), h.layers_rule));
+        source.push(|| format!("hybrid layers ({}): {}", rule.file(), h.layers_rule));
     }
     Ok((layers, hybrid))
 }
@@ -229,7 +232,7 @@ fn kv_heads(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig) -> Result
 /// Head size, per model file ([`VllmModel`]): `opt.py` and `qwen2.py` use hidden_size // heads and ignore
 /// `config.head_dim`; `llama.py` and `qwen3.py` use `config.head_dim`, else hidden_size // heads; `gemma3.py` and
 /// `gpt_oss.py` read `config.head_dim` only.
-fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &mut Vec<String>) -> Result<u32, ModelError> {
+fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &mut Provenance) -> Result<u32, ModelError> {
     let file = rule.file();
     let derived = |what: &str| -> Result<u32, ModelError> {
         let Some(hidden) = cfg.hidden_size else {
@@ -254,14 +257,14 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
                      num_attention_heads = {d}, so this would change nothing"
                 ));
             }
-            source.push(format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
+            source.push(|| format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
             d
         }
         VllmModel::Llama | VllmModel::Qwen3 | VllmModel::Qwen3Next | VllmModel::NemotronH => match cfg.head_dim {
             Some(h) => h,
             None => {
                 let d = derived("head_dim")?;
-                source.push(format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
+                source.push(|| format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
                 d
             }
         },
@@ -303,7 +306,7 @@ fn check_layer_types(name: &str, rule: VllmModel, n: u32, cfg: &TextConfig) -> R
 /// the model is not interleaved. 0.24–0.26: `not is_interleaved(text_config)`, i.e. no `layer_types` or a single
 /// distinct type (`vllm/engine/arg_utils.py:1826@0.24.0, 1860@0.25.0, 1889@0.26.0`); 0.27+: `layer_types is None or
 /// all(lt == "sliding_attention")` (`arg_utils.py:1939@0.27.0 … 2290@0.33.0`); else None.
-fn cache_sliding_window(release: Release, cfg: &TextConfig, source: &mut Vec<String>) -> Option<u32> {
+fn cache_sliding_window(release: Release, cfg: &TextConfig, source: &mut Provenance) -> Option<u32> {
     let model_window = cfg.sliding_window;
     let lt = cfg.layer_types.as_deref();
     let (cache_window, cache_rule) = if release < Release::V0_27_0 {
@@ -322,11 +325,13 @@ fn cache_sliding_window(release: Release, cfg: &TextConfig, source: &mut Vec<Str
             "`layer_types is None or all sliding_attention`",
         )
     };
-    source.push(format!(
-        "cache_config.sliding_window = {} (vllm/engine/arg_utils.py @{}: the model's sliding_window iff {cache_rule})",
-        cache_window.map_or("None".to_string(), |w| w.to_string()),
-        release.name()
-    ));
+    source.push(|| {
+        format!(
+            "cache_config.sliding_window = {} (vllm/engine/arg_utils.py @{}: the model's sliding_window iff {cache_rule})",
+            cache_window.map_or("None".to_string(), |w| w.to_string()),
+            release.name()
+        )
+    });
     cache_window
 }
 

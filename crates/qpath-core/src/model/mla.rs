@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 use super::config::TextConfig;
 use super::layout::{AttentionKind, LayerSpec, MlaDims};
 use super::overrides::{MAX_HEAD_DIM, MAX_LAYERS};
+use super::Provenance;
 use super::{err, show, ModelError};
 use crate::release::Release;
 use crate::source::{self, Cite};
@@ -321,7 +322,7 @@ pub(super) fn build(
     env: ModelEnv,
     m: Model,
     cfg: &TextConfig,
-    source: &mut Vec<String>,
+    source: &mut Provenance,
 ) -> Result<(Vec<LayerSpec>, MlaModel), ModelError> {
     let name = m.name;
     let (Some(n), Some(heads)) = (cfg.num_hidden_layers, cfg.num_attention_heads) else {
@@ -349,7 +350,7 @@ pub(super) fn build(
         );
     }
     let mla = use_mla(r, env, model_type, c.kv_lora_rank.is_some(), c.is_causal);
-    source.push(use_mla_line(r, env, model_type, &c, mla));
+    source.push(|| use_mla_line(r, env, model_type, &c, mla));
     let dsa_file = r >= Release::V0_29_0 && matches!(m.architecture, Some("DeepseekV32ForCausalLM" | "GlmMoeDsaForCausalLM"));
     let file = if dsa_file {
         "vllm/models/deepseek_v32/nvidia/model.py"
@@ -357,7 +358,7 @@ pub(super) fn build(
         super::VllmModel::DeepseekV2.file()
     };
     if let Some(arch) = m.architecture {
-        source.push(architecture_line(r, arch, file));
+        source.push(|| architecture_line(r, arch, file));
     }
     if dsa_file && !mla {
         return cannot(
@@ -442,32 +443,36 @@ pub(super) fn build(
             at(&source::MLA_MODEL_WRAPPER_ATTN, r)
         )
     };
-    source.push(format!(
-        "attention layers: {n} x model.layers.{{i}}.self_attn.attn {built}: {heads} query heads in all, one latent KV \
+    source.push(|| {
+        format!(
+            "attention layers: {n} x model.layers.{{i}}.self_attn.attn {built}: {heads} query heads in all, one latent KV \
          head ({}), head size kv_lora_rank + qk_rope_head_dim = {kv_lora_rank} + {} = {} ({}); config.head_dim{} and \
          num_key_value_heads are not read; q_lora_rank {}, qk_nope_head_dim {}, v_head_dim {v_head_dim}",
-        at(&source::MLA_MODEL_LAYER_KV_HEADS, r),
-        c.qk_rope_head_dim,
-        dims.head_size(),
-        at(&source::MLA_MODEL_LAYER_HEAD_SIZE, r),
-        cfg.head_dim.map_or(String::new(), |h| format!(" = {h}")),
-        c.q_lora_rank.map_or("None".to_string(), |q| q.to_string()),
-        c.qk_nope_head_dim,
-    ));
+            at(&source::MLA_MODEL_LAYER_KV_HEADS, r),
+            c.qk_rope_head_dim,
+            dims.head_size(),
+            at(&source::MLA_MODEL_LAYER_HEAD_SIZE, r),
+            cfg.head_dim.map_or(String::new(), |h| format!(" = {h}")),
+            c.q_lora_rank.map_or("None".to_string(), |q| q.to_string()),
+            c.qk_nope_head_dim,
+        )
+    });
     if let Some(k) = c.first_k_dense_replace {
-        source.push(format!(
-            "first_k_dense_replace = {k}: it chooses each layer's MLP (dense or MoE, {}), not its attention",
-            at(&source::MLA_MODEL_MOE_LAYER, r)
-        ));
+        source.push(|| {
+            format!(
+                "first_k_dense_replace = {k}: it chooses each layer's MLP (dense or MoE, {}), not its attention",
+                at(&source::MLA_MODEL_MOE_LAYER, r)
+            )
+        });
     }
     let indexer = match &c.index {
         None => None,
         Some(ix) => Some(indexer(r, name, n, ix, mtp, dsa_file, source)?),
     };
     if let Some(t) = &mtp {
-        source.push(mtp_line(r, t));
+        source.push(|| mtp_line(r, t));
     }
-    source.push(format!("MLA layers: {file} (vLLM @{})", r.name()));
+    source.push(|| format!("MLA layers: {file} (vLLM @{})", r.name()));
     Ok((
         layers,
         MlaModel {
@@ -553,7 +558,7 @@ fn indexer(
     ix: &IndexConfig,
     mtp: Option<MtpLayers>,
     dsa_file: bool,
-    source: &mut Vec<String>,
+    source: &mut Provenance,
 ) -> Result<IndexerSpec, ModelError> {
     let layers: Vec<u32> = (0..n).filter(|i| !skips_topk(ix, *i)).collect();
     let (Some(index_n_heads), Some(index_head_dim)) = (ix.n_heads, ix.head_dim) else {
@@ -587,22 +592,24 @@ fn indexer(
             &source::MLA_MODEL_INDEXER_CACHE,
         )
     };
-    source.push(format!(
-        "index_topk = {}: every MLA layer is sparse (use_sparse, {}); an indexer ({}) on {how}{}, each with a cache \
+    source.push(|| {
+        format!(
+            "index_topk = {}: every MLA layer is sparse (use_sparse, {}); an indexer ({}) on {how}{}, each with a cache \
          layer model.layers.{{i}}.self_attn.indexer.k_cache of head size index_head_dim + index_head_dim // 128 * 4 = \
          {} + {} = {cache_head_size} (uint8, {}); index_n_heads {index_n_heads}",
-        ix.topk,
-        at(sparse_cite, r),
-        at(built_cite, r),
-        if mtp.is_some_and(|t| t.count > 0) {
-            " and every MTP layer"
-        } else {
-            ""
-        },
-        index_head_dim,
-        index_head_dim / 128 * 4,
-        at(cache_cite, r),
-    ));
+            ix.topk,
+            at(sparse_cite, r),
+            at(built_cite, r),
+            if mtp.is_some_and(|t| t.count > 0) {
+                " and every MTP layer"
+            } else {
+                ""
+            },
+            index_head_dim,
+            index_head_dim / 128 * 4,
+            at(cache_cite, r),
+        )
+    });
     Ok(IndexerSpec {
         index_topk: ix.topk,
         index_n_heads,
@@ -624,7 +631,7 @@ fn non_mla(
     cfg: &TextConfig,
     mtp: Option<MtpLayers>,
     file: &'static str,
-    source: &mut Vec<String>,
+    source: &mut Provenance,
 ) -> Result<(Vec<LayerSpec>, MlaModel), ModelError> {
     let head_dim = c.qk_nope_head_dim + c.qk_rope_head_dim;
     let init_assert = c.index.as_ref().map(|_| InitAssert {
@@ -632,12 +639,14 @@ fn non_mla(
         cite: &source::MLA_MODEL_NONMLA_TOPK_ASSERT,
     });
     if init_assert.is_some() {
-        source.push(format!(
-            "index_topk is set, so DeepseekV2Model allocates the top-k buffer ({}) and DeepseekV2Attention asserts it \
+        source.push(|| {
+            format!(
+                "index_topk is set, so DeepseekV2Model allocates the top-k buffer ({}) and DeepseekV2Attention asserts it \
              is None ({}): AssertionError while layer 0 is built",
-            at(&source::MLA_MODEL_TOPK_BUFFER, r),
-            at(&source::MLA_MODEL_NONMLA_TOPK_ASSERT, r)
-        ));
+                at(&source::MLA_MODEL_TOPK_BUFFER, r),
+                at(&source::MLA_MODEL_NONMLA_TOPK_ASSERT, r)
+            )
+        });
     } else {
         if r >= Release::V0_29_0 && !c.is_causal {
             return cannot(
@@ -659,17 +668,19 @@ fn non_mla(
                 ),
             );
         }
-        source.push(format!(
-            "attention layers: {n} x model.layers.{{i}}.self_attn.attn, each a DeepseekV2Attention whose Attention \
+        source.push(|| {
+            format!(
+                "attention layers: {n} x model.layers.{{i}}.self_attn.attn, each a DeepseekV2Attention whose Attention \
              ({}) has {heads} query heads and {heads} KV heads of qk_nope_head_dim + qk_rope_head_dim = {} + {} = \
              {head_dim} (v padded to it)",
-            at(&source::MLA_MODEL_NONMLA_ATTN, r),
-            c.qk_nope_head_dim,
-            c.qk_rope_head_dim,
-        ));
+                at(&source::MLA_MODEL_NONMLA_ATTN, r),
+                c.qk_nope_head_dim,
+                c.qk_rope_head_dim,
+            )
+        });
     }
     if let Some(t) = &mtp {
-        source.push(mtp_line(r, t));
+        source.push(|| mtp_line(r, t));
     }
     let layers = (0..n)
         .map(|index| LayerSpec {

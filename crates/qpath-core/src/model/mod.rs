@@ -70,6 +70,69 @@ pub use mla::{in_deepseek_mla_list, use_mla, IndexerSpec, InitAssert, MlaModel, 
 pub use overrides::{DTYPE_KEYS, LAYOUT_KEYS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS, MLA_KEYS};
 pub use presets::{find_preset, validate_presets, LayerTypesRule, ModelPreset, VllmModel, MODEL_PRESETS};
 
+/// Where each number of a [`ModelSpec`] comes from, one line each: the preset's sources, the vLLM rules applied, each
+/// override. The tests and goldens read it natively; the page never shows it, so in wasm32 it holds nothing and its
+/// lines are never built (each is a closure that is not called): their texts and formatting, and the presets' sources,
+/// stay out of the page.
+#[derive(Clone, Default, PartialEq)]
+pub struct Provenance {
+    #[cfg(not(target_arch = "wasm32"))]
+    lines: Vec<String>,
+}
+
+impl Provenance {
+    /// Adds the line `line` builds (natively; in wasm32 `line` is not called).
+    #[inline]
+    pub fn push(&mut self, line: impl FnOnce() -> String) {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.lines.push(line());
+        #[cfg(target_arch = "wasm32")]
+        let _ = line;
+    }
+
+    /// Adds the lines `lines` builds (natively; in wasm32 `lines` is not called).
+    #[inline]
+    pub fn extend<I: IntoIterator<Item = String>>(&mut self, lines: impl FnOnce() -> I) {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.lines.extend(lines());
+        #[cfg(target_arch = "wasm32")]
+        let _ = lines;
+    }
+
+    /// Adds `other`'s lines after these.
+    #[inline]
+    pub fn append(&mut self, other: Provenance) {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.lines.extend(other.lines);
+        #[cfg(target_arch = "wasm32")]
+        let _ = other;
+    }
+
+    /// The lines, in the order they were added (none in wasm32).
+    pub fn iter(&self) -> std::slice::Iter<'_, String> {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.lines.iter();
+        #[cfg(target_arch = "wasm32")]
+        return [].iter();
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.iter().len() == 0
+    }
+}
+
+impl std::fmt::Debug for Provenance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Provenance {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
 /// A model's attention layout, from a preset and/or `--hf-overrides`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModelSpec {
@@ -79,8 +142,8 @@ pub struct ModelSpec {
     /// The config dtype vLLM's `--dtype auto` starts from (see [`resolve_dtype`]).
     pub config_dtype: TorchDtype,
     pub layers: Vec<LayerSpec>,
-    /// Where each number comes from: the preset's sources, the vLLM rules applied, and each override.
-    pub source: Vec<String>,
+    /// Where each number comes from: the preset's sources, the vLLM rules applied, and each override (native only).
+    pub source: Provenance,
     /// The top-level config's `model_type` (a preset's, or config.json's).
     pub model_type: Option<String>,
     /// The vLLM model file that builds the layers.
@@ -255,7 +318,7 @@ pub fn resolve_model_in(
     let overrides = overrides::Overrides::locate(name, preset, hf_overrides.unwrap_or(&empty))?;
     overrides.reject_constructor_only_keys(name)?;
 
-    let mut source: Vec<String> = Vec::new();
+    let mut source = Provenance::default();
     // Step 1: the constructed config object.
     let mut cfg = config::Config::constructed(preset, &mut source);
     // Step 2: --hf-overrides, applied to the constructed config.
@@ -306,7 +369,7 @@ fn build_layers(
     model: mla::Model,
     rule: VllmModel,
     cfg: &config::TextConfig,
-    source: &mut Vec<String>,
+    source: &mut Provenance,
 ) -> Result<Built, ModelError> {
     if rule == VllmModel::DeepseekV2 {
         let (layers, mla) = mla::build(release, env, model, cfg, source)?;
@@ -347,22 +410,23 @@ pub fn resolve_model_from_config_in(
     let rule = arch.vllm_model;
     let overrides = overrides::Overrides::locate_in(name, Some(arch.nested), hf_overrides.unwrap_or(&empty))?;
     overrides.reject_constructor_only_keys(name)?;
-    let mut source = vec![format!(
-        "config: {file} (read by qpath as transformers' constructor would build it)"
-    )];
+    let mut source = Provenance::default();
+    source.push(|| format!("config: {file} (read by qpath as transformers' constructor would build it)"));
     // The MLA rule names the file per release itself (DeepseekV32ForCausalLM moves to vllm/models/deepseek_v32).
     if rule != VllmModel::DeepseekV2 {
-        source.push(format!(
-            "architectures[0] = \"{}\": {} (vllm/model_executor/models/registry.py:{}@0.24.0, {}@0.33.0)",
-            arch.name,
-            rule.file(),
-            arch.registry_lines.0,
-            arch.registry_lines.1
-        ));
+        source.push(|| {
+            format!(
+                "architectures[0] = \"{}\": {} (vllm/model_executor/models/registry.py:{}@0.24.0, {}@0.33.0)",
+                arch.name,
+                rule.file(),
+                arch.registry_lines.0,
+                arch.registry_lines.1
+            )
+        });
     }
-    source.extend(read.notes.iter().cloned());
+    source.append(read.notes);
     if !read.cfg.text.layer_types_origin.is_empty() && read.cfg.text.layer_types.is_some() {
-        source.push(format!("layer_types: {}", read.cfg.text.layer_types_origin));
+        source.push(|| format!("layer_types: {}", read.cfg.text.layer_types_origin));
     }
     let mut cfg = read.cfg;
     overrides.apply(name, &mut cfg, &mut source)?;

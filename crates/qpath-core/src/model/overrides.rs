@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::config::{Config, HfLayerType, TextConfig};
 use super::presets::{ModelPreset, VllmModel};
+use super::Provenance;
 use super::{err, show, ModelError};
 use crate::dtype::TorchDtype;
 
@@ -132,7 +133,7 @@ impl<'a> Overrides<'a> {
     /// `config.update(...)` for the top-level keys, then `_apply_dict_overrides` for `text_config`'s. A top-level
     /// layout key on a composite model, or a `text_config` dtype shadowed by the top-level one, would be ignored by
     /// vLLM: an error.
-    pub(super) fn apply(&self, name: &str, cfg: &mut Config, source: &mut Vec<String>) -> Result<(), ModelError> {
+    pub(super) fn apply(&self, name: &str, cfg: &mut Config, source: &mut Provenance) -> Result<(), ModelError> {
         let (flat_prefix, text_prefix) = ("", "text_config.");
         for key in LAYOUT_KEYS {
             if let Some(v) = self.top.get(key) {
@@ -150,14 +151,14 @@ impl<'a> Overrides<'a> {
         if !self.composite {
             for key in MLA_KEYS {
                 if let Some(v) = self.top.get(key) {
-                    source.push(format!("--hf-overrides {key} = {} (config.update)", show(v)));
+                    source.push(|| format!("--hf-overrides {key} = {} (config.update)", show(v)));
                     std::sync::Arc::make_mut(&mut cfg.text.raw).insert(key.to_string(), v.clone());
                 }
             }
         }
         if let Some(v) = dtype_override(name, flat_prefix, self.top)? {
             cfg.root_dtype = Some(v.0);
-            source.push(v.1);
+            source.push(|| v.1);
         }
         let Some(m) = self.nested else {
             return Ok(());
@@ -176,7 +177,7 @@ impl<'a> Overrides<'a> {
                 ));
             }
             cfg.text_dtype = Some(v.0);
-            source.push(v.1);
+            source.push(|| v.1);
         }
         Ok(())
     }
@@ -211,7 +212,7 @@ impl<'a> Overrides<'a> {
         &self,
         name: &str,
         cfg: &TextConfig,
-        source: &mut Vec<String>,
+        source: &mut Provenance,
     ) -> Result<(), ModelError> {
         let mut missing = Vec::new();
         if cfg.num_hidden_layers.is_none() {
@@ -230,10 +231,12 @@ impl<'a> Overrides<'a> {
                 missing.join(", ")
             ));
         }
-        source.push(format!(
-            "{name} is not a qpath preset: the layout comes from --hf-overrides only, with vLLM's Llama rule ({})",
-            VllmModel::Llama.file()
-        ));
+        source.push(|| {
+            format!(
+                "{name} is not a qpath preset: the layout comes from --hf-overrides only, with vLLM's Llama rule ({})",
+                VllmModel::Llama.file()
+            )
+        });
         Ok(())
     }
 }
@@ -261,7 +264,7 @@ fn apply_layout_key(
     key: &str,
     v: &Value,
     cfg: &mut TextConfig,
-    source: &mut Vec<String>,
+    source: &mut Provenance,
 ) -> Result<(), ModelError> {
     let path = format!("{prefix}{key}");
     let (field, max) = match key {
@@ -275,7 +278,7 @@ fn apply_layout_key(
         _ => unreachable!("apply_layout_key called with a key outside LAYOUT_KEYS"),
     };
     let n = positive_int(name, &path, v, max)?;
-    source.push(format!("--hf-overrides {path} = {n} (was {})", unset_or(*field)));
+    source.push(|| format!("--hf-overrides {path} = {n} (was {})", unset_or(*field)));
     *field = Some(n);
     Ok(())
 }
@@ -291,16 +294,18 @@ fn apply_sliding_window(
     path: &str,
     v: &Value,
     cfg: &mut TextConfig,
-    source: &mut Vec<String>,
+    source: &mut Provenance,
 ) -> Result<(), ModelError> {
     let was = unset_or(cfg.sliding_window);
     cfg.sliding_window = match v {
         Value::Null => None,
         _ if v.as_u64() == Some(0) => {
-            source.push(format!(
-                "--hf-overrides {path} = 0: vLLM treats a window of 0 as no window \
+            source.push(|| {
+                format!(
+                    "--hf-overrides {path} = 0: vLLM treats a window of 0 as no window \
                  (vllm/config/model.py:652@0.24.0, 819@0.33.0: sliding_window = None)"
-            ));
+                )
+            });
             None
         }
         _ => Some(match v.as_u64() {
@@ -313,19 +318,13 @@ fn apply_sliding_window(
             }
         }),
     };
-    source.push(format!("--hf-overrides {path} = {} (was {was})", show(v)));
+    source.push(|| format!("--hf-overrides {path} = {} (was {was})", show(v)));
     Ok(())
 }
 
 /// `layer_types`: a list of `"full_attention"` / `"sliding_attention"` (the only types qpath models), at most
 /// [`MAX_LAYERS`] long. Its length is checked against the layer count when the layers are built.
-fn apply_layer_types(
-    name: &str,
-    path: &str,
-    v: &Value,
-    cfg: &mut TextConfig,
-    source: &mut Vec<String>,
-) -> Result<(), ModelError> {
+fn apply_layer_types(name: &str, path: &str, v: &Value, cfg: &mut TextConfig, source: &mut Provenance) -> Result<(), ModelError> {
     let Value::Array(items) = v else {
         return err(format!(
             "{name}: --hf-overrides {path} = {}: must be a list of \"full_attention\" / \"sliding_attention\"",
@@ -352,7 +351,7 @@ fn apply_layer_types(
             }
         });
     }
-    source.push(format!("--hf-overrides {path}: {} entries", types.len()));
+    source.push(|| format!("--hf-overrides {path}: {} entries", types.len()));
     cfg.layer_types = Some(types);
     cfg.layer_types_origin = format!("--hf-overrides {path}");
     Ok(())

@@ -121,7 +121,10 @@ pub struct ModelPreset {
     pub sliding_window: Option<u32>,
     pub layer_types: LayerTypesRule,
     pub attention_sinks: bool,
+    /// Not in the page's build (wasm32): only [`super::Provenance`] and [`validate_presets`] read them, natively.
+    #[cfg(not(target_arch = "wasm32"))]
     pub unconfirmed: &'static [&'static str],
+    #[cfg(not(target_arch = "wasm32"))]
     pub source: &'static [&'static str],
     /// The raw config fields other steps read by name (`config` table of the row), as a JSON object text (`{}`
     /// when the row has none); they become `TextConfig.raw`.
@@ -151,6 +154,7 @@ pub fn find_preset(id: &str) -> Option<&'static ModelPreset> {
 
 /// Checks the meaning of every preset (build.rs checks only the shape); a failure names every bad row at once.
 pub fn validate_presets(presets: &[ModelPreset]) -> Result<(), Vec<String>> {
+    #[cfg(not(target_arch = "wasm32"))]
     const FIELDS: [&str; 12] = [
         "torch_dtype",
         "num_hidden_layers",
@@ -174,6 +178,7 @@ pub fn validate_presets(presets: &[ModelPreset]) -> Result<(), Vec<String>> {
         if !p.id.contains('/') {
             bad("id is not an owner/name Hugging Face id".into());
         }
+        #[cfg(not(target_arch = "wasm32"))]
         if p.source.is_empty() {
             bad("no source".into());
         }
@@ -206,9 +211,12 @@ pub fn validate_presets(presets: &[ModelPreset]) -> Result<(), Vec<String>> {
                 bad("a DeepSeek-architecture config keeps its attention settings at the top level".into());
             }
         }
-        let is_field = |u: &str| FIELDS.contains(&u) || u.strip_prefix("config.").is_some_and(|k| raw.contains_key(k));
-        if let Some(u) = p.unconfirmed.iter().find(|u| !is_field(u)) {
-            bad(format!("unconfirmed names `{u}`, which is not a field"));
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let is_field = |u: &str| FIELDS.contains(&u) || u.strip_prefix("config.").is_some_and(|k| raw.contains_key(k));
+            if let Some(u) = p.unconfirmed.iter().find(|u| !is_field(u)) {
+                bad(format!("unconfirmed names `{u}`, which is not a field"));
+            }
         }
         if let Err(e) = resolve_model(p.id, None) {
             bad(format!("does not resolve: {e}"));

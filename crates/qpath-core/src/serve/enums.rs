@@ -8,7 +8,8 @@ use super::table::{covers, release_bounds, tsv_rows};
 use super::{err, ParseError};
 use crate::release::Release;
 
-pub(super) const ENUMS_TSV: &str = include_str!("../../../../data/vllm-enums.tsv");
+/// `data/vllm-enums.tsv`, as build.rs copies it (the page's copy has no comment lines).
+pub(super) const ENUMS_TSV: &str = include_str!(concat!(env!("OUT_DIR"), "/vllm-enums.tsv"));
 
 /// One name and the source releases that have it (`last` inclusive; `None`: to the newest).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Map;
 
 /// A JSON value as `json.loads` makes it: objects keep their key order (a repeated key keeps its first position and
@@ -195,57 +194,6 @@ impl fmt::Display for Value {
     }
 }
 
-impl<'de> Deserialize<'de> for Value {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Value;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-                Ok(Value::Bool(b))
-            }
-            fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
-                Ok(Value::from(n))
-            }
-            fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
-                Ok(Value::from(n))
-            }
-            fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
-                Ok(Value::from(n))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-                Ok(Value::String(s.to_string()))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Value, E> {
-                Ok(Value::String(s))
-            }
-            fn visit_unit<E>(self) -> Result<Value, E> {
-                Ok(Value::Null)
-            }
-            fn visit_none<E>(self) -> Result<Value, E> {
-                Ok(Value::Null)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-                let mut out = Vec::new();
-                while let Some(x) = seq.next_element()? {
-                    out.push(x);
-                }
-                Ok(Value::Array(out))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-                let mut out = Obj::new();
-                while let Some((k, v)) = map.next_entry::<String, Value>()? {
-                    out.insert(k, v);
-                }
-                Ok(Value::Object(out))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
 /// Why [`loads`] did not return a value.
 #[derive(Debug, PartialEq)]
 pub(super) enum LoadsError {
@@ -409,7 +357,7 @@ impl Loads<'_> {
             if let Ok(n) = text.parse::<u64>() {
                 return Ok(Value::from(n));
             }
-            let f: f64 = text.parse().map_err(|_| LoadsError::Invalid)?;
+            let f = crate::float::parse_decimal(text);
             if f.is_infinite() {
                 return Err(LoadsError::CannotModel(format!(
                     "qpath cannot model this: the JSON integer {}… has {} digits (Python keeps it exactly; qpath holds \
@@ -420,7 +368,7 @@ impl Loads<'_> {
             }
             return Ok(Value::from(f));
         }
-        let f: f64 = text.parse().map_err(|_| LoadsError::Invalid)?;
+        let f = crate::float::parse_decimal(text);
         Ok(if f.is_finite() { Value::from(f) } else { Value::Float(f) })
     }
 

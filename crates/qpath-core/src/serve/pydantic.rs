@@ -186,14 +186,15 @@ fn dataclass_json(model: &str, raw: &str) -> Result<Obj, String> {
                 input: v,
             }],
         )),
-        // pydantic reads the text with its own JSON parser (jiter), whose errors are serde_json's texts.
+        // pydantic reads the text with its own JSON parser (jiter), whose errors are serde_json's texts (its parser's,
+        // the same whatever value type it builds: serde_json's own, whose reader the page has anyway).
         Err(_) => Err(pydantic_message(
             model,
             &[PydErr {
                 loc: None,
                 msg: format!(
                     "Invalid JSON: {}",
-                    serde_json::from_str::<Value>(&expanded)
+                    serde_json::from_str::<serde_json::Value>(&expanded)
                         .err()
                         .map(|e| e.to_string())
                         .unwrap_or_default()

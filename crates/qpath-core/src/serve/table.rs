@@ -6,7 +6,8 @@ use std::sync::OnceLock;
 use super::{err, ParseError};
 use crate::release::Release;
 
-pub(super) const FLAGS_TSV: &str = include_str!("../../../../data/vllm-flags.tsv");
+/// `data/vllm-flags.tsv`, as build.rs copies it (the page's copy has no comment lines).
+pub(super) const FLAGS_TSV: &str = include_str!(concat!(env!("OUT_DIR"), "/vllm-flags.tsv"));
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {

@@ -152,7 +152,12 @@ fn boundary_layers(
 /// more such tokens the one named depends on the set's order (string hashes are randomised per process), which qpath
 /// cannot know.
 fn merged_skip_list(r: Release, existing: &[String], boundary: &[String]) -> Result<Vec<String>, ScenarioError> {
-    let all: BTreeSet<&str> = existing.iter().chain(boundary).map(String::as_str).collect();
+    // Built by inserting and sorted with crate::order: `collect` into a BTreeSet and `sort` would put core's
+    // driftsort into the page twice (about 3 KB gzip).
+    let mut all: BTreeSet<&str> = BTreeSet::new();
+    for t in existing.iter().chain(boundary) {
+        all.insert(t);
+    }
     if r >= Release::V0_32_0 {
         return Ok(all.into_iter().map(str::to_string).collect());
     }
@@ -188,7 +193,7 @@ fn merged_skip_list(r: Release, existing: &[String], boundary: &[String]) -> Res
         .into_iter()
         .map(|t| (py_int(t).ok().flatten().unwrap_or(i128::MAX), t))
         .collect();
-    sorted.sort();
+    crate::order::sort_by(&mut sorted, Ord::cmp);
     Ok(sorted.into_iter().map(|(_, t)| t.to_string()).collect())
 }
 

@@ -26,7 +26,7 @@ use serde_json::Value;
 use super::{cannot, Field, Fields};
 use crate::model::config::TextConfig;
 use crate::model::overrides::{MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
-use crate::model::{err, show, ModelError};
+use crate::model::{err, show, ModelError, Provenance};
 use crate::release::Release;
 use crate::source;
 
@@ -122,7 +122,7 @@ pub(super) fn deepseek(
     f: &Fields,
     architecture: &str,
     model_type: Option<&str>,
-    notes: &mut Vec<String>,
+    notes: &mut Provenance,
 ) -> Result<TextConfig, ModelError> {
     let class = match model_type {
         Some("deepseek_v2") => Class::V2,
@@ -167,7 +167,7 @@ pub(super) fn deepseek(
         );
     }
     let model_type = model_type.unwrap_or_default();
-    notes.push(match model_type {
+    notes.push(|| match model_type {
         "deepseek_v32" => format!(
             "config class: transformers' DeepseekV3Config, registered by vLLM for model_type deepseek_v32 ({})",
             at(&source::MLA_MODEL_CONFIG_V32_CLASS, release)
@@ -266,12 +266,14 @@ pub(super) fn deepseek(
         raw.insert("num_nextn_predict_layers".into(), mtp);
     }
     let qk_rope = raw.get("qk_rope_head_dim").and_then(Value::as_u64).map(|v| v as u32);
-    notes.push(format!(
-        "{}: head_dim = qk_rope_head_dim = {} (not the attention head size), num_key_value_heads = \
+    notes.push(|| {
+        format!(
+            "{}: head_dim = qk_rope_head_dim = {} (not the attention head size), num_key_value_heads = \
          {num_key_value_heads} (not read by the MLA layers)",
-        class.name(),
-        qk_rope.map_or("None".to_string(), |h| h.to_string())
-    ));
+            class.name(),
+            qk_rope.map_or("None".to_string(), |h| h.to_string())
+        )
+    });
     Ok(TextConfig {
         num_hidden_layers: Some(n),
         num_attention_heads: Some(heads),

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use super::{cannot, Field, Fields};
 use crate::model::config::{HfLayerType, TextConfig};
 use crate::model::overrides::{MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS};
-use crate::model::{err, show, ModelError};
+use crate::model::{err, show, ModelError, Provenance};
 use crate::release::Release;
 
 /// qpath's limits on the recurrent-state sizes (head counts, head / state dims, the conv kernel, the chunk size),
@@ -106,21 +106,23 @@ fn strict_null(class: &str, key: &str) -> Result<Option<u32>, String> {
 /// transformers': `(i + 1) % full_attention_interval`, default 4, configuration_qwen3_next.py:131-136).
 /// `qwen3_next.py` then builds only `linear_attention` and `full_attention` layers (`ValueError("Invalid layer_type
 /// …")`, qwen3_next.py:414@0.24.0, 518@0.33.0).
-pub(super) fn qwen3_next(release: Release, f: &Fields, notes: &mut Vec<String>) -> Result<TextConfig, ModelError> {
+pub(super) fn qwen3_next(release: Release, f: &Fields, notes: &mut Provenance) -> Result<TextConfig, ModelError> {
     let vllm_class = release < Release::V0_32_0;
     let class = if vllm_class {
         "vLLM's Qwen3NextConfig"
     } else {
         "transformers' Qwen3NextConfig"
     };
-    notes.push(format!(
-        "config class: {class} ({})",
-        if vllm_class {
-            "vllm/transformers_utils/configs/qwen3_next.py, registered for qwen3_next until 0.31.0"
-        } else {
-            "transformers 5.16.1 models/qwen3_next/configuration_qwen3_next.py; vLLM registers none from 0.32.0"
-        }
-    ));
+    notes.push(|| {
+        format!(
+            "config class: {class} ({})",
+            if vllm_class {
+                "vllm/transformers_utils/configs/qwen3_next.py, registered for qwen3_next until 0.31.0"
+            } else {
+                "transformers 5.16.1 models/qwen3_next/configuration_qwen3_next.py; vLLM registers none from 0.32.0"
+            }
+        )
+    });
     let n = f.required("num_hidden_layers", MAX_LAYERS)?;
     let heads = f.required("num_attention_heads", MAX_HEADS)?;
     // vLLM's class keeps a None; qwen3_next.py then uses it as a number (all but head_dim, which it derives).
@@ -297,13 +299,13 @@ fn qwen3_next_layer_kinds(f: &Fields, names: &[&str]) -> Result<Vec<HfLayerType>
 /// `hidden_size` 4096, `num_key_value_heads` 8, `head_dim` 128, `ssm_state_size` 128, `mamba_num_heads` 128,
 /// `mamba_head_dim` 64, `n_groups` 8, `conv_kernel` 4, `chunk_size` 128, `mamba_ssm_cache_dtype` "float32" (the
 /// same as vLLM's fallback, so qpath leaves it unset when config.json does). Every declared int refuses None.
-pub(super) fn nemotron_h(f: &Fields, notes: &mut Vec<String>) -> Result<TextConfig, ModelError> {
-    notes.push(
+pub(super) fn nemotron_h(f: &Fields, notes: &mut Provenance) -> Result<TextConfig, ModelError> {
+    notes.push(|| {
         "config class: transformers' NemotronHConfig (transformers 5.16.1 models/nemotron_h/configuration_nemotron_h.py; \
          no vLLM release registers one for nemotron_h; with --trust-remote-code the checkpoint's own \
          configuration_nemotron_h.py would be built instead, which qpath does not read)"
-            .into(),
-    );
+            .into()
+    });
     let strict = |key: &str| strict_null(NEMOTRON_H_CLASS, key);
     let (mut list, how) = nemotron_h_block_types(f)?;
     let mut origin = how;
@@ -319,10 +321,12 @@ pub(super) fn nemotron_h(f: &Fields, notes: &mut Vec<String>) -> Result<TextConf
         return err(format!("{}: {origin} has {n} layers; qpath reads 1 to {MAX_LAYERS}", f.file));
     }
     match f.int("num_hidden_layers", u32::MAX) {
-        Ok(Some(given)) if given != n => notes.push(format!(
-            "num_hidden_layers = {given} is ignored: NemotronHConfig.num_hidden_layers is len(layers_block_type) = {n} \
+        Ok(Some(given)) if given != n => notes.push(|| {
+            format!(
+                "num_hidden_layers = {given} is ignored: NemotronHConfig.num_hidden_layers is len(layers_block_type) = {n} \
              (transformers warns)"
-        )),
+            )
+        }),
         _ => {}
     }
     let heads = f.required("num_attention_heads", MAX_HEADS)?;
@@ -461,7 +465,7 @@ fn nemotron_h_pattern(f: &Fields, list: &[String], origin: &str) -> Result<Strin
 }
 
 /// `NemotronHConfig`'s mamba fields (:87-155): defaults and aliases into `raw`, and `mamba_ssm_cache_dtype`.
-fn nemotron_h_mamba_fields(f: &Fields, raw: &mut Map<String, Value>, notes: &mut Vec<String>) -> Result<(), ModelError> {
+fn nemotron_h_mamba_fields(f: &Fields, raw: &mut Map<String, Value>, notes: &mut Provenance) -> Result<(), ModelError> {
     for (key, alias, max, default) in [
         ("mamba_num_heads", None, MAX_STATE_HEADS, 128),
         ("mamba_head_dim", None, MAX_STATE_DIM, 64),
@@ -481,12 +485,14 @@ fn nemotron_h_mamba_fields(f: &Fields, raw: &mut Map<String, Value>, notes: &mut
         raw.insert(key.to_string(), v.map_or(Value::Null, Value::from));
     }
     if let Some(v) = f.map.get("mamba_num_groups") {
-        notes.push(format!(
-            "mamba_num_groups = {} is not a NemotronHConfig field (n_groups, or its alias mamba_n_groups, is): \
+        notes.push(|| {
+            format!(
+                "mamba_num_groups = {} is not a NemotronHConfig field (n_groups, or its alias mamba_n_groups, is): \
              n_groups = {}",
-            show(v),
-            raw.get("n_groups").map_or("?".into(), Value::to_string)
-        ));
+                show(v),
+                raw.get("n_groups").map_or("?".into(), Value::to_string)
+            )
+        });
     }
     match f.get("mamba_ssm_cache_dtype") {
         Field::Absent => {}
