@@ -136,7 +136,8 @@ include!(concat!(env!("OUT_DIR"), "/models.rs"));
 /// A preset's raw config fields ([`ModelPreset::config`]), parsed the first time the preset is used and shared after.
 pub(super) fn raw_config(p: &'static ModelPreset) -> std::sync::Arc<serde_json::Map<String, serde_json::Value>> {
     use std::sync::{Arc, OnceLock};
-    static RAW: OnceLock<Vec<OnceLock<Arc<serde_json::Map<String, serde_json::Value>>>>> = OnceLock::new();
+    type Raw = Arc<serde_json::Map<String, serde_json::Value>>;
+    static RAW: OnceLock<Vec<OnceLock<Raw>>> = OnceLock::new();
     let all = RAW.get_or_init(|| MODEL_PRESETS.iter().map(|_| OnceLock::new()).collect());
     match MODEL_PRESETS.iter().position(|q| std::ptr::eq(q, p)) {
         Some(i) => Arc::clone(all[i].get_or_init(|| Arc::new(serde_json::from_str(p.config).unwrap_or_default()))),

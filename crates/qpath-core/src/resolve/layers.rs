@@ -83,7 +83,7 @@ pub(super) fn skip_notes(cmd: &ServeCommand, spec: &ModelSpec, report: &mut Repo
     for tok in tokens {
         if tok == "sliding_window" {
             window_token = !has_window;
-        } else if !layer_index_token(tok).is_some_and(|n| layers.binary_search(&n).is_ok()) && seen.insert(tok.as_str()) {
+        } else if layer_index_token(tok).is_none_or(|n| layers.binary_search(&n).is_err()) && seen.insert(tok.as_str()) {
             unmatched.push(format!("`{}`", crate::serve::escape_for_message(tok)));
         }
     }
