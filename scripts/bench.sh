@@ -14,8 +14,10 @@ cargo bench -q -p qpath-core --bench resolve 2>/dev/null | grep 'resolve:'
 env -u CHROMEDRIVER -u GECKODRIVER cargo test --profile web -p qpath-core --target wasm32-unknown-unknown \
   --test wasm_bench -- --nocapture 2>&1 | grep "resolve:"
 if command -v valgrind >/dev/null; then
-  # The bench binary cargo just built; 10 passes of the mix counted (the warm-up and set-up are not).
-  bin=$(ls -t target/release/deps/resolve-* | grep -v '\.d$' | head -1)
+  # The bench binary cargo just built (its path from cargo, not the newest file: other builds share target/); 10
+  # passes of the mix counted (the warm-up and set-up are not).
+  bin=$(cargo bench -q -p qpath-core --bench resolve --no-run --message-format=json 2>/dev/null \
+    | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
   passes=10
   out=$(QPATH_BENCH_PASSES=$passes valgrind --tool=callgrind --toggle-collect='resolve::passes' \
     --callgrind-out-file=/dev/null "$bin" 2>&1)
