@@ -117,7 +117,7 @@ fn scenario_error(
 }
 
 /// A scenario's command line parsed once for its release, for the features that resolve one command line on many GPUs
-/// (the matrix, comparisons): [`resolve_prepared`] reuses it instead of parsing again.
+/// (the matrix; a future fix finder or timeline): [`resolve_prepared`] reuses it instead of parsing again.
 #[derive(Clone, Debug)]
 pub struct Prepared {
     release: Release,
