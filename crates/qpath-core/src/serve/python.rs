@@ -119,55 +119,10 @@ pub(super) fn py_float(s: &str) -> Option<f64> {
 }
 
 /// The `f64` nearest a decimal literal that [`py_float`] has checked (`[+-]digits[.digits][e[+-]digits]`, either digit
-/// run may be empty but not both, no `_`), ±inf beyond `f64`'s range as Python's `float()` gives. It goes through
-/// serde_json's number parser (already in the page for `--hf-overrides`) rather than core's `str::parse`, whose
-/// correctly-rounded algorithm carries a 10 KB table that does not compress. serde_json is exact when the literal has at
-/// most 15 significant digits and a decimal exponent within ±22 (every value vLLM's float options take in practice);
-/// beyond that it may differ from Python by one unit in the last place.
+/// run may be empty but not both, no `_`), ±inf beyond `f64`'s range, as Python's `float()` gives: correctly rounded
+/// by [`crate::float::parse_decimal`] (the `json.loads` reader's conversion too), without core's `str::parse` tables.
 pub(super) fn decimal_to_f64(literal: &str) -> f64 {
-    let negative = literal.starts_with('-');
-    let body = literal.trim_start_matches(['+', '-']);
-    let (mantissa, exponent) = body.split_once(['e', 'E']).unwrap_or((body, "0"));
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let int = int.trim_start_matches('0');
-    let frac = frac.trim_end_matches('0');
-    if int.is_empty() && frac.is_empty() {
-        return if negative { -0.0 } else { 0.0 };
-    }
-    let exp_negative = exponent.starts_with('-');
-    let exp_digits = exponent.trim_start_matches(['+', '-']).trim_start_matches('0');
-    // Beyond ±99999 the result is 0 or ±inf for any mantissa a command line can hold.
-    let exp: i64 = if exp_digits.len() > 5 {
-        99_999
-    } else {
-        exp_digits.parse().unwrap_or(0)
-    };
-    let exp = if exp_negative { -exp } else { exp };
-    let json = format!(
-        "{}{}{}{}e{exp}",
-        if negative { "-" } else { "" },
-        if int.is_empty() { "0" } else { int },
-        if frac.is_empty() { "" } else { "." },
-        frac
-    );
-    match serde_json::from_str::<f64>(&json) {
-        Ok(f) => f,
-        // serde_json refuses a finite literal only when it overflows f64.
-        Err(_) if exp > 0 => {
-            if negative {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            }
-        }
-        Err(_) => {
-            if negative {
-                -0.0
-            } else {
-                0.0
-            }
-        }
-    }
+    crate::float::parse_decimal(literal)
 }
 
 pub(super) enum HrErr {
