@@ -378,6 +378,15 @@ mod tests {
     use super::*;
     use crate::resolve::resolve;
 
+    /// The matrix's cell of one GPU and cache dtype.
+    fn cell(m: &Matrix, gpu: &str, kv: &str) -> Cell {
+        m.cells
+            .iter()
+            .find(|c| c.gpu == gpu && c.kv_cache_dtype == kv)
+            .cloned()
+            .unwrap()
+    }
+
     #[test]
     fn status_and_mode_names_are_the_json_strings() {
         for s in [
@@ -431,13 +440,6 @@ mod tests {
         assert_eq!(picked.mode, MatrixMode::Picked);
         assert_eq!(picked.kv_cache_dtypes, any_backend_kv_dtypes(Release::LATEST));
         assert_eq!(picked.cells.len(), GPUS.len() * picked.kv_cache_dtypes.len());
-        let cell = |m: &Matrix, gpu: &str, kv: &str| {
-            m.cells
-                .iter()
-                .find(|c| c.gpu == gpu && c.kv_cache_dtype == kv)
-                .cloned()
-                .unwrap()
-        };
         let h100 = cell(&picked, "h100-sxm", "auto");
         assert_eq!(h100.backends, [Backend::FlashAttn]);
         assert!(h100.summary.starts_with("FLASH_ATTN "), "{}", h100.summary);
@@ -469,13 +471,6 @@ mod tests {
                 r,
                 format!("vllm serve {model}"),
             )
-        };
-        let cell = |m: &Matrix, gpu: &str, kv: &str| {
-            m.cells
-                .iter()
-                .find(|c| c.gpu == gpu && c.kv_cache_dtype == kv)
-                .cloned()
-                .unwrap()
         };
         let v3 = matrix_in(&base("deepseek-ai/DeepSeek-V3", Release::LATEST), MatrixMode::Picked).unwrap();
         assert!(v3.mla);

@@ -67,11 +67,6 @@ impl Cite {
             tag,
         })
     }
-
-    /// `file:line` in `release` ([`SourceRef::short`]), if the statement exists there.
-    pub fn short_at(&self, release: Release) -> Option<String> {
-        self.at(release).map(|s| s.short())
-    }
 }
 
 impl SourceRef {
