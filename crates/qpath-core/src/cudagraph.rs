@@ -179,7 +179,7 @@ fn downgrade(t: &mut Trace, requested: &str, min: CgSupport, backend: Option<&st
 }
 
 /// A downgrade: its trace step and its `logger.warning(msg)` record.
-fn warn(t: &mut Trace, cite: &Cite, rule: &str, text: String) {
+fn warn(t: &mut Trace, cite: &Cite, rule: &'static str, text: String) {
     t.step(Some(cite), rule, text.clone());
     t.warn(cite, text);
 }

@@ -3,6 +3,7 @@
 //! Every value the page or a script matches on is an enum here, serialised as the exact string the JSON has always had.
 
 use serde::Serialize;
+use std::borrow::Cow;
 
 pub use crate::attention::{Backend, CgSupport, GroupErrorKind, GroupRole, Kernel, Phases, Stage, BARE_ASSERT, QPATH_LIMIT};
 use crate::dtype::TorchDtype;
@@ -382,9 +383,10 @@ impl GroupError {
 /// the last two built from `at` only when serialised or asked for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceStep {
-    /// What the step looked at; [`UNVERIFIED_RULE`] for an unverified prediction.
-    pub rule: String,
-    pub outcome: String,
+    /// What the step looked at; [`UNVERIFIED_RULE`] for an unverified prediction. Borrowed when the rule is a fixed
+    /// text (most are), so a step allocates only for what it formats.
+    pub rule: Cow<'static, str>,
+    pub outcome: Cow<'static, str>,
     /// The cited line in this release ([`TraceStep::source`], [`TraceStep::url`]); `None` for qpath's own bookkeeping.
     pub at: Option<SourceRef>,
     /// The step predicts beyond what the Python source decides (derived, not run). Not in the JSON: there such a step
@@ -394,7 +396,7 @@ pub struct TraceStep {
 
 impl TraceStep {
     /// A step that restates `at` (or qpath's own bookkeeping when `None`).
-    pub fn new(rule: impl Into<String>, outcome: impl Into<String>, at: Option<SourceRef>) -> Self {
+    pub fn new(rule: impl Into<Cow<'static, str>>, outcome: impl Into<Cow<'static, str>>, at: Option<SourceRef>) -> Self {
         TraceStep {
             rule: rule.into(),
             outcome: outcome.into(),

@@ -1,5 +1,7 @@
 //! Collects a group's decision steps, warnings and log lines while the rules run.
 
+use std::borrow::Cow;
+
 use crate::release::{FlashInfer, Release};
 use crate::report::{LogLevel, LogRecord, TraceStep, UNVERIFIED_RULE};
 use crate::source::Cite;
@@ -29,16 +31,16 @@ impl Trace {
     }
 
     /// Records a step that restates `cite` in this release (or qpath's own bookkeeping when `cite` is `None`).
-    pub fn step(&mut self, cite: Option<&Cite>, rule: impl Into<String>, outcome: impl Into<String>) {
+    pub fn step(&mut self, cite: Option<&Cite>, rule: impl Into<Cow<'static, str>>, outcome: impl Into<Cow<'static, str>>) {
         let at = cite.and_then(|c| c.at_with(self.release, self.flashinfer));
         self.steps.push(TraceStep::new(rule, outcome, at));
     }
 
     /// Records a prediction beyond what the Python source decides (derived from it, not run): no source line, the
     /// rule [`UNVERIFIED_RULE`], and [`TraceStep::unverified`] set.
-    pub fn unverified(&mut self, outcome: impl Into<String>) {
+    pub fn unverified(&mut self, outcome: impl Into<Cow<'static, str>>) {
         self.steps.push(TraceStep {
-            rule: UNVERIFIED_RULE.to_string(),
+            rule: Cow::Borrowed(UNVERIFIED_RULE),
             outcome: outcome.into(),
             at: None,
             unverified: true,

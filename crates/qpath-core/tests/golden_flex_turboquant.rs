@@ -50,7 +50,7 @@ fn step_source<'a>(g: &'a GroupReport, rule: &str) -> (&'a str, Option<&'a str>)
         .find(|s| s.rule == rule)
         .unwrap_or_else(|| panic!("no step {rule:?}"));
     // The source text is built on demand; a test may keep it for the whole run.
-    (s.outcome.as_str(), s.source().map(|x| &*x.leak()))
+    (&*s.outcome, s.source().map(|x| &*x.leak()))
 }
 
 fn both<T: Clone>(v: T) -> Phases<T> {

@@ -26,7 +26,7 @@ fn run(line: &str) -> Report {
 
 fn first_step(r: &Report, group: usize) -> String {
     assert!(r.error.is_none(), "{:?}", r.error);
-    r.groups[group].trace[0].outcome.clone()
+    r.groups[group].trace[0].outcome.to_string()
 }
 
 fn error(r: &Report) -> (ScenarioErrorKind, String) {

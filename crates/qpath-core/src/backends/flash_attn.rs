@@ -100,7 +100,7 @@ fn tmem_exempt(p: &Platform, h: u32, hv: Option<u32>) -> bool {
 /// version the code settles on is not supported on this GPU (vLLM then returns None).
 fn version(p: &Platform, a: &Ask, mut t: Option<&mut Trace>) -> Option<u8> {
     let r = p.release;
-    let step = |t: &mut Option<&mut Trace>, cite: &Cite, rule: &str, outcome: String| {
+    let step = |t: &mut Option<&mut Trace>, cite: &Cite, rule: &'static str, outcome: String| {
         if let Some(t) = t.as_deref_mut() {
             t.step(Some(cite), rule, outcome);
         }

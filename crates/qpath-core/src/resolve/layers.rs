@@ -420,7 +420,7 @@ pub(super) fn attention_groups(
 
 /// Attention groups (the KV-cache groups, one metadata builder each): layers sharing backend, per-layer KV spec and
 /// per-rank heads, in the order of their first layer.
-pub(super) fn group_layers(rows: &[LayerRow]) -> Vec<(GroupKey, Vec<u32>)> {
+pub(super) fn group_layers<'r>(rows: &'r [LayerRow<'_>]) -> Vec<(GroupKey<'r>, Vec<u32>)> {
     let mut groups: Vec<(GroupKey, Vec<u32>)> = Vec::new();
     for row in rows {
         let (l, q) = (row.layer, &row.query);
@@ -428,7 +428,7 @@ pub(super) fn group_layers(rows: &[LayerRow]) -> Vec<(GroupKey, Vec<u32>)> {
             backend: row.selection.backend,
             kind: l.kind,
             window: l.sliding_window,
-            kv: row.layer_kv.clone(),
+            kv: &row.layer_kv,
             head_dim: l.head_dim,
             q_heads: q.q_heads,
             kv_heads: q.kv_heads,
@@ -609,15 +609,15 @@ pub(super) fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], 
 pub(super) fn group_report(
     p: &Platform,
     cmd: &ServeCommand,
-    key: GroupKey,
+    key: GroupKey<'_>,
     layers: Vec<u32>,
     row: &LayerRow,
     align_steps: &[crate::report::TraceStep],
 ) -> GroupReport {
     let mut head = selection_trace(p, cmd, &layers, row);
     head.steps.extend(align_steps.iter().cloned());
-    let cache_dtype = if is_quantized(&key.kv) {
-        key.kv.clone()
+    let cache_dtype = if is_quantized(key.kv) {
+        key.kv.to_string()
     } else {
         "auto".to_string()
     };
@@ -633,11 +633,12 @@ pub(super) fn group_report(
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct GroupKey {
+pub(super) struct GroupKey<'a> {
     backend: Backend,
     kind: AttentionKind,
     window: Option<u32>,
-    kv: String,
+    /// The layer's own cache dtype, borrowed from its row (`LayerRow::layer_kv`).
+    kv: &'a str,
     head_dim: u32,
     q_heads: u32,
     kv_heads: u32,
@@ -857,7 +858,7 @@ mod mla_tests {
         assert_eq!(groups[0].1, [0, 1, 2, 3]);
         let g = group_report(&p, &cmd, groups[0].0.clone(), groups[0].1.clone(), &rows[0], &[]);
         assert_eq!(g.cache_dtype, "fp8_ds_mla");
-        let rules: Vec<&str> = g.trace.iter().map(|s| s.rule.as_str()).collect();
+        let rules: Vec<&str> = g.trace.iter().map(|s| &*s.rule).collect();
         assert!(rules.contains(&"MLA priority list"), "{rules:?}");
         let step = g.trace.iter().find(|s| s.rule == "cache_config.cache_dtype").unwrap();
         assert_eq!(

@@ -69,7 +69,7 @@ pub(super) fn recurrent_group(
         "mamba page size",
         "mamba page padded",
     ];
-    trace.extend(align_steps.iter().filter(|s| STATE_STEPS.contains(&s.rule.as_str())).cloned());
+    trace.extend(align_steps.iter().filter(|s| STATE_STEPS.contains(&&*s.rule)).cloned());
     let mut g = GroupReport::unresolved(layers, h.kind, h.backend, "auto".to_string(), trace);
     let f = HybridFlags::read(r, cmd);
     let (_, mode) = hybrid::mamba_cache_mode(r, h, &f);

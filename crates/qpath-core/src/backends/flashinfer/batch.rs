@@ -41,7 +41,7 @@ impl Run<'_> {
         self.t.step(
             Some(&r.cite),
             format!("{} raises {} ({})", trtllm::phase(is_prefill), r.kind, r.stage.name()),
-            shown(&r.message),
+            shown(&r.message).to_string(),
         );
         if is_prefill {
             self.phase_err.prefill = Some(r);

@@ -193,7 +193,8 @@ pub fn resolve_group(p: &Platform, g: &GroupSpec) -> GroupOutcome {
         None => run.first_phase_error(),
     };
     let error = first.map(|r| {
-        run.t.step(Some(&r.cite), format!("raises {}", r.kind), shown(&r.message));
+        run.t
+            .step(Some(&r.cite), format!("raises {}", r.kind), shown(&r.message).to_string());
         r.report(p)
     });
     GroupOutcome {

@@ -117,18 +117,19 @@ pub struct UseArgs<'a> {
 /// The builder asks it only for prefills (every release); the decode branches are restated for completeness and for
 /// vLLM's own unit tests (`tests/kernels/attention/test_use_trtllm_attention.py`).
 pub fn use_trtllm(p: &Platform, t: &mut Trace, a: &UseArgs) -> bool {
-    let rule = format!(
-        "use_trtllm_attention(is_prefill={})",
-        if a.is_prefill { "True" } else { "False" }
-    );
-    if refused(p, t, a, &rule) {
+    let rule = if a.is_prefill {
+        "use_trtllm_attention(is_prefill=True)"
+    } else {
+        "use_trtllm_attention(is_prefill=False)"
+    };
+    if refused(p, t, a, rule) {
         return false;
     }
-    if required(t, a, &rule) {
+    if required(t, a, rule) {
         return true;
     }
     if a.force.is_none() {
-        return auto_detected(p, t, a, &rule);
+        return auto_detected(p, t, a, rule);
     }
     t.info(
         &source::UF_USE_TRTLLM_FORCED_ON,
@@ -145,7 +146,7 @@ pub fn use_trtllm(p: &Platform, t: &mut Trace, a: &UseArgs) -> bool {
 /// `use_trtllm_attention`'s early `return False`s, in order: forced off ([`source::UF_USE_TRTLLM_FORCED_OFF`]), DCP
 /// ([`source::UF_USE_TRTLLM_DCP`]), an unsupported platform ([`source::UF_USE_TRTLLM_PLATFORM`]) and heads that do not
 /// divide ([`source::UF_USE_TRTLLM_HEADS`]). True when one of them returns.
-fn refused(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
+fn refused(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &'static str) -> bool {
     let r = p.release;
     let ph = phase(a.is_prefill);
     if a.force == Some(false) {
@@ -207,7 +208,7 @@ fn refused(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
 /// `use_trtllm_attention`'s `return True`s that hold whatever the config says, in order: speculative decoding on a
 /// decode ([`source::UF_USE_TRTLLM_SPEC`]), a quantized query ([`source::UF_USE_TRTLLM_Q_QUANTIZED`]) and attention
 /// sinks ([`source::UF_USE_TRTLLM_SINKS`]).
-fn required(t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
+fn required(t: &mut Trace, a: &UseArgs, rule: &'static str) -> bool {
     let ph = phase(a.is_prefill);
     if a.has_spec && !a.is_prefill {
         t.info(
@@ -251,7 +252,7 @@ fn required(t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
 /// `if force_use_trtllm is None:` the auto-detection ([`source::UF_USE_TRTLLM_AUTO`]): a prefill over an unquantized
 /// cache; from 0.25.0 a decode over an FP8 cache on XQA's architectures; else a decode of at most 256 tokens over an
 /// unquantized cache.
-fn auto_detected(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &str) -> bool {
+fn auto_detected(p: &Platform, t: &mut Trace, a: &UseArgs, rule: &'static str) -> bool {
     let r = p.release;
     let ph = phase(a.is_prefill);
     let xqa_arch = p.is_cc(90) || (r >= V0_28_0 && p.is_family(120));
