@@ -8,6 +8,11 @@ use std::process::ExitCode;
 
 use qpath_cli::{exit, run, utf8_args, write_answer, Written};
 
+/// mimalloc instead of the system's malloc: a resolve allocates many small strings and frees them all with its report
+/// (about a third fewer instructions per scenario; BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Prints to standard error, ignoring a failure there (nowhere left to say it).
 fn say(text: &str) {
     let _ = write!(std::io::stderr(), "{text}");

@@ -12,6 +12,10 @@ use std::time::Instant;
 use qpath_core::bench_mix::scenarios;
 use qpath_core::resolve::{resolve, Scenario};
 
+/// The CLI's allocator (crates/qpath-cli/src/main.rs).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// `passes` whole passes over the mix (what callgrind counts).
 #[inline(never)]
 fn passes(mix: &[Scenario], passes: usize) {
