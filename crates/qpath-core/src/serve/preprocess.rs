@@ -10,7 +10,38 @@ use super::{err, ParseError};
 #[derive(Clone, Debug)]
 pub(super) struct Tok {
     pub(super) text: String,
-    pub(super) orig: Vec<usize>,
+    pub(super) orig: Origins,
+}
+
+/// The command-line tokens a [`Tok`] came from: almost always one (kept inline, no allocation), several for a merged
+/// dotted-key dict, none for the dict's JSON value. Derefs to the indices, ascending.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) enum Origins {
+    #[default]
+    None,
+    One([usize; 1]),
+    Many(Vec<usize>),
+}
+
+impl std::ops::Deref for Origins {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        match self {
+            Origins::None => &[],
+            Origins::One(i) => i,
+            Origins::Many(v) => v,
+        }
+    }
+}
+
+impl From<Vec<usize>> for Origins {
+    fn from(v: Vec<usize>) -> Self {
+        match v.as_slice() {
+            [] => Origins::None,
+            [i] => Origins::One([*i]),
+            _ => Origins::Many(v),
+        }
+    }
 }
 
 /// `re.match(r"^--model(=.+|$)", arg)`.
@@ -43,6 +74,9 @@ pub(super) fn dash_key(key: &str) -> String {
     let Some(rest) = key.strip_prefix("--") else {
         return key.to_string();
     };
+    if !rest.split('.').next().unwrap_or("").contains('_') {
+        return key.to_string();
+    }
     match rest.find('.') {
         Some(dot) => format!("--{}{}", rest[..dot].replace('_', "-"), &rest[dot..]),
         None => format!("--{}", rest.replace('_', "-")),
@@ -57,13 +91,13 @@ pub(super) fn preprocess(args: &[String]) -> Result<Vec<Tok>, ParseError> {
         .enumerate()
         .map(|(i, a)| Tok {
             text: a.clone(),
-            orig: vec![i],
+            orig: Origins::One([i]),
         })
         .collect();
     let toks = move_model_option(toks, args)?;
     check_served_model_name(&toks)?;
     refuse_config(&toks, args)?;
-    let toks = rewrite_option_names(&toks);
+    let toks = rewrite_option_names(toks);
     merge_dotted_keys(toks, args)
 }
 
@@ -169,9 +203,10 @@ fn refuse_config(toks: &[Tok], args: &[String]) -> Result<(), ParseError> {
 /// Steps 3–4 (L373–408): underscores → hyphens in option names (between `--` and the first `.`, never in a
 /// value), `--help=…` → `--help`, and the `-O` shorthands (`-O3`, `-O=3`, `-Odecode`, `-O <0-3>`) →
 /// `--optimization-level`.
-fn rewrite_option_names(toks: &[Tok]) -> Vec<Tok> {
+fn rewrite_option_names(toks: Vec<Tok>) -> Vec<Tok> {
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
-    for (i, t) in toks.iter().enumerate() {
+    let mut toks = toks.into_iter().peekable();
+    while let Some(t) = toks.next() {
         let a = &t.text;
         if a.starts_with("--help=") {
             out.push(Tok {
@@ -179,6 +214,12 @@ fn rewrite_option_names(toks: &[Tok]) -> Vec<Tok> {
                 orig: t.orig.clone(),
             });
         } else if a.starts_with("--") {
+            let key = a.split_once('=').map_or(a.as_str(), |(key, _)| key);
+            if !key.split('.').next().unwrap_or("").contains('_') {
+                // Nothing to rewrite: the token as written.
+                out.push(t);
+                continue;
+            }
             let text = match a.split_once('=') {
                 Some((key, value)) => format!("{}={value}", dash_key(key)),
                 None => dash_key(a),
@@ -199,7 +240,7 @@ fn rewrite_option_names(toks: &[Tok]) -> Vec<Tok> {
             });
         } else if a == "-O"
             && toks
-                .get(i + 1)
+                .peek()
                 .is_some_and(|n| matches!(n.text.as_str(), "0" | "1" | "2" | "3"))
         {
             out.push(Tok {
@@ -207,7 +248,7 @@ fn rewrite_option_names(toks: &[Tok]) -> Vec<Tok> {
                 orig: t.orig.clone(),
             });
         } else {
-            out.push(t.clone());
+            out.push(t);
         }
     }
     out
@@ -252,11 +293,11 @@ fn merge_dotted_keys(out: Vec<Tok>, args: &[String]) -> Result<Vec<Tok>, ParseEr
         crate::order::sort_dedup(&mut origs);
         processed.push(Tok {
             text: option,
-            orig: origs,
+            orig: origs.into(),
         });
         processed.push(Tok {
             text: py_json_dumps(&Value::Object(update)),
-            orig: Vec::new(),
+            orig: Origins::None,
         });
     }
     Ok(processed)
@@ -273,7 +314,7 @@ fn read_dotted_key(out: &[Tok], i: usize, deleted: &mut [bool], args: &[String])
     if !(t.starts_with('-') && t.contains('.')) {
         return Ok(None);
     }
-    let mut origs = out[i].orig.clone();
+    let mut origs = out[i].orig.to_vec();
     let (key, value_str) = match t.split_once('=') {
         Some((k, _)) if !k.contains('.') => return Ok(None),
         Some((k, v)) => (k.to_string(), v.to_string()),
