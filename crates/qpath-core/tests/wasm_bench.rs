@@ -7,10 +7,6 @@ use qpath_core::bench_mix::scenarios;
 use qpath_core::resolve::resolve;
 use wasm_bindgen_test::*;
 
-/// The page's allocator (src/lib.rs).
-#[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
-
 #[wasm_bindgen_test]
 fn wasm_resolve_throughput() {
     let mix = scenarios();

@@ -148,41 +148,49 @@ pub fn resolve_prepared(s: &Scenario, prepared: &Prepared) -> Report {
 
 fn resolve_with(s: &Scenario, prepared: Option<&Prepared>) -> Report {
     let r = s.release;
-    let (gpu_id, gpu_name, cc) = match s.hardware {
-        Hardware::Gpu(g) => (Some(g.id.to_string()), g.name.to_string(), g.capability_under(s.cuda)),
-        Hardware::Capability(cc) => (None, format!("compute capability {cc}"), cc),
+    let cc = match s.hardware {
+        Hardware::Gpu(g) => g.capability_under(s.cuda),
+        Hardware::Capability(cc) => cc,
     };
-    let mut report = Report {
-        vllm: r.name().to_string(),
-        flashinfer: s.flashinfer.unwrap_or_else(|| r.flashinfer_pin()).name().to_string(),
-        flashinfer_pinned: r.flashinfer().to_string(),
-        gpu: GpuRef {
-            id: gpu_id,
-            name: gpu_name,
-            compute_capability: cc.to_string(),
-        },
-        cuda: s.cuda.to_string(),
-        trtllm_cubins: s.trtllm_cubins.unwrap_or_else(|| default_cubins(r)),
-        error: None,
-        model: None,
-        groups: vec![],
-        logs: vec![],
-        notes: vec![],
-        unused_flags: vec![],
-        log_records: vec![],
-        speculative: None,
-        cuda_graphs: None,
-        verdict: Verdict::Serves,
+    // The report's header: built again (not cloned up front) in the rare re-run after a downgrade.
+    let header = || {
+        let (gpu_id, gpu_name) = match s.hardware {
+            Hardware::Gpu(g) => (Some(g.id.to_string()), g.name.to_string()),
+            Hardware::Capability(cc) => (None, format!("compute capability {cc}")),
+        };
+        let mut report = Report {
+            vllm: r.name().to_string(),
+            flashinfer: s.flashinfer.unwrap_or_else(|| r.flashinfer_pin()).name().to_string(),
+            flashinfer_pinned: r.flashinfer().to_string(),
+            gpu: GpuRef {
+                id: gpu_id,
+                name: gpu_name,
+                compute_capability: cc.to_string(),
+            },
+            cuda: s.cuda.to_string(),
+            trtllm_cubins: s.trtllm_cubins.unwrap_or_else(|| default_cubins(r)),
+            error: None,
+            model: None,
+            groups: vec![],
+            logs: vec![],
+            notes: vec![],
+            unused_flags: vec![],
+            log_records: vec![],
+            speculative: None,
+            cuda_graphs: None,
+            verdict: Verdict::Serves,
+        };
+        environment_notes(s, &mut report);
+        report
     };
-    environment_notes(s, &mut report);
-    let first = report.clone();
+    let mut report = header();
     if let Err(e) = resolve_into(s, prepared, cc, &mut report, None) {
         report.error = Some(e);
     }
     // A downgrade that changes whether decodes are captured in full graphs changes which phase's error the engine
     // meets first: resolve again with the runner's mode (the warnings still come from the requested one).
     if let Some(resolved) = downgraded(&report) {
-        report = first;
+        report = header();
         if let Err(e) = resolve_into(s, prepared, cc, &mut report, Some(resolved)) {
             report.error = Some(e);
         }

@@ -238,11 +238,7 @@ fn rewrite_option_names(toks: Vec<Tok>) -> Vec<Tok> {
                 text: level.to_string(),
                 orig: t.orig.clone(),
             });
-        } else if a == "-O"
-            && toks
-                .peek()
-                .is_some_and(|n| matches!(n.text.as_str(), "0" | "1" | "2" | "3"))
-        {
+        } else if a == "-O" && toks.peek().is_some_and(|n| matches!(n.text.as_str(), "0" | "1" | "2" | "3")) {
             out.push(Tok {
                 text: "--optimization-level".into(),
                 orig: t.orig.clone(),
