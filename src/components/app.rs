@@ -35,8 +35,10 @@ pub fn app() -> Html {
     };
     let forced_theme = state.theme.as_deref().and_then(Theme::from_link);
     let (theme, ontheme) = use_theme(forced_theme, ondispatch.reform(Action::Notice));
-    // The GPU browser (folded on a first visit) is built in the render after the first frame.
+    // The GPU browser (folded on a first visit) and the selects' other options are built in the render after the
+    // first frame.
     let ready = use_after_first_frame();
+    let _held = crate::components::choice::hold_options(!ready);
 
     let report = Rc::new(resolve(&state.scenario()));
     let results = match state.view {
