@@ -300,13 +300,15 @@ impl Page {
     }
 
     /// Keeps `last_valid` in step with the command line when it parses (at the current release).
+    /// Whether it parsed.
     fn reparse(&mut self) -> bool {
-        let parsed = serve::parse(self.release, &self.command);
-        if let Ok(cmd) = parsed {
-            self.last_valid = Rc::new(cmd);
-            return true;
+        match serve::parse(self.release, &self.command) {
+            Ok(cmd) => {
+                self.last_valid = Rc::new(cmd);
+                true
+            }
+            Err(_) => false,
         }
-        false
     }
 
     fn edit(&mut self, e: Edit) {
