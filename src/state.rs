@@ -153,6 +153,16 @@ impl Action {
 
 impl Default for Page {
     fn default() -> Self {
+        let mut page = Page::unparsed();
+        page.last_valid = Rc::new(serve::parse(page.release, FIRST_VISIT_COMMAND).unwrap_or_default());
+        page
+    }
+}
+
+impl Page {
+    /// [`Page::default`] without its parse of the command line: `last_valid` is the empty command until the caller
+    /// parses one (a parse is about a tenth of the page's start-up; [`Page::from_link`] needs one, not two).
+    fn unparsed() -> Page {
         let release = Release::LATEST;
         Page {
             view: View::Explain,
@@ -166,7 +176,7 @@ impl Default for Page {
             flashinfer: None,
             vllm_version: None,
             command: FIRST_VISIT_COMMAND.to_string(),
-            last_valid: Rc::new(serve::parse(release, FIRST_VISIT_COMMAND).unwrap_or_default()),
+            last_valid: Rc::default(),
             model_config: None,
             notices: vec![],
             history: History::Replace,
@@ -185,15 +195,20 @@ impl Page {
 
     /// The page a [`hash::Link`] describes (a hash, or the attributes of a `<qpath-explainer>` element).
     pub fn from_link(link: hash::Link) -> Page {
-        let mut page = Page::default();
+        let mut page = Page::unparsed();
         if link.names_a_scenario() && link.gpu.is_none() {
             page.gpu = qpath_core::options::default_gpu();
         }
-        page.apply_link(link);
+        // apply_link parses the link's command line (or the first visit's) at its release; when that fails,
+        // last_valid is the default's, the first visit's command at the latest release.
+        if !page.apply_link(link) {
+            page.last_valid = Page::default().last_valid;
+        }
         page
     }
 
-    fn apply_link(&mut self, link: hash::Link) {
+    /// Whether the command line parsed (then it is `last_valid`).
+    fn apply_link(&mut self, link: hash::Link) -> bool {
         if let Some(g) = link.gpu {
             self.gpu = g;
         }
@@ -211,11 +226,10 @@ impl Page {
         self.origin = link.origin;
         self.model_config = link.config;
         if let Some(cmd) = link.cmd {
-            self.set_command(cmd);
-        } else {
-            self.reparse();
+            self.command = cmd;
         }
         self.notices = link.problems;
+        self.reparse()
     }
 
     /// The scenario the page shows.
@@ -286,9 +300,14 @@ impl Page {
     }
 
     /// Keeps `last_valid` in step with the command line when it parses (at the current release).
-    fn reparse(&mut self) {
-        if let Ok(cmd) = serve::parse(self.release, &self.command) {
-            self.last_valid = Rc::new(cmd);
+    /// Whether it parsed.
+    fn reparse(&mut self) -> bool {
+        match serve::parse(self.release, &self.command) {
+            Ok(cmd) => {
+                self.last_valid = Rc::new(cmd);
+                true
+            }
+            Err(_) => false,
         }
     }
 

@@ -1,11 +1,14 @@
 // qpath's start-up check; see index.html. Until the app replaces #qpath-start, a missing WebAssembly or a module or
 // wasm that fails to load or start is said there, with a link to the CLI; later errors are the panic box's.
+// Inlined at the top of <head> (trunk's rel="inline"), so it runs before anything can fail and waits for nothing: a
+// failure before the body is parsed is said once it is (DOMContentLoaded).
 (function () {
-  var app = document.getElementById('qpath-app'), start = document.getElementById('qpath-start');
   function fail(reason) {
+    if (document.readyState == 'loading') return addEventListener('DOMContentLoaded', function () { fail(reason); });
+    var app = document.getElementById('qpath-app'), start = document.getElementById('qpath-start');
     if (!app || !start || !app.contains(start)) return;
     start.setAttribute('role', 'alert');
-    start.textContent = reason + ' The same answers come from qpath\u2019s command-line tool: see ';
+    start.textContent = reason + ' The same answers come from qpath’s command-line tool: see ';
     var a = start.appendChild(document.createElement('a'));
     a.href = 'README.txt';
     a.id = 'qpath-cli-link';

@@ -12,7 +12,7 @@ use yew::prelude::*;
 use crate::components::chrome::{notices, site_footer, site_header};
 use crate::components::command_line::command_line;
 use crate::components::gpu_picker::gpu_picker;
-use crate::components::hooks::{current_hash, use_hash_sync, use_size_messages, use_theme};
+use crate::components::hooks::{current_hash, use_after_first_frame, use_hash_sync, use_size_messages, use_theme};
 use crate::components::inputs::inputs;
 use crate::components::matrix_view::MatrixView;
 use crate::components::results::Results;
@@ -35,6 +35,10 @@ pub fn app() -> Html {
     };
     let forced_theme = state.theme.as_deref().and_then(Theme::from_link);
     let (theme, ontheme) = use_theme(forced_theme, ondispatch.reform(Action::Notice));
+    // The GPU browser (folded on a first visit) and the selects' other options are built in the render after the
+    // first frame.
+    let ready = use_after_first_frame();
+    let _held = crate::components::choice::hold_options(!ready);
 
     let report = Rc::new(resolve(&state.scenario()));
     let results = match state.view {
@@ -71,7 +75,7 @@ pub fn app() -> Html {
                     <h1 id="embed-title" class="visually-hidden">{ "qpath" }</h1>
                 }
                 <div class="setup">
-                    { gpu_picker(state.gpu, &state.filter, &ondispatch) }
+                    { gpu_picker(state.gpu, &state.filter, &ondispatch, ready) }
                     { inputs(&state, &report, &ondispatch) }
                     { command_line(&state.command, command_error, &unused, &dropped_env, ondispatch.reform(Action::SetCommand)) }
                 </div>

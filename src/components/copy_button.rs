@@ -19,9 +19,15 @@ export function copy_text(text, button) {
     ? "Not copied: the browser denied clipboard access (permission, or the page lost focus)."
     : "Not copied: the clipboard refused (" + String(e && e.name + ": " + e.message).slice(0, 80) + ")."));
 }
+// For hooks.rs's use_after_first_frame (here to share this snippet's request): settles in a task after the next
+// animation frame, which is painted by then, or after 100 ms in a page that gets no frames (a hidden tab).
+export function after_first_frame() {
+  return new Promise((done) => { requestAnimationFrame(() => setTimeout(done, 0)); setTimeout(done, 100); });
+}
 "#)]
 extern "C" {
     fn copy_text(text: &str, button: &web_sys::Element);
+    pub(crate) fn after_first_frame() -> js_sys::Promise;
 }
 
 /// A button `id` labelled `label` that copies `text`, and its status line `{id}-status`.

@@ -109,3 +109,22 @@ pub fn use_theme(forced: Option<Theme>, onblocked: Callback<String>) -> (Theme, 
     };
     (*theme, ontheme)
 }
+
+/// `false` until the page has had a frame after its first render, then `true` (one more render): for parts that are
+/// hidden on a first visit, so that the first frame (the first result card) does not wait for them. The frame is
+/// `requestAnimationFrame`'s, then a task after it (the frame is painted by then); a page that gets no frames (a
+/// hidden tab) waits 100 ms instead (copy_button.rs's snippet: `after_first_frame`).
+#[hook]
+pub fn use_after_first_frame() -> bool {
+    let ready = use_state_eq(|| false);
+    {
+        let ready = ready.clone();
+        use_effect_with((), move |_| {
+            yew::platform::spawn_local(async move {
+                let _ = wasm_bindgen_futures::JsFuture::from(crate::components::copy_button::after_first_frame()).await;
+                ready.set(true);
+            });
+        });
+    }
+    *ready
+}

@@ -66,6 +66,15 @@ pub async fn mount_with_hash(hash: &str) -> Element {
     let app = yew::Renderer::<qpath_web::App>::with_root(root.clone()).render();
     MOUNTED.with(|m| m.borrow_mut().push((app, root.clone())));
     flush().await;
+    // The folded GPU browser's contents and the selects' other options are built after the page's first frame
+    // (use_after_first_frame, in the same render): a mounted page is the page once that has happened too.
+    let browser_built = || {
+        root.query_selector(".gpu-browser")
+            .unwrap()
+            .is_none_or(|b| b.query_selector("form").unwrap().is_some())
+    };
+    assert!(eventually(browser_built).await, "the GPU browser's contents never appeared");
+    flush().await;
     root
 }
 
