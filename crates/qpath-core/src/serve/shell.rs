@@ -16,8 +16,6 @@ pub(super) fn is_shell_name(s: &str) -> bool {
     matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic()) && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
-type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
-
 /// The words split so far and the one being read.
 #[derive(Default)]
 struct Words {
@@ -58,37 +56,45 @@ impl Words {
 /// qpath reads one simple command.
 pub(super) fn tokenize(line: &str) -> Result<Vec<Word>, ParseError> {
     let mut w = Words::default();
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        rest = &rest[c.len_utf8()..];
         match c {
             ' ' | '\t' | '\n' | '\r' => w.finish(),
-            '\\' => match chars.next() {
-                Some('\n') | None => {}
-                Some('\r') if chars.peek() == Some(&'\n') => {
-                    chars.next();
+            '\\' => {
+                let mut chars = rest.chars();
+                match chars.next() {
+                    Some('\n') | None => {}
+                    Some('\r') if chars.as_str().starts_with('\n') => {
+                        chars.next();
+                    }
+                    Some(n) => {
+                        w.quote();
+                        w.cur.push(n);
+                    }
                 }
-                Some(n) => {
-                    w.quote();
-                    w.cur.push(n);
-                }
-            },
+                rest = chars.as_str();
+            }
             '\'' => {
                 w.quote();
-                if !single_quoted(&mut chars, &mut w.cur) {
+                let Some(end) = rest.find('\'') else {
                     return Err(err(
                         "unterminated single quote: the command line ends inside '…'",
                         Some(line.trim()),
                     ));
-                }
+                };
+                w.cur.push_str(&rest[..end]);
+                rest = &rest[end + 1..];
             }
             '"' => {
                 w.quote();
-                if !double_quoted(&mut chars, &mut w.cur) {
+                let Some(after) = double_quoted(rest, &mut w.cur) else {
                     return Err(err(
                         "unterminated double quote: the command line ends inside \"…\"",
                         Some(line.trim()),
                     ));
-                }
+                };
+                rest = after;
             }
             '|' | '&' | ';' | '<' | '>' | '(' | ')' => {
                 return Err(err(
@@ -100,8 +106,12 @@ pub(super) fn tokenize(line: &str) -> Result<Vec<Word>, ParseError> {
                 ))
             }
             _ => {
+                // This character and the plain ones after it, copied at once.
                 w.in_word = true;
                 w.cur.push(c);
+                let plain = rest.find(is_special).unwrap_or(rest.len());
+                w.cur.push_str(&rest[..plain]);
+                rest = &rest[plain..];
             }
         }
     }
@@ -109,36 +119,34 @@ pub(super) fn tokenize(line: &str) -> Result<Vec<Word>, ParseError> {
     Ok(w.words)
 }
 
-/// The rest of a `'…'` string (everything literal up to the closing quote) appended to `cur`; false when the line
-/// ends first.
-fn single_quoted(chars: &mut Chars, cur: &mut String) -> bool {
-    loop {
-        match chars.next() {
-            Some('\'') => return true,
-            Some(n) => cur.push(n),
-            None => return false,
-        }
-    }
+/// A character [`tokenize`] treats apart: a blank, a quote, a backslash or an operator.
+fn is_special(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\t' | '\n' | '\r' | '\\' | '\'' | '"' | '|' | '&' | ';' | '<' | '>' | '(' | ')'
+    )
 }
 
 /// The rest of a `"…"` string appended to `cur`: `\` escapes only `$`, `` ` ``, `"`, `\` and newline (which it
-/// removes); false when the line ends first.
-fn double_quoted(chars: &mut Chars, cur: &mut String) -> bool {
+/// removes). The text after the closing quote; `None` when the line ends first.
+fn double_quoted<'a>(mut rest: &'a str, cur: &mut String) -> Option<&'a str> {
     loop {
-        match chars.next() {
-            Some('"') => return true,
-            Some('\\') => match chars.peek().copied() {
-                Some(n @ ('$' | '`' | '"' | '\\')) => {
-                    chars.next();
-                    cur.push(n);
-                }
-                Some('\n') => {
-                    chars.next();
-                }
-                _ => cur.push('\\'),
-            },
-            Some(n) => cur.push(n),
-            None => return false,
+        let k = rest.find(['"', '\\'])?;
+        cur.push_str(&rest[..k]);
+        let after = &rest[k + 1..];
+        if rest.as_bytes()[k] == b'"' {
+            return Some(after);
+        }
+        match after.chars().next() {
+            Some(n @ ('$' | '`' | '"' | '\\')) => {
+                cur.push(n);
+                rest = &after[1..];
+            }
+            Some('\n') => rest = &after[1..],
+            _ => {
+                cur.push('\\');
+                rest = after;
+            }
         }
     }
 }
