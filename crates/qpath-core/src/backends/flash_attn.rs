@@ -100,11 +100,12 @@ fn tmem_exempt(p: &Platform, h: u32, hv: Option<u32>) -> bool {
 /// version the code settles on is not supported on this GPU (vLLM then returns None).
 fn version(p: &Platform, a: &Ask, mut t: Option<&mut Trace>) -> Option<u8> {
     let r = p.release;
-    let step = |t: &mut Option<&mut Trace>, cite: &Cite, rule: &'static str, outcome: String| {
+    // A step's text is built only when there is a trace to take it (the checks ask without one).
+    fn step(t: &mut Option<&mut Trace>, cite: &Cite, rule: &'static str, outcome: impl FnOnce() -> String) {
         if let Some(t) = t.as_deref_mut() {
-            t.step(Some(cite), rule, outcome);
+            t.step(Some(cite), rule, outcome());
         }
-    };
+    }
     let mut v = if p.major() == 9 && supported(p, 3) {
         3
     } else if p.major() == 10 && supported(p, 4) {
@@ -117,19 +118,16 @@ fn version(p: &Platform, a: &Ask, mut t: Option<&mut Trace>) -> Option<u8> {
         4 => &source::FA_VERSION_DEFAULT_FA4,
         _ => &source::FA_VERSION_FN,
     };
-    step(
-        &mut t,
-        default_cite,
-        "FlashAttention version",
-        format!("{}: default FA{v} (FA3 on 9.x, FA4 on 10.x, FA2 elsewhere)", p.arch()),
-    );
+    step(&mut t, default_cite, "FlashAttention version", || {
+        format!("{}: default FA{v} (FA3 on 9.x, FA4 on 10.x, FA2 elsewhere)", p.arch())
+    });
     if let Some(o) = p.flash_attn_version {
         v = o;
         step(
             &mut t,
             &source::FA_VERSION_OVERRIDE,
             "--attention-config.flash_attn_version",
-            format!("{o}: replaces the default"),
+            || format!("{o}: replaces the default"),
         );
     }
     if v == 3 && p.major() >= 10 {
@@ -149,8 +147,8 @@ fn version(p: &Platform, a: &Ask, mut t: Option<&mut Trace>) -> Option<u8> {
     if v == 3 && p.major() == 9 && supported(p, 4) {
         if let Some(h) = a.head_size.filter(|h| *h > 256) {
             v = 4;
-            let reason = format!("FA3 does not support head_size={h} on SM90");
             if let Some(t) = t.as_deref_mut() {
+                let reason = format!("FA3 does not support head_size={h} on SM90");
                 t.info(
                     &source::FA_INFO_UPGRADE_FA4,
                     format!("{reason}: upgrading FlashAttention 3 -> 4"),
@@ -194,12 +192,9 @@ fn version(p: &Platform, a: &Ask, mut t: Option<&mut Trace>) -> Option<u8> {
     if v == 4 && r >= V0_29_0 && uses_hd256_kernel(p, a) {
         if !a.hd256 {
             v = 2;
-            step(
-                &mut t,
-                &source::FA_HD256_NOT_SUPPORTED_SILENT,
-                "FA4 head-256 kernel",
-                "the caller does not take FA4's head-256 kernel: FA2, silently".to_string(),
-            );
+            step(&mut t, &source::FA_HD256_NOT_SUPPORTED_SILENT, "FA4 head-256 kernel", || {
+                "the caller does not take FA4's head-256 kernel: FA2, silently".to_string()
+            });
         } else if let Some(why) = hd256_fallback_reason(p, a) {
             v = 2;
             if let Some(t) = t.as_deref_mut() {
@@ -214,12 +209,9 @@ fn version(p: &Platform, a: &Ask, mut t: Option<&mut Trace>) -> Option<u8> {
                 );
             }
         } else {
-            step(
-                &mut t,
-                &source::FA_USES_HD256_KERNEL_FN,
-                "FA4 head-256 kernel",
-                "head size 256 on FA4: its dedicated kernel (128-token pages)".to_string(),
-            );
+            step(&mut t, &source::FA_USES_HD256_KERNEL_FN, "FA4 head-256 kernel", || {
+                "head size 256 on FA4: its dedicated kernel (128-token pages)".to_string()
+            });
         }
     }
     if let Some(h) = a.head_size.filter(|h| v == 4 && p.major() >= 10 && *h > 128) {

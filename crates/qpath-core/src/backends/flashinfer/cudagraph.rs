@@ -76,14 +76,16 @@ fn decide(p: &Platform, g: &GroupReport, q_heads: u32, non_causal: bool) -> (CgS
 /// NVFP4 cache on SM90.
 fn spec_refusal(p: &Platform, g: &GroupReport, q_heads: u32) -> Option<String> {
     if !trtllm::can_use(p, q_heads, g.num_kv_heads, false) {
-        let why = if p.force_trtllm == Some(false) {
-            "use_trtllm_attention=False".to_string()
+        return Some(if p.force_trtllm == Some(false) {
+            "can_use_trtllm_attention is False (use_trtllm_attention=False)".to_string()
         } else if !trtllm::supports(p, false) {
-            trtllm::supports_reason(p, false)
+            format!("can_use_trtllm_attention is False ({})", trtllm::supports_reason(p, false))
         } else {
-            format!("{q_heads} query heads not divisible by {} KV heads", g.num_kv_heads)
-        };
-        return Some(format!("can_use_trtllm_attention is False ({why})"));
+            format!(
+                "can_use_trtllm_attention is False ({q_heads} query heads not divisible by {} KV heads)",
+                g.num_kv_heads
+            )
+        });
     }
     let (r, sm12x) = (p.release, p.is_family(120));
     if r < V0_30_0 || !(p.is_cc(90) || sm12x) {

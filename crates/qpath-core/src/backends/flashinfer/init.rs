@@ -326,15 +326,6 @@ impl Run<'_> {
             trtllm::artifactory_warning(p, &mut self.t);
         }
         let can_decode = trtllm::can_use(p, g.q_heads, g.kv_heads, false);
-        let detail = if p.force_trtllm == Some(false) {
-            "use_trtllm_attention is false".to_string()
-        } else if !trtllm::supports(p, false) {
-            trtllm::supports_reason(p, false)
-        } else if g.q_heads.checked_rem(g.kv_heads) != Some(0) {
-            format!("{} query heads are not a multiple of {} KV heads", g.q_heads, g.kv_heads)
-        } else {
-            trtllm::supports_reason(p, false)
-        };
         if r >= V0_32_0 && nvfp4_fa2 && !p.is_family(120) && can_decode {
             self.t.step(
                 Some(&source::FI_DECODE_CAPABILITY),
@@ -343,11 +334,20 @@ impl Run<'_> {
             );
             return false;
         }
-        self.t.step(
-            Some(&source::FI_DECODE_CAPABILITY),
-            "can_use_trtllm_attention(decode)",
-            format!("{}: {detail}", if can_decode { "yes" } else { "no" }),
-        );
+        self.t
+            .step(Some(&source::FI_DECODE_CAPABILITY), "can_use_trtllm_attention(decode)", {
+                let yes = if can_decode { "yes" } else { "no" };
+                if p.force_trtllm == Some(false) {
+                    format!("{yes}: use_trtllm_attention is false")
+                } else if trtllm::supports(p, false) && g.q_heads.checked_rem(g.kv_heads) != Some(0) {
+                    format!(
+                        "{yes}: {} query heads are not a multiple of {} KV heads",
+                        g.q_heads, g.kv_heads
+                    )
+                } else {
+                    format!("{yes}: {}", trtllm::supports_reason(p, false))
+                }
+            });
         can_decode
     }
 

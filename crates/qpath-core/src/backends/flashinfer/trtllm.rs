@@ -62,34 +62,52 @@ pub fn artifactory_warning(p: &Platform, t: &mut Trace) {
 }
 
 /// A sentence saying why [`supports`] answered as it did, for the trace.
-pub fn supports_reason(p: &Platform, is_prefill: bool) -> String {
-    let ph = phase(is_prefill);
-    if p.batch_invariant {
-        return format!("no TRTLLM for {ph}: VLLM_BATCH_INVARIANT is set");
-    }
-    if !p.cubins {
-        return format!(
-            "no TRTLLM for {ph}: TRTLLM cubins unavailable (no flashinfer-cubin, VLLM_HAS_FLASHINFER_CUBIN unset, artifactory unreachable)"
-        );
-    }
-    let ok = supports(p, is_prefill);
-    let arch = p.arch();
-    let why = if p.release < V0_25_0Prefix {
-        "0.24.0 supports TRTLLM on the SM100 family only"
-    } else if p.is_cc(90) || (p.release >= V0_28_0 && p.is_family(120)) {
-        if p.is_cc(90) {
-            "SM90 has XQA decode only (no TRTLLM prefill)"
-        } else {
-            "SM12x has XQA decode only from 0.28.0 (no TRTLLM prefill)"
+pub fn supports_reason(p: &Platform, is_prefill: bool) -> SupportsReason<'_> {
+    SupportsReason { p, is_prefill }
+}
+
+/// [`supports_reason`]'s text, written where it is formatted (no string of its own).
+pub struct SupportsReason<'a> {
+    p: &'a Platform,
+    is_prefill: bool,
+}
+
+impl std::fmt::Display for SupportsReason<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (p, is_prefill) = (self.p, self.is_prefill);
+        let ph = phase(is_prefill);
+        if p.batch_invariant {
+            return write!(f, "no TRTLLM for {ph}: VLLM_BATCH_INVARIANT is set");
         }
-    } else if p.is_family(100) {
-        "the SM100 family has trtllm-gen prefill and decode"
-    } else if p.is_family(120) {
-        "SM12x gets XQA decode only from vLLM 0.28.0"
-    } else {
-        "TRTLLM needs SM90 (decode), SM12x (decode, 0.28.0+) or the SM100 family"
-    };
-    format!("{} on {arch} for {ph}: {why}", if ok { "supported" } else { "not supported" })
+        if !p.cubins {
+            return write!(
+                f,
+                "no TRTLLM for {ph}: TRTLLM cubins unavailable (no flashinfer-cubin, VLLM_HAS_FLASHINFER_CUBIN unset, artifactory unreachable)"
+            );
+        }
+        let ok = supports(p, is_prefill);
+        let arch = p.arch();
+        let why = if p.release < V0_25_0Prefix {
+            "0.24.0 supports TRTLLM on the SM100 family only"
+        } else if p.is_cc(90) || (p.release >= V0_28_0 && p.is_family(120)) {
+            if p.is_cc(90) {
+                "SM90 has XQA decode only (no TRTLLM prefill)"
+            } else {
+                "SM12x has XQA decode only from 0.28.0 (no TRTLLM prefill)"
+            }
+        } else if p.is_family(100) {
+            "the SM100 family has trtllm-gen prefill and decode"
+        } else if p.is_family(120) {
+            "SM12x gets XQA decode only from vLLM 0.28.0"
+        } else {
+            "TRTLLM needs SM90 (decode), SM12x (decode, 0.28.0+) or the SM100 family"
+        };
+        write!(
+            f,
+            "{} on {arch} for {ph}: {why}",
+            if ok { "supported" } else { "not supported" }
+        )
+    }
 }
 
 /// `can_use_trtllm_attention(num_qo_heads, num_kv_heads, is_prefill)` (`UF_CAN_USE_TRTLLM`): False when
