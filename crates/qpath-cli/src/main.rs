@@ -10,6 +10,7 @@ use qpath_cli::{exit, run, utf8_args, write_answer, Written};
 
 /// mimalloc instead of the system's malloc: a resolve allocates many small strings and frees them all with its report
 /// (about a third fewer instructions per scenario; BENCHMARKS.md).
+#[cfg(not(target_arch = "wasm32"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

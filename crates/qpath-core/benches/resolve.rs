@@ -13,6 +13,7 @@ use qpath_core::bench_mix::scenarios;
 use qpath_core::resolve::{resolve, Scenario};
 
 /// The CLI's allocator (crates/qpath-cli/src/main.rs).
+#[cfg(not(target_arch = "wasm32"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
