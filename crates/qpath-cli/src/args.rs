@@ -25,6 +25,8 @@ pub enum Format {
 #[derive(Debug)]
 pub struct Args {
     pub matrix: bool,
+    /// `qpath timeline`: the scenario at every release qpath models.
+    pub timeline: bool,
     /// `qpath matrix --backend`: what the matrix shows (default FlashInfer's groups over its cache dtypes).
     pub matrix_mode: MatrixMode,
     pub options: ScenarioOptions,
@@ -68,6 +70,7 @@ impl UsageError {
 /// The one-line usage printed after an error in qpath's own options.
 pub const USAGE_LINE: &str = "usage: qpath [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath matrix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
+       qpath timeline [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath gpus | releases [--format table|json] | completions SHELL
 see `qpath --help`";
 
@@ -77,11 +80,12 @@ const EXAMPLES: &str = "examples:
   qpath --gpu h100-sxm --format json -- vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER
   qpath matrix --vllm 0.33.0 -- vllm serve google/gemma-3-27b-it     # all GPUs x FlashInfer cache dtypes
   qpath matrix --backend picked -- vllm serve Qwen/Qwen3-4B           # the backend vLLM picks on every GPU
+  qpath timeline --gpu l4 -- vllm serve M --kv-cache-dtype fp8        # every release, and what changed where
   qpath --check -- vllm serve M --kv-cache-dtype fp8 || exit 1      # CI: the exit code only";
 
 /// The exit codes, shown by `--help` (the README's table says the same).
-pub const EXIT_CODES: &str = "exit codes (the same for a scenario, `matrix`, `gpus` and `releases`):
-  0  vLLM would start and serve (matrix: every cell)
+pub const EXIT_CODES: &str = "exit codes (the same for a scenario, `matrix`, `timeline`, `gpus` and `releases`):
+  0  vLLM would start and serve (matrix: every cell; timeline: at --vllm, default the newest release)
   1  vLLM would fail: the report says where (the scenario's error, or a group's `error`; matrix: any cell)
   2  qpath could not read the input (its own options, a config.json it cannot read) or cannot model it
      (\"qpath cannot model this\"; matrix: a cell it cannot model and none that fails)";
@@ -216,6 +220,12 @@ pub fn command() -> Command {
                 ),
             &["markdown", "md", "table", "json"],
         ))
+        .subcommand(scenario_args(
+            Command::new("timeline")
+                .about("one command line at every vLLM release qpath models: each release's answer, and what changed where")
+                .args_override_self(true),
+            &["markdown", "md", "table", "json"],
+        ))
         .subcommand(
             Command::new("gpus")
                 .about("list the GPU table")
@@ -262,12 +272,13 @@ pub fn parse_args(argv: &[String]) -> Result<Action, UsageError> {
         Some(("completions", sub)) => Ok(Action::Completions(
             *sub.get_one::<clap_complete::Shell>("shell").expect("required"),
         )),
-        Some(("matrix", sub)) => scenario_of(sub, true),
-        _ => scenario_of(&m, false),
+        Some(("matrix", sub)) => scenario_of(sub, true, false),
+        Some(("timeline", sub)) => scenario_of(sub, false, true),
+        _ => scenario_of(&m, false, false),
     }
 }
 
-fn scenario_of(m: &ArgMatches, matrix: bool) -> Result<Action, UsageError> {
+fn scenario_of(m: &ArgMatches, matrix: bool, timeline: bool) -> Result<Action, UsageError> {
     let mut options = ScenarioOptions::default();
     for key in OptionKey::ALL {
         if let Some(value) = m.get_one::<String>(key.name()) {
@@ -289,6 +300,7 @@ fn scenario_of(m: &ArgMatches, matrix: bool) -> Result<Action, UsageError> {
     };
     Ok(Action::Scenario(Box::new(Args {
         matrix,
+        timeline,
         matrix_mode,
         options,
         format: format_of(m),

@@ -5,6 +5,7 @@
 //! ```text
 //! qpath [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]      one scenario (--format table|json|markdown)
 //! qpath matrix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] all GPUs x cache dtypes (--backend flashinfer|picked)
+//! qpath timeline [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] every release, and what changed where
 //! qpath gpus | releases [--format table|json]                          the tables
 //! qpath completions bash|zsh|fish|elvish|powershell                    a shell's completion script
 //! ```
@@ -39,6 +40,7 @@ use qpath_core::matrix::{self, CellStatus, Matrix, MatrixMode};
 use qpath_core::release::Release;
 use qpath_core::report::{self, Report, QPATH_LIMIT};
 use qpath_core::resolve::{default_cubins, resolve, Scenario};
+use qpath_core::timeline;
 use qpath_core::{options, render};
 
 /// qpath's exit codes, the same for a scenario, `qpath matrix`, `qpath gpus` and `qpath releases`.
@@ -345,6 +347,9 @@ fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -
     if a.matrix {
         return matrix_answer(a, &scenario);
     }
+    if a.timeline {
+        return timeline_answer(a, &scenario);
+    }
     let mut report = resolve(&scenario);
     if let (Some(f), Some(m)) = (&found, report.model.as_mut()) {
         m.config = Some(f.origin.clone());
@@ -355,6 +360,21 @@ fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -
         Format::Json => pretty(&report),
         Format::Markdown => render::markdown(&report, &scenario.command_line, None),
         Format::Table => render::text(&report),
+    };
+    Answer::out(text, v.code())
+}
+
+/// `qpath timeline`: Markdown (the table format too) or JSON; the exit code is the scenario's release's (`--vllm`).
+fn timeline_answer(a: &Args, scenario: &Scenario) -> Answer {
+    let t = timeline::timeline(scenario);
+    let v = verdict(&resolve(scenario));
+    let json = a.format == Some(Format::Json);
+    let text = if a.check {
+        v.check_line(json)
+    } else if json {
+        pretty(&t)
+    } else {
+        timeline::markdown(&t)
     };
     Answer::out(text, v.code())
 }
@@ -726,6 +746,47 @@ mod issue15 {
     }
 
     const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
+
+    #[test]
+    fn timeline_marks_the_changed_releases_and_exits_with_the_chosen_one() {
+        let seed = format!("--gpu l4 -- {LLAMA} --kv-cache-dtype fp8");
+        let a = answer(&format!("timeline {seed}"));
+        assert_eq!(a.code, 0, "the newest release serves: {a:?}");
+        assert!(a
+            .stdout
+            .contains("\n| 0.24.0 | serves | FLASHINFER bf16/bf16 fa2/fa2 | FULL_AND_PIECEWISE |\n"));
+        assert!(a
+            .stdout
+            .contains("\n| **0.25.0-prefix** | fails | AssertionError: fp8 tensor core is not supported in fa2 backend |"));
+        assert!(a.stdout.contains("\n| **0.25.0** | serves |"));
+        assert!(a.stdout.contains(
+            "  - `get_q_data_type(is_prefill=True)` ([vllm/v1/attention/backends/flashinfer.py:824](https://github.com/vllm-project/vllm/blob/v0.25.0/vllm/v1/attention/backends/flashinfer.py#L824)): "
+        ));
+        assert_eq!(answer(&format!("timeline --format md {seed}")).stdout, a.stdout);
+        // The exit code is the --vllm release's.
+        let a = answer(&format!(
+            "timeline --vllm 0.25.0-prefix --gpu l4 -- {LLAMA} --kv-cache-dtype fp8"
+        ));
+        assert_eq!(a.code, 1);
+        let a = answer(&format!("timeline --format json {seed}"));
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        let rows = j["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), Release::ALL.len());
+        let changed: Vec<&str> = rows
+            .iter()
+            .filter(|r| !r["changes"].as_array().unwrap().is_empty())
+            .map(|r| r["release"].as_str().unwrap())
+            .collect();
+        assert_eq!(changed, ["0.25.0-prefix", "0.25.0"]);
+        assert_eq!(
+            rows[1]["changes"][0]["source"],
+            "vllm/v1/attention/backends/flashinfer.py:824"
+        );
+        // A command line no release reads: every row says argparse's error.
+        let a = answer(&format!("timeline -- {LLAMA} --bogus"));
+        assert_eq!(a.code, 1);
+        assert!(a.stdout.contains("Every release gives the same answer."), "{}", a.stdout);
+    }
 
     #[test]
     fn exit_codes_are_the_same_in_every_mode() {

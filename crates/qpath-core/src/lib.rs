@@ -32,6 +32,7 @@ pub mod resolve;
 pub mod selection;
 pub mod serve;
 pub mod source;
+pub mod timeline;
 pub mod trace;
 
 #[cfg(test)]
