@@ -38,6 +38,8 @@ pub enum View {
     Explain,
     Compare,
     Matrix,
+    /// The scenario at every release (`qpath_core::timeline`).
+    Timeline,
 }
 
 #[derive(Clone, Debug, PartialEq)]

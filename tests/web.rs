@@ -374,6 +374,48 @@ async fn compare_puts_the_prefix_crash_beside_the_fix() {
     assert!(location_hash().contains("vllm=0.25.0&"));
 }
 
+/// The release timeline: every release a row, the seed story's two changed releases badged, each change with the
+/// step that decides it and the link to its line; the scenario's own release is the current row.
+#[wasm_bindgen_test]
+async fn the_timeline_shows_where_the_seed_story_changes() {
+    let root =
+        mount_with_hash("#gpu=l4&vllm=0.25.0&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8").await;
+    q(&root, "#tab-timeline").unchecked_into::<HtmlElement>().click();
+    flush().await;
+    assert!(eventually(|| exists(&root, "#timeline-table")).await);
+    let rows = root.query_selector_all("#timeline-table tbody tr").unwrap();
+    assert_eq!(rows.length() as usize, qpath_core::release::Release::ALL.len());
+    let changed = root.query_selector_all("#timeline-table tr.changed").unwrap();
+    let names: Vec<String> = (0..changed.length())
+        .map(|i| {
+            changed
+                .item(i)
+                .unwrap()
+                .unchecked_into::<Element>()
+                .get_attribute("data-release")
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(names, ["0.25.0-prefix", "0.25.0"]);
+    assert!(text(&root, "tr[data-release='0.25.0-prefix'] .summary").contains("fp8 tensor core is not supported in fa2 backend"));
+    assert_eq!(text(&root, "tr[data-release='0.25.0-prefix'] .verdict"), "fails");
+    assert!(text(&root, "tr[data-release='0.25.0-prefix'] th").contains("changed"));
+    assert_eq!(
+        q(&root, "tr[aria-current='true']").get_attribute("data-release").as_deref(),
+        Some("0.25.0")
+    );
+    let why = text(&root, "#timeline-changes li[data-release='0.25.0'] .why");
+    assert!(
+        why.starts_with("get_q_data_type(is_prefill=True) (vllm/v1/attention/backends/flashinfer.py:824)"),
+        "{why}"
+    );
+    let link = q(&root, "#timeline-changes li[data-release='0.25.0'] a");
+    assert!(link
+        .get_attribute("href")
+        .unwrap()
+        .ends_with("/v0.25.0/vllm/v1/attention/backends/flashinfer.py#L824"));
+}
+
 #[wasm_bindgen_test]
 async fn a_matrix_cell_loads_its_scenario() {
     let root =

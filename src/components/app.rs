@@ -16,7 +16,7 @@ use crate::components::hooks::{current_hash, use_after_first_frame, use_hash_syn
 use crate::components::inputs::inputs;
 use crate::components::matrix_view::MatrixView;
 use crate::components::results::Results;
-use crate::components::views::{compare_view, share, view_tabs};
+use crate::components::views::{compare_view, share, timeline_view, view_tabs};
 use crate::embed::Outbox;
 use crate::state::{Action, Page, View};
 use crate::theme::Theme;
@@ -53,6 +53,7 @@ pub fn app() -> Html {
                 onmode={ondispatch.reform(|v: String| Action::parsed("matrix mode", &v, Action::SetMatrixMode))}
                 onpick={ondispatch.reform(|(g, kv)| Action::PickCell(g, kv))} />
         },
+        View::Timeline => timeline_view(&state.scenario()),
     };
     // One parse of the command line serves the error line and the unused-flags line.
     let (shared_command, dropped_env) = state.shared_command();

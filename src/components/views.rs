@@ -1,4 +1,4 @@
-//! The answer column: the tabs, the view they select (explain, compare, matrix) and the share box. These hold no
+//! The answer column: the tabs, the view they select (explain, compare, matrix, timeline) and the share box. These hold no
 //! state, so they are plain functions that the page calls in its render, not components.
 
 use std::rc::Rc;
@@ -28,6 +28,7 @@ pub fn view_tabs(view: View, ondispatch: &Callback<Action>) -> Html {
             { tab(View::Explain, "tab-explain", "Explain") }
             { tab(View::Compare, "tab-compare", "Compare releases") }
             { tab(View::Matrix, "tab-matrix", "All GPUs × cache dtypes") }
+            { tab(View::Timeline, "tab-timeline", "Release timeline") }
         </div>
     }
 }
@@ -44,6 +45,65 @@ pub fn compare_view(report: Rc<Report>, other: &Scenario, onrelease: Callback<St
                 { choice_select("compare-release", releases, AttrValue::from(other.release.name()), onrelease) }
             </label>
             <Compare {left} right={report} />
+        </div>
+    }
+}
+
+/// The timeline view: `scenario` at every release (each with the FlashInfer it pins), one row per release, the rows
+/// whose answer changes marked (a "changed" badge, not colour alone) and the scenario's own release `aria-current`;
+/// under the table each change with the step that decides it, both outcomes and the cited line's link.
+pub fn timeline_view(scenario: &Scenario) -> Html {
+    let t = qpath_core::timeline::timeline(scenario);
+    let rows = t.rows.iter().map(|r| {
+        let changed = !r.changes.is_empty();
+        let current = (r.release == scenario.release).then_some("true");
+        html! {
+            <tr class={classes!(changed.then_some("changed"), r.status.name())} aria-current={current}
+                data-release={r.release.name()}>
+                <th scope="row">{ r.release.name() }
+                    if changed { {" "}<span class="badge">{ "changed" }</span> }
+                </th>
+                <td class="verdict">{ r.verdict.name() }</td>
+                <td class="summary">{ r.summary.clone() }</td>
+                <td class="cg">{ r.cuda_graph_mode.clone().unwrap_or_else(|| "–".to_string()) }</td>
+            </tr>
+        }
+    });
+    let changes = t
+        .changed()
+        .flat_map(|r| r.changes.iter().map(move |c| (r.release, c)))
+        .map(|(release, c)| {
+            html! {
+                <li data-release={release.name()}>
+                    <strong>{ release.name() }</strong>{ ": " }{ c.what.clone() }
+                    if let Some(rule) = &c.rule {
+                        <div class="why">
+                            <code>{ rule.clone() }</code>
+                            if let (Some(source), Some(url)) = (&c.source, &c.url) {
+                                {" ("}<a href={url.clone()} target="_blank" rel="noopener">{ source.clone() }</a>{")"}
+                            }
+                            { ": " }{ c.before.clone().unwrap_or_else(|| "no such step before".to_string()) }
+                            { " → " }{ c.after.clone().unwrap_or_default() }
+                        </div>
+                    }
+                </li>
+            }
+        });
+    html! {
+        <div class="timeline-view">
+            <table id="timeline-table">
+                <caption>{ format!("Every vLLM release on {}, each with the FlashInfer it pins", t.gpu) }</caption>
+                <thead><tr>
+                    <th scope="col">{ "vLLM" }</th><th scope="col">{ "Verdict" }</th>
+                    <th scope="col">{ "What runs, or the error" }</th><th scope="col">{ "cudagraph_mode" }</th>
+                </tr></thead>
+                <tbody>{ for rows }</tbody>
+            </table>
+            if t.changed().next().is_none() {
+                <p id="timeline-changes">{ "Every release gives the same answer." }</p>
+            } else {
+                <ul id="timeline-changes">{ for changes }</ul>
+            }
         </div>
     }
 }
