@@ -27,6 +27,8 @@ pub struct Args {
     pub matrix: bool,
     /// `qpath timeline`: the scenario at every release qpath models.
     pub timeline: bool,
+    /// `qpath fix`: the command lines near this one that run.
+    pub fix: bool,
     /// `qpath matrix --backend`: what the matrix shows (default FlashInfer's groups over its cache dtypes).
     pub matrix_mode: MatrixMode,
     pub options: ScenarioOptions,
@@ -71,6 +73,7 @@ impl UsageError {
 pub const USAGE_LINE: &str = "usage: qpath [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath matrix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath timeline [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
+       qpath fix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath gpus | releases [--format table|json] | completions SHELL
 see `qpath --help`";
 
@@ -81,10 +84,11 @@ const EXAMPLES: &str = "examples:
   qpath matrix --vllm 0.33.0 -- vllm serve google/gemma-3-27b-it     # all GPUs x FlashInfer cache dtypes
   qpath matrix --backend picked -- vllm serve Qwen/Qwen3-4B           # the backend vLLM picks on every GPU
   qpath timeline --gpu l4 -- vllm serve M --kv-cache-dtype fp8        # every release, and what changed where
+  qpath fix --gpu l4 --vllm 0.25.0-prefix -- vllm serve M --kv-cache-dtype fp8   # what to run instead
   qpath --check -- vllm serve M --kv-cache-dtype fp8 || exit 1      # CI: the exit code only";
 
 /// The exit codes, shown by `--help` (the README's table says the same).
-pub const EXIT_CODES: &str = "exit codes (the same for a scenario, `matrix`, `timeline`, `gpus` and `releases`):
+pub const EXIT_CODES: &str = "exit codes (the same for a scenario, `matrix`, `timeline`, `fix`, `gpus` and `releases`):
   0  vLLM would start and serve (matrix: every cell; timeline: at --vllm, default the newest release)
   1  vLLM would fail: the report says where (the scenario's error, or a group's `error`; matrix: any cell)
   2  qpath could not read the input (its own options, a config.json it cannot read) or cannot model it
@@ -226,6 +230,12 @@ pub fn command() -> Command {
                 .args_override_self(true),
             &["markdown", "md", "table", "json"],
         ))
+        .subcommand(scenario_args(
+            Command::new("fix")
+                .about("for a command line vLLM fails with (or runs without the CUDA graphs asked for): the command lines one or two changes away that run, best first")
+                .args_override_self(true),
+            &["markdown", "md", "table", "json"],
+        ))
         .subcommand(
             Command::new("gpus")
                 .about("list the GPU table")
@@ -272,13 +282,24 @@ pub fn parse_args(argv: &[String]) -> Result<Action, UsageError> {
         Some(("completions", sub)) => Ok(Action::Completions(
             *sub.get_one::<clap_complete::Shell>("shell").expect("required"),
         )),
-        Some(("matrix", sub)) => scenario_of(sub, true, false),
-        Some(("timeline", sub)) => scenario_of(sub, false, true),
-        _ => scenario_of(&m, false, false),
+        Some(("matrix", sub)) => scenario_of(sub, Mode::Matrix),
+        Some(("timeline", sub)) => scenario_of(sub, Mode::Timeline),
+        Some(("fix", sub)) => scenario_of(sub, Mode::Fix),
+        _ => scenario_of(&m, Mode::Scenario),
     }
 }
 
-fn scenario_of(m: &ArgMatches, matrix: bool, timeline: bool) -> Result<Action, UsageError> {
+/// Which command reads a scenario's options.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Scenario,
+    Matrix,
+    Timeline,
+    Fix,
+}
+
+fn scenario_of(m: &ArgMatches, mode: Mode) -> Result<Action, UsageError> {
+    let matrix = mode == Mode::Matrix;
     let mut options = ScenarioOptions::default();
     for key in OptionKey::ALL {
         if let Some(value) = m.get_one::<String>(key.name()) {
@@ -300,7 +321,8 @@ fn scenario_of(m: &ArgMatches, matrix: bool, timeline: bool) -> Result<Action, U
     };
     Ok(Action::Scenario(Box::new(Args {
         matrix,
-        timeline,
+        timeline: mode == Mode::Timeline,
+        fix: mode == Mode::Fix,
         matrix_mode,
         options,
         format: format_of(m),

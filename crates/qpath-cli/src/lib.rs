@@ -6,6 +6,7 @@
 //! qpath [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]      one scenario (--format table|json|markdown)
 //! qpath matrix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] all GPUs x cache dtypes (--backend flashinfer|picked)
 //! qpath timeline [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] every release, and what changed where
+//! qpath fix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]      what to run instead
 //! qpath gpus | releases [--format table|json]                          the tables
 //! qpath completions bash|zsh|fish|elvish|powershell                    a shell's completion script
 //! ```
@@ -350,6 +351,9 @@ fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -
     if a.timeline {
         return timeline_answer(a, &scenario);
     }
+    if a.fix {
+        return fix_answer(a, &scenario);
+    }
     let mut report = resolve(&scenario);
     if let (Some(f), Some(m)) = (&found, report.model.as_mut()) {
         m.config = Some(f.origin.clone());
@@ -360,6 +364,22 @@ fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -
         Format::Json => pretty(&report),
         Format::Markdown => render::markdown(&report, &scenario.command_line, None),
         Format::Table => render::text(&report),
+    };
+    Answer::out(text, v.code())
+}
+
+/// `qpath fix`: Markdown (the table format too) or JSON; the exit code is the scenario's own (1 when vLLM fails as
+/// asked, whatever the suggestions).
+fn fix_answer(a: &Args, scenario: &Scenario) -> Answer {
+    let f = qpath_core::fix::find(scenario);
+    let v = verdict(&resolve(scenario));
+    let json = a.format == Some(Format::Json);
+    let text = if a.check {
+        v.check_line(json)
+    } else if json {
+        pretty(&f)
+    } else {
+        qpath_core::fix::markdown(&f)
     };
     Answer::out(text, v.code())
 }
@@ -746,6 +766,29 @@ mod issue15 {
     }
 
     const LLAMA: &str = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
+
+    #[test]
+    fn fix_lists_what_to_run_instead_and_exits_with_the_scenarios_code() {
+        let seed = format!("--gpu l4 --vllm 0.25.0-prefix -- {LLAMA} --kv-cache-dtype fp8");
+        let a = answer(&format!("fix {seed}"));
+        assert_eq!(a.code, 1, "vLLM fails as asked: {a:?}");
+        assert!(a.stdout.starts_with(
+            "**vLLM fails:** AssertionError: fp8 tensor core is not supported in fa2 backend\n\nHow to make it run ("
+        ));
+        assert!(a.stdout.contains(
+            "\n1. --attention-config.disable_flashinfer_q_quantization: false → true\n   + `--attention-config '{\"disable_flashinfer_q_quantization\": true}'`\n"
+        ));
+        assert!(a.stdout.contains("\n4. vLLM 0.25.0-prefix → 0.25.0\n"), "{}", a.stdout);
+        let a = answer(&format!("fix --format json {seed}"));
+        let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!(j["suggestions"][0]["outcome"], "FLASHINFER bf16/bf16 fa2/fa2");
+        assert_eq!(j["suggestions"][0]["verdict"], "serves");
+        let a = answer(&format!("fix -- {LLAMA}"));
+        assert_eq!(
+            (a.code, a.stdout.as_str()),
+            (0, "Nothing to fix: vLLM starts and serves this scenario as asked.\n")
+        );
+    }
 
     #[test]
     fn timeline_marks_the_changed_releases_and_exits_with_the_chosen_one() {

@@ -17,6 +17,7 @@ pub mod cudagraph;
 pub mod drafter;
 pub mod dtype;
 mod fasthash;
+pub mod fix;
 pub mod float;
 pub mod gpu;
 pub mod hybrid;

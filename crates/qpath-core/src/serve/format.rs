@@ -1,7 +1,7 @@
 //! [`format`](fn@format): the canonical command line of a [`ServeCommand`], which [`parse`](fn@super::parse) reads back
 //! unchanged.
 
-use super::shell::{is_shell_name, shell_quote};
+use super::shell::{is_shell_name, shell_quote, tokenize};
 use super::{AttentionConfig, ServeCommand, SpeculativeConfig};
 
 /// `--flag value`, or `--flag=value` when the value would read as an option.
@@ -174,4 +174,26 @@ fn speculative_config_json(sc: &SpeculativeConfig) -> String {
         fields.push(format!("\"kv_cache_dtype\": {}", json_string(kv)));
     }
     format!("{{{}}}", fields.join(", "))
+}
+
+/// A command line's options as units (`--kv-cache-dtype fp8`, `--enforce-eager`), each word shell-quoted as
+/// [`format`] writes it: an option and the words after it up to the next word that starts with `-`. Words before the
+/// first option (`vllm serve MODEL`) are one unit. A line the shell cannot split gives no units. What a fix's diff
+/// compares (`crate::fix`).
+pub fn option_units(line: &str) -> Vec<String> {
+    let Ok(words) = tokenize(line) else {
+        return Vec::new();
+    };
+    let mut units: Vec<String> = Vec::new();
+    for w in words {
+        let quoted = shell_quote(&w.text);
+        match units.last_mut() {
+            Some(last) if !(w.text.starts_with('-') && w.text.len() > 1) => {
+                last.push(' ');
+                last.push_str(&quoted);
+            }
+            _ => units.push(quoted),
+        }
+    }
+    units
 }

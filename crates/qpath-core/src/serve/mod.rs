@@ -61,7 +61,7 @@ mod table;
 mod tests;
 
 pub use self::escape::{escape_for_message, hidden_characters, is_hidden};
-pub use self::format::{format, without_unread_env, DROPPED_VALUE, READ_ENV};
+pub use self::format::{format, option_units, without_unread_env, DROPPED_VALUE, READ_ENV};
 pub use self::graphs::{cuda_graphs, CudaGraphs};
 pub(crate) use self::json::non_finite_of;
 pub use self::parse::{parse, unused_option};
