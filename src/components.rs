@@ -12,6 +12,7 @@ pub mod command_line;
 pub mod compare;
 pub mod copy_button;
 pub mod filters;
+pub mod fix_panel;
 pub mod gpu_detail;
 pub mod gpu_list;
 pub mod gpu_picker;

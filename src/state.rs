@@ -118,6 +118,9 @@ pub enum Action {
     SetFlashInfer(Option<FlashInfer>),
     /// The command line typed or pasted.
     SetCommand(String),
+    /// A fix finder's suggestion applied: its release, installed FlashInfer and command line, in one step (back
+    /// undoes it).
+    ApplyFix(Release, Option<FlashInfer>, String),
     /// A model's config.json pasted, typed or dropped (`None` or blank text: cleared, the preset again).
     SetModelConfig(Option<String>),
     Edit(Edit),
@@ -413,6 +416,12 @@ impl Reducible for Page {
             Action::SetCommand(t) => {
                 next.set_command(t);
                 next.history = History::Replace;
+            }
+            Action::ApplyFix(r, f, t) => {
+                next.release = r;
+                next.vllm_version = None;
+                next.flashinfer = f;
+                next.set_command(t);
             }
             Action::SetModelConfig(c) => {
                 // Clearing is a discrete choice (back restores the config); pasting and typing replace the entry.

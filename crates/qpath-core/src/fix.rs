@@ -163,6 +163,9 @@ pub struct Suggestion {
     pub added: Vec<String>,
     pub release: Release,
     pub flashinfer: &'static str,
+    /// The scenario's installed FlashInfer as the suggestion sets it (`None`: the release's pin), for applying it.
+    #[serde(skip)]
+    pub installed: Option<FlashInfer>,
     pub verdict: Verdict,
     /// What every group runs (backend, query dtypes, kernels), or the error that remains.
     pub outcome: String,
@@ -431,6 +434,7 @@ fn rank(mut fixes: Fixes, s: &Scenario, cmd: &ServeCommand, base_line: &str, bas
                 .flashinfer
                 .unwrap_or_else(|| t.scenario.release.flashinfer_pin())
                 .name(),
+            installed: t.scenario.flashinfer,
             verdict: t.report.verdict,
             outcome: outcome(&t.report),
             cuda_graph_mode: t
