@@ -420,10 +420,9 @@ async fn the_timeline_shows_where_the_seed_story_changes() {
 /// FP8 cache; Apply puts it on the command line and the scenario runs; 0.25.0 is among the suggestions.
 #[wasm_bindgen_test]
 async fn applying_a_suggested_fix_makes_the_scenario_run() {
-    let root = mount_with_hash(
-        "#gpu=l4&vllm=0.25.0-prefix&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8",
-    )
-    .await;
+    let root =
+        mount_with_hash("#gpu=l4&vllm=0.25.0-prefix&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct+--kv-cache-dtype+fp8")
+            .await;
     assert!(eventually(|| exists(&root, "section.fixes li.fix")).await);
     assert_eq!(text(&root, "#fixes-title"), "How to make it run");
     assert_eq!(
@@ -436,9 +435,20 @@ async fn applying_a_suggested_fix_makes_the_scenario_run() {
         .click();
     flush().await;
     assert!(eventually(|| !exists(&root, "section.fixes")).await, "nothing left to fix");
-    assert!(command(&root).contains("disable_flashinfer_q_quantization"), "{}", command(&root));
-    assert!(command(&root).contains("--kv-cache-dtype fp8"), "the FP8 cache is kept: {}", command(&root));
-    assert_eq!((fi(&root, "q-prefill"), fi(&root, "kernel-prefill")), ("bfloat16".into(), "fa2".into()));
+    assert!(
+        command(&root).contains("disable_flashinfer_q_quantization"),
+        "{}",
+        command(&root)
+    );
+    assert!(
+        command(&root).contains("--kv-cache-dtype fp8"),
+        "the FP8 cache is kept: {}",
+        command(&root)
+    );
+    assert_eq!(
+        (fi(&root, "q-prefill"), fi(&root, "kernel-prefill")),
+        ("bfloat16".into(), "fa2".into())
+    );
     assert!(location_hash().contains("disable_flashinfer_q_quantization"));
 }
 

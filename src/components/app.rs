@@ -5,14 +5,13 @@
 
 use std::rc::Rc;
 
-use qpath_core::report::Verdict;
 use qpath_core::resolve::resolve;
 use qpath_core::serve;
 use yew::prelude::*;
 
 use crate::components::chrome::{notices, site_footer, site_header};
 use crate::components::command_line::command_line;
-use crate::components::fix_panel::FixPanel;
+use crate::components::fix_panel::fix_panel;
 use crate::components::gpu_picker::gpu_picker;
 use crate::components::hooks::{current_hash, use_after_first_frame, use_hash_sync, use_size_messages, use_theme};
 use crate::components::inputs::inputs;
@@ -43,9 +42,11 @@ pub fn app() -> Html {
     let _held = crate::components::choice::hold_options(!ready);
 
     let report = Rc::new(resolve(&state.scenario()));
+    // The fix finder, once per scenario: for one without a problem it is the one resolve it repeats.
+    let fixes = use_memo(state.scenario(), qpath_core::fix::find);
     let results = match state.view {
-        View::Explain if report.verdict == Verdict::Fails || downgraded(&report) => html! { <>
-            <FixPanel scenario={state.scenario()} ondispatch={ondispatch.clone()} />
+        View::Explain if fixes.problem.is_some() => html! { <>
+            { fix_panel(&fixes, &ondispatch) }
             <Results report={report.clone()} />
         </> },
         View::Explain => html! { <Results report={report.clone()} /> },
@@ -99,9 +100,4 @@ pub fn app() -> Html {
             }
         </div>
     }
-}
-
-/// The runner resolved fewer CUDA graphs than the command line asks for (the fix panel then offers ways to keep them).
-fn downgraded(report: &qpath_core::report::Report) -> bool {
-    report.cuda_graphs.as_ref().is_some_and(|c| c.mode != c.requested)
 }

@@ -2,23 +2,14 @@
 //! lines one or two changes away that run (`qpath_core::fix`), best first, each with its changes, its diff and what
 //! vLLM then runs, and an Apply button that sets its release, FlashInfer and command line like every control does.
 
-use qpath_core::fix::{find, Fixes, Problem};
-use qpath_core::resolve::Scenario;
+use qpath_core::fix::{Fixes, Problem};
 use yew::prelude::*;
 
 use crate::state::Action;
 
-#[derive(PartialEq, Properties)]
-pub struct FixPanelProps {
-    pub scenario: Scenario,
-    pub ondispatch: Callback<Action>,
-}
-
-/// The search runs once per scenario (memoised), when the panel is shown: only for a scenario with a problem.
-#[function_component(FixPanel)]
-pub fn fix_panel(props: &FixPanelProps) -> Html {
-    let fixes = use_memo(props.scenario.clone(), find);
-    let f: &Fixes = &fixes;
+/// The panel for `f` (the page computes it once per scenario, `use_memo` in the App); nothing when there is no problem.
+/// A plain function, not a component (a component's generic code costs the page more bytes).
+pub fn fix_panel(f: &Fixes, ondispatch: &Callback<Action>) -> Html {
     let Some(problem) = &f.problem else {
         return html! {};
     };
@@ -29,9 +20,7 @@ pub fn fix_panel(props: &FixPanelProps) -> Html {
     let items = f.suggestions.iter().enumerate().map(|(i, s)| {
         let onclick = {
             let (r, fi, line) = (s.release, s.installed, s.command_line.clone());
-            props
-                .ondispatch
-                .reform(move |_: MouseEvent| Action::ApplyFix(r, fi, line.clone()))
+            ondispatch.reform(move |_: MouseEvent| Action::ApplyFix(r, fi, line.clone()))
         };
         let graphs = s
             .cuda_graph_mode
