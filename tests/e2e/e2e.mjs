@@ -805,6 +805,21 @@ for (const theme of ['light', 'dark']) {
     report(await axe(page, `${theme} · compare`));
   });
 
+  // The release timeline and, for the seed story's crash at 0.25.0-prefix, the "How to make it run" panel.
+  check(`a11y-timeline-${theme}`, async (t) => {
+    const page = await t.open(`/index.html${SEED_FIXED}`, { theme });
+    await page.click('#tab-timeline');
+    await page.waitForSelector('#timeline-table tr.changed');
+    report(await axe(page, `${theme} · timeline`));
+  });
+
+  check(`a11y-fixes-${theme}`, async (t) => {
+    const page = await t.open(`/index.html${SEED_PREFIX}`, { theme });
+    await page.waitForSelector('section.fixes li.fix');
+    await expandAll(page);
+    report(await axe(page, `${theme} · fixes`));
+  });
+
   check(`a11y-matrix-${theme}`, async (t) => {
     const page = await t.open(`/index.html${SEED_PREFIX}`, { theme });
     await page.click('#tab-matrix');
