@@ -12,7 +12,7 @@ echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg)"
 cargo bench -q -p qpath-core --bench resolve 2>/dev/null | grep 'resolve:'
 # Node, not a browser: no CHROMEDRIVER/GECKODRIVER and no run_in_browser in that test file.
 env -u CHROMEDRIVER -u GECKODRIVER cargo test --profile web -p qpath-core --target wasm32-unknown-unknown \
-  --test wasm_bench -- --nocapture 2>&1 | grep "resolve:"
+  --test wasm_bench -- --nocapture 2>&1 | grep -E "resolve:|fix:|timeline:"
 if command -v valgrind >/dev/null; then
   # The bench binary cargo just built (its path from cargo, not the newest file: other builds share target/); 10
   # passes of the mix counted (the warm-up and set-up are not).

@@ -24,3 +24,39 @@ pub fn scenarios() -> Vec<Scenario> {
     }
     out
 }
+
+/// The fix finder's benchmark cases (issue 23): the seed story at 0.25.0-prefix on an L4, FLASH_ATTN forced with FP8
+/// on an A100, gpt-oss with FlashInfer forced on an L4 (sinks), FlashInfer with ngram speculative decoding on an H100
+/// at 0.29.0 (a CUDA-graph downgrade); each with its name. The golden tests (tests/golden_fix.rs) check their answers.
+pub fn fix_cases() -> Vec<(&'static str, Scenario)> {
+    let case = |name, gpu, release, cmd: &str| Hardware::parse(gpu).ok().map(|h| (name, Scenario::new(h, release, cmd)));
+    [
+        case(
+            "seed story (L4, 0.25.0-prefix, fp8)",
+            "l4",
+            Release::V0_25_0Prefix,
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8",
+        ),
+        case(
+            "FA2 + fp8 on A100",
+            "a100-80gb",
+            Release::V0_33_0,
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct --attention-backend FLASH_ATTN --kv-cache-dtype fp8",
+        ),
+        case(
+            "gpt-oss sinks, FlashInfer forced on L4",
+            "l4",
+            Release::V0_33_0,
+            "vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER",
+        ),
+        case(
+            "spec-decode CUDA-graph downgrade (H100, 0.29.0)",
+            "h100-sxm",
+            Release::V0_29_0,
+            r#"vllm serve meta-llama/Llama-3.1-8B-Instruct --attention-backend FLASHINFER --speculative-config '{"method": "ngram", "num_speculative_tokens": 3}'"#,
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}

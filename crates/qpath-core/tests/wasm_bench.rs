@@ -30,3 +30,26 @@ fn wasm_resolve_throughput() {
     );
     assert!(n > 0);
 }
+
+/// The fix finder's whole search per case and the seed story's timeline (issue 23's speed item), in the page's
+/// profile; the page adds its render. Prints milliseconds; asserts nothing about time.
+#[wasm_bindgen_test]
+fn wasm_fix_and_timeline() {
+    for (name, s) in qpath_core::bench_mix::fix_cases() {
+        let start = js_sys::Date::now();
+        let mut runs = 0;
+        let mut tried = 0;
+        while runs < 3 || js_sys::Date::now() - start < 500.0 {
+            tried = std::hint::black_box(qpath_core::fix::find(&s)).tried;
+            runs += 1;
+        }
+        let ms = (js_sys::Date::now() - start) / runs as f64;
+        console_log!("wasm fix: {name}: {ms:.1} ms ({tried} candidates)");
+    }
+    let (_, seed) = qpath_core::bench_mix::fix_cases().remove(0);
+    let start = js_sys::Date::now();
+    for _ in 0..10 {
+        std::hint::black_box(qpath_core::timeline::timeline(&seed));
+    }
+    console_log!("wasm timeline: seed story: {:.1} ms", (js_sys::Date::now() - start) / 10.0);
+}
