@@ -372,29 +372,26 @@ fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -
 /// asked, whatever the suggestions).
 fn fix_answer(a: &Args, scenario: &Scenario) -> Answer {
     let f = qpath_core::fix::find(scenario);
-    let v = verdict(&resolve(scenario));
-    let json = a.format == Some(Format::Json);
-    let text = if a.check {
-        v.check_line(json)
-    } else if json {
-        pretty(&f)
-    } else {
-        qpath_core::fix::markdown(&f)
-    };
-    Answer::out(text, v.code())
+    scenario_coded(a, scenario, &f, qpath_core::fix::markdown)
 }
 
 /// `qpath timeline`: Markdown (the table format too) or JSON; the exit code is the scenario's release's (`--vllm`).
 fn timeline_answer(a: &Args, scenario: &Scenario) -> Answer {
     let t = timeline::timeline(scenario);
+    scenario_coded(a, scenario, &t, timeline::markdown)
+}
+
+/// An answer about `scenario` (its fixes, its timeline) whose exit code is the scenario's own: `--check`'s line, the
+/// JSON of `value`, or its Markdown.
+fn scenario_coded<T: serde::Serialize>(a: &Args, scenario: &Scenario, value: &T, markdown: fn(&T) -> String) -> Answer {
     let v = verdict(&resolve(scenario));
     let json = a.format == Some(Format::Json);
     let text = if a.check {
         v.check_line(json)
     } else if json {
-        pretty(&t)
+        pretty(value)
     } else {
-        timeline::markdown(&t)
+        markdown(value)
     };
     Answer::out(text, v.code())
 }

@@ -56,6 +56,12 @@ impl Change {
     /// The change as the user writes it.
     pub fn describe(&self, cmd: &ServeCommand, s: &Scenario) -> String {
         let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "unset".to_string());
+        // `option: before → after`, an unset value written "unset".
+        fn set<T: std::fmt::Display>(option: &str, before: Option<T>, after: Option<T>) -> String {
+            let text = |v: Option<T>| v.map_or("unset".to_string(), |v| v.to_string());
+            format!("{option}: {} → {}", text(before), text(after))
+        }
+        let ac = &cmd.attention_config;
         match self {
             Change::AttentionBackend(b) => format!("--attention-backend: {} → {}", opt(&cmd.attention_backend), opt(b)),
             Change::KvCacheDtype(d) => format!("--kv-cache-dtype: {} → {d}", cmd.kv_cache_dtype),
@@ -63,29 +69,14 @@ impl Change {
                 "--kv-cache-dtype-skip-layers {} removed",
                 cmd.kv_cache_dtype_skip_layers.join(" ")
             ),
-            Change::BlockSize(b) => format!(
-                "--block-size: {} → {}",
-                cmd.block_size.map_or("unset".to_string(), |v| v.to_string()),
-                b.map_or("unset".to_string(), |v| v.to_string())
+            Change::BlockSize(b) => set("--block-size", cmd.block_size, *b),
+            Change::FlashAttnVersion(v) => set("--attention-config.flash_attn_version", ac.flash_attn_version, *v),
+            Change::DisableQQuant(v) => set(
+                "--attention-config.disable_flashinfer_q_quantization",
+                Some(ac.disable_flashinfer_q_quantization),
+                Some(*v),
             ),
-            Change::FlashAttnVersion(v) => format!(
-                "--attention-config.flash_attn_version: {} → {}",
-                cmd.attention_config
-                    .flash_attn_version
-                    .map_or("unset".to_string(), |v| v.to_string()),
-                v.map_or("unset".to_string(), |v| v.to_string())
-            ),
-            Change::DisableQQuant(v) => format!(
-                "--attention-config.disable_flashinfer_q_quantization: {} → {v}",
-                cmd.attention_config.disable_flashinfer_q_quantization
-            ),
-            Change::UseTrtllm(v) => format!(
-                "--attention-config.use_trtllm_attention: {} → {}",
-                cmd.attention_config
-                    .use_trtllm_attention
-                    .map_or("unset".to_string(), |v| v.to_string()),
-                v.map_or("unset".to_string(), |v| v.to_string())
-            ),
+            Change::UseTrtllm(v) => set("--attention-config.use_trtllm_attention", ac.use_trtllm_attention, *v),
             Change::CudaGraphMode("NONE") => "--enforce-eager added (no CUDA graphs)".to_string(),
             Change::CudaGraphMode(m) => format!("--compilation-config cudagraph_mode {m}"),
             Change::SpeculativeBackend(b) => format!(
