@@ -430,6 +430,13 @@ async fn applying_a_suggested_fix_makes_the_scenario_run() {
         "--attention-config.disable_flashinfer_q_quantization: false → true"
     );
     assert!(text(&root, "section.fixes").contains("vLLM 0.25.0-prefix → 0.25.0"));
+    // The verdict bar says the failure and the best fix in one line.
+    assert_eq!(
+        text(&root, "#verdict"),
+        "vLLM 0.25.0-prefix on NVIDIA L4 · vLLM would fail: group 1 (FLASHINFER, decode_jit): AssertionError: fp8 tensor \
+         core is not supported in fa2 backend · Best fix: --attention-config.disable_flashinfer_q_quantization: false → \
+         true (see How to make it run)"
+    );
     q(&root, "li.fix[data-index='0'] button.apply-fix")
         .unchecked_into::<HtmlElement>()
         .click();
@@ -450,6 +457,10 @@ async fn applying_a_suggested_fix_makes_the_scenario_run() {
         ("bfloat16".into(), "fa2".into())
     );
     assert!(location_hash().contains("disable_flashinfer_q_quantization"));
+    assert_eq!(
+        text(&root, "#verdict"),
+        "vLLM 0.25.0-prefix on NVIDIA L4 · vLLM would start and serve: FLASHINFER bf16/bf16 fa2/fa2"
+    );
 }
 
 #[wasm_bindgen_test]

@@ -76,6 +76,7 @@ pub fn app() -> Html {
                 { site_header(theme, ontheme) }
             }
             { notices(&state.notices, ondispatch.reform(|_: MouseEvent| Action::DismissNotices)) }
+            { verdict_bar(&report, &fixes, state.view == View::Explain) }
             // Embedded, the page has no header: its h1 is in main (visually hidden), and names main, which must stand apart
             // from the host page's own main.
             <main class="layout" aria-labelledby={embedded.then_some("embed-title")}>
@@ -99,5 +100,40 @@ pub fn app() -> Html {
                 { site_footer() }
             }
         </div>
+    }
+}
+
+/// The answer in one line, first and always in view (sticky at the top): vLLM starts and serves, or fails with which
+/// error, or runs with fewer CUDA graphs than asked; on which release and GPU; and beside a problem the best fix (no
+/// link: the page's address hash is its state), pointing to "How to make it run" when the explainer shows it.
+fn verdict_bar(report: &qpath_core::report::Report, fixes: &qpath_core::fix::Fixes, panel_shown: bool) -> Html {
+    use qpath_core::report::Verdict;
+    let message = qpath_core::render::verdict_message(report);
+    let (class, text) = match report.verdict {
+        Verdict::Fails => ("fails", format!("vLLM would fail: {message}")),
+        Verdict::CannotModel => ("cannot-model", message),
+        Verdict::Serves => match report.cuda_graphs.as_ref().filter(|c| c.mode != c.requested) {
+            Some(c) => (
+                "downgraded",
+                format!(
+                    "vLLM would serve, with cudagraph_mode {} instead of {}: {message}",
+                    c.mode, c.requested
+                ),
+            ),
+            None => ("serves", format!("vLLM would start and serve: {message}")),
+        },
+    };
+    let best = fixes.suggestions.first().map(|s| s.changes.join("; "));
+    html! {
+        <p id="verdict" class={classes!("verdict-bar", class)} role="status">
+            <span class="verdict-where">{ format!("vLLM {} on {}", report.vllm, report.gpu.name) }</span>
+            { " · " }<span class="verdict-text">{ text }</span>
+            if let Some(best) = best {
+                { " · " }<span class="verdict-fix">{ "Best fix: " }{ best }</span>
+                if panel_shown {
+                    { " (see How to make it run)" }
+                }
+            }
+        </p>
     }
 }

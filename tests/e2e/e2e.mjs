@@ -766,7 +766,7 @@ const SHOWCASE = {
   // A malformed link (notices) and a command line that does not parse (its error, vLLM's ArgumentError); the unknown
   // GPU gives way to the core's default GPU, as in the CLI and the JS API.
   'bad link and command': [hashOf({ gpu: 'h900', vllm: '0.25.0', cuda: 'banana', cmd: `${SEED_CMD} --no-such-flag 3` }),
-    'NVIDIA H100 SXM', '#notices + main #command-error'],
+    'NVIDIA H100 SXM', '#notices ~ main #command-error'],
 };
 
 for (const theme of ['light', 'dark']) {
@@ -803,6 +803,22 @@ for (const theme of ['light', 'dark']) {
     await page.waitForSelector('#compare-table .diff');
     await expandAll(page);
     report(await axe(page, `${theme} · compare`));
+  });
+
+  // The answer first: at 390 × 844 the verdict bar is in the first screen on load, and still in view after scrolling
+  // to the bottom (sticky).
+  check(`verdict-in-view-at-390-${theme}`, async (t) => {
+    const page = await t.open(`/index.html${SEED_PREFIX}`, { theme, width: 390, height: 844 });
+    await page.waitForSelector('#verdict.fails');
+    const inView = async () => page.$eval('#verdict', (el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight && r.height > 0;
+    });
+    if (!(await inView())) throw new Error('the verdict bar is not in the first screen at 390 × 844');
+    const text = await page.textContent('#verdict');
+    if (!text.includes('vLLM would fail: group 1 (FLASHINFER, decode_jit): AssertionError')) throw new Error(`verdict: ${text}`);
+    await page.evaluate(() => scrollTo(0, document.body.scrollHeight));
+    if (!(await inView())) throw new Error('the verdict bar scrolls out of view');
   });
 
   // The release timeline and, for the seed story's crash at 0.25.0-prefix, the "How to make it run" panel.

@@ -37,7 +37,7 @@ pub use config::{find_model_config, hf_cache_config, hf_hub_cache, FoundConfig};
 pub use line::{command_line, shell_quote};
 
 use qpath_core::gpu::GPUS;
-use qpath_core::matrix::{self, CellStatus, Matrix, MatrixMode};
+use qpath_core::matrix::{self, CellStatus, Matrix};
 use qpath_core::release::Release;
 use qpath_core::report::{self, Report, QPATH_LIMIT};
 use qpath_core::resolve::{default_cubins, resolve, Scenario};
@@ -124,45 +124,11 @@ impl Verdict {
 /// scenario's, else the first failing group's), what qpath cannot model (the scenario's `InputError`, a limit note, a
 /// group's `unmodelled`), or what every group runs (its backend, query dtypes and kernels: the matrix's picked cell).
 pub fn verdict(r: &Report) -> Verdict {
-    let (_, summary) = matrix::summarize_in(r, MatrixMode::Picked);
+    let message = qpath_core::render::verdict_message(r);
     match r.verdict {
-        report::Verdict::Fails => {
-            if r.error.is_some() {
-                return Verdict::Fails(format!("the scenario: {summary}"));
-            }
-            let Some((i, g, e)) = r
-                .groups
-                .iter()
-                .enumerate()
-                .find_map(|(i, g)| g.error.as_ref().map(|e| (i, g, e)))
-            else {
-                return Verdict::Fails(summary);
-            };
-            let role = if g.role == report::GroupRole::Drafter {
-                "drafter "
-            } else {
-                ""
-            };
-            Verdict::Fails(format!(
-                "group {} ({role}{}, {}): {summary}",
-                i + 1,
-                g.backend.name(),
-                e.stage.name()
-            ))
-        }
-        report::Verdict::CannotModel => {
-            if r.error.is_some() {
-                return Verdict::CannotModel(summary);
-            }
-            let note = r
-                .notes
-                .iter()
-                .find(|n| n.kind == report::NoteKind::Limit)
-                .map(|n| n.text.as_str());
-            let group = r.groups.iter().find_map(|g| g.unmodelled.as_deref());
-            Verdict::CannotModel(options::echo_words(note.or(group).unwrap_or(QPATH_LIMIT)))
-        }
-        report::Verdict::Serves => Verdict::Serves(summary),
+        report::Verdict::Fails => Verdict::Fails(message),
+        report::Verdict::CannotModel => Verdict::CannotModel(message),
+        report::Verdict::Serves => Verdict::Serves(message),
     }
 }
 
