@@ -919,7 +919,7 @@ mod issue15 {
             kv_cache_dtypes: vec!["fp8"],
             gpus: vec!["l4"],
             cells,
-            mode: MatrixMode::FlashInfer,
+            mode: matrix::MatrixMode::FlashInfer,
             mla: false,
         };
         let ok = || cell(CellStatus::Ok, "bf16/bf16 fa2/fa2");

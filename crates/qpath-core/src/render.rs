@@ -363,6 +363,40 @@ pub fn markdown(r: &Report, command_line: &str, link: Option<&str>) -> String {
     out
 }
 
+/// What a report's verdict says, after "vLLM would start and serve: " / "vLLM would fail: " (the CLI's `--check` line
+/// and the page's verdict bar): vLLM's error (the scenario's, else the first failing group's with its backend and
+/// stage), what qpath cannot model (the scenario's `InputError`, a limit note, a group's `unmodelled`), or what every
+/// group runs (its backend, query dtypes and kernels: the matrix's picked cell).
+pub fn verdict_message(r: &Report) -> String {
+    let (_, summary) = crate::matrix::summarize_in(r, crate::matrix::MatrixMode::Picked);
+    match r.verdict {
+        Verdict::Fails => {
+            if r.error.is_some() {
+                return format!("the scenario: {summary}");
+            }
+            let Some((i, g, e)) = r
+                .groups
+                .iter()
+                .enumerate()
+                .find_map(|(i, g)| g.error.as_ref().map(|e| (i, g, e)))
+            else {
+                return summary;
+            };
+            let role = if g.role == GroupRole::Drafter { "drafter " } else { "" };
+            format!("group {} ({role}{}, {}): {summary}", i + 1, g.backend.name(), e.stage.name())
+        }
+        Verdict::CannotModel => {
+            if r.error.is_some() {
+                return summary;
+            }
+            let note = r.notes.iter().find(|n| n.kind == NoteKind::Limit).map(|n| n.text.as_str());
+            let group = r.groups.iter().find_map(|g| g.unmodelled.as_deref());
+            echo_words(note.or(group).unwrap_or(QPATH_LIMIT))
+        }
+        Verdict::Serves => summary,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -584,39 +618,5 @@ mod tests {
         );
         let t = text(&on("b200", "vllm serve meta-llama/Llama-3.1-8B-Instruct"));
         assert!(!t.contains("MLA") && !t.contains("runs: prefill"), "{t}");
-    }
-}
-
-/// What a report's verdict says, after "vLLM would start and serve: " / "vLLM would fail: " (the CLI's `--check` line
-/// and the page's verdict bar): vLLM's error (the scenario's, else the first failing group's with its backend and
-/// stage), what qpath cannot model (the scenario's `InputError`, a limit note, a group's `unmodelled`), or what every
-/// group runs (its backend, query dtypes and kernels: the matrix's picked cell).
-pub fn verdict_message(r: &Report) -> String {
-    let (_, summary) = crate::matrix::summarize_in(r, crate::matrix::MatrixMode::Picked);
-    match r.verdict {
-        Verdict::Fails => {
-            if r.error.is_some() {
-                return format!("the scenario: {summary}");
-            }
-            let Some((i, g, e)) = r
-                .groups
-                .iter()
-                .enumerate()
-                .find_map(|(i, g)| g.error.as_ref().map(|e| (i, g, e)))
-            else {
-                return summary;
-            };
-            let role = if g.role == GroupRole::Drafter { "drafter " } else { "" };
-            format!("group {} ({role}{}, {}): {summary}", i + 1, g.backend.name(), e.stage.name())
-        }
-        Verdict::CannotModel => {
-            if r.error.is_some() {
-                return summary;
-            }
-            let note = r.notes.iter().find(|n| n.kind == NoteKind::Limit).map(|n| n.text.as_str());
-            let group = r.groups.iter().find_map(|g| g.unmodelled.as_deref());
-            echo_words(note.or(group).unwrap_or(QPATH_LIMIT))
-        }
-        Verdict::Serves => summary,
     }
 }
