@@ -43,7 +43,9 @@ pub fn fix_panel(f: &Fixes, ondispatch: &Callback<Action>) -> Html {
     html! {
         <section class="fixes" aria-labelledby="fixes-title">
             <h2 id="fixes-title">{ heading }</h2>
-            if f.suggestions.is_empty() {
+            if let Some(why) = &f.skipped {
+                <p class="fix-none">{ format!("{why}.") }</p>
+            } else if f.suggestions.is_empty() {
                 <p class="fix-none">{ format!("No command line one or two changes away runs ({} tried).", f.tried) }
                     if let Some(c) = &f.closest {
                         { format!(" The closest, {} (vLLM {}), still gives: {}", c.changes.join("; "), c.release.name(), c.outcome) }

@@ -178,7 +178,13 @@ pub struct Fixes {
     pub closest: Option<Suggestion>,
     /// How many candidate scenarios were resolved.
     pub tried: usize,
+    /// Why no search was made for a scenario with a problem (a command line longer than [`MAX_SEARCHED_LINE`]).
+    pub skipped: Option<String>,
 }
+
+/// The longest command line (bytes) the fix finder searches around: each candidate writes and reads the line again,
+/// so a pasted megabyte would cost the page seconds per keystroke (the answer itself stays).
+pub const MAX_SEARCHED_LINE: usize = 16 << 10;
 
 /// The most suggestions [`find`] returns.
 pub const MAX_SUGGESTIONS: usize = 5;
@@ -298,6 +304,7 @@ pub fn find(s: &Scenario) -> Fixes {
         suggestions: Vec::new(),
         closest: None,
         tried: 0,
+        skipped: None,
     };
     if base.verdict == Verdict::CannotModel {
         fixes.problem = None;
@@ -305,6 +312,14 @@ pub fn find(s: &Scenario) -> Fixes {
         return fixes;
     }
     if fixes.problem.is_none() {
+        return fixes;
+    }
+    if s.command_line.len() > MAX_SEARCHED_LINE {
+        fixes.skipped = Some(format!(
+            "qpath searches for fixes around command lines of up to {} KiB; this one is {} bytes",
+            MAX_SEARCHED_LINE >> 10,
+            s.command_line.len()
+        ));
         return fixes;
     }
     let Ok(cmd) = serve::parse(s.release, &s.command_line) else {
@@ -484,6 +499,10 @@ pub fn markdown(f: &Fixes) -> String {
         (Some(Problem::CudaGraphDowngrade { requested, resolved }), _) => out.push_str(&format!(
             "**vLLM runs, but downgrades cudagraph_mode {requested} → {resolved}.**\n"
         )),
+    }
+    if let Some(why) = &f.skipped {
+        out.push_str(&format!("\n{why}.\n"));
+        return out;
     }
     if f.suggestions.is_empty() {
         out.push_str(&format!(

@@ -222,8 +222,7 @@ fn changes(before: &Report, after: &Report) -> Vec<TimelineChange> {
         let what = match (&b.error, &a.error) {
             (None, Some(e)) => format!("fails: {e}"),
             (Some(_), None) => "no longer fails".to_string(),
-            (Some(_), Some(e)) => format!("fails differently: {e}"),
-            (None, None) => unreachable!("the errors differ"),
+            (_, e) => format!("fails differently: {}", e.as_deref().unwrap_or_default()),
         };
         let at = after.error.as_ref().and_then(|e| e.source.clone());
         out.push(TimelineChange {

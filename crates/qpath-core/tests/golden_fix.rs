@@ -156,6 +156,20 @@ fn nothing_to_fix_and_cannot_model() {
     );
 }
 
+/// A command line over the searched size gets no search (and says why); its answer is still the explainer's.
+#[test]
+fn a_huge_command_line_is_not_searched() {
+    let line = format!("{LLAMA} --kv-cache-dtype fp8 --served-model-name {}", "m".repeat(20_000));
+    let f = fixes("l4", "0.25.0-prefix", &line);
+    assert!(matches!(f.problem, Some(Problem::Fails(_))), "{f:#?}");
+    assert_eq!(f.tried, 0);
+    assert!(f
+        .skipped
+        .as_deref()
+        .unwrap()
+        .starts_with("qpath searches for fixes around command lines of up to 16 KiB"));
+}
+
 /// An option only newer releases have: the fix is the first release that reads it.
 #[test]
 fn an_option_of_a_newer_release_moves_the_release() {
