@@ -46,17 +46,18 @@
 # scenario in the App): wasm +7,217 B gzip (429,597; 1,068,076 raw), qpath.css +67 B (4,561), total 444,487 B, measured;
 # not paid either (the same reason); ceilings at the measured sizes. Then the verdict bar (the answer in one line,
 # sticky; core's render::verdict_message shared with the CLI's --check): wasm +871 B (430,468; 1,070,504 raw), css
-# +55 B (4,616), total 445,409 B; not paid; ceilings at the measured sizes.
+# +55 B (4,616), total 445,409 B; not paid; ceilings at the measured sizes. Then the fix finder's 16 KiB guard (no
+# search around a pasted megabyte) and its message: wasm +353 B (430,821; 1,070,936 raw), total 445,763 B; not paid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 [ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
 
 TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced yet
-TOTAL_GZIP_LIMIT=445409
+TOTAL_GZIP_LIMIT=445763
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 430468  1070504
+qpath-web_bg.wasm                 430821  1070936
 qpath-web.js                        7018        -
 snippets/*/inline0.js                502        -
 snippets/*/inline1.js               1181        -
