@@ -96,8 +96,8 @@ pub fn timeline(base: &Scenario) -> Timeline {
         let report = resolve(&s);
         gpu.clone_from(&report.gpu.name);
         let mut row = row_of(release, &report);
-        if let Some(before) = &previous {
-            row.changes = changes(before, &report);
+        if let (Some(before), Some(b)) = (&previous, rows.last()) {
+            row.changes = changes(before, b, &report, &row);
         }
         rows.push(row);
         previous = Some(report);
@@ -208,10 +208,10 @@ fn kernel_list(kernels: &[Kernel]) -> String {
     kernels.iter().map(|k| k.name()).collect::<Vec<_>>().join(" | ")
 }
 
-/// What differs between two releases' reports of the same scenario, each with its deciding step.
-fn changes(before: &Report, after: &Report) -> Vec<TimelineChange> {
+/// What differs between two releases' reports of the same scenario (`b`, `a`: their rows, already made), each with its
+/// deciding step.
+fn changes(before: &Report, b: &TimelineRow, after: &Report, a: &TimelineRow) -> Vec<TimelineChange> {
     let mut out = Vec::new();
-    let (b, a) = (row_of(Release::ALL[0], before), row_of(Release::ALL[0], after));
     // vLLM's text decides: qpath's hints after it name the release (`… not of 0.28.0`).
     let vllm_text = |r: &Report| {
         r.error
