@@ -8,18 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
-if [ ! -f "$DIST/index.html" ]; then
-  echo "perf: $DIST/index.html is missing; build the site first (make test, or trunk build --release)" >&2
-  exit 1
-fi
-if [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/lighthouse ]; then
-  echo "perf: tests/e2e/node_modules is missing; install it with scripts/setup.sh test (or: cd tests/e2e && npm ci)" >&2
-  exit 1
-fi
-CHROMIUM="${QPATH_CHROMIUM:-/usr/bin/chromium}"
-if [ ! -x "$CHROMIUM" ]; then
-  echo "perf: $CHROMIUM is missing; install Debian's chromium with scripts/setup.sh test" >&2
-  exit 1
-fi
+. scripts/browser-prereqs.sh
+need_site perf "$DIST"
+need_node_modules perf lighthouse
+need_chromium perf
 export CHROME_PATH="${CHROME_PATH:-$CHROMIUM}"
 exec node tests/e2e/perf.mjs "$(cd "$DIST" && pwd)"

@@ -12,22 +12,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$#" -gt 0 ] || set -- dist
+. scripts/browser-prereqs.sh
 for arg in "$@"; do
   dir="$arg"
   case "$arg" in [!/]*=*) dir="${arg#*=}" ;; esac
-  if [ ! -f "$dir/index.html" ]; then
-    echo "startup: $dir/index.html is missing; build the site first (make test, or trunk build --release)" >&2
-    exit 1
-  fi
+  need_site startup "$dir"
 done
-if [ ! -d tests/e2e/node_modules/playwright-core ]; then
-  echo "startup: tests/e2e/node_modules is missing; install it with scripts/setup.sh test (or: cd tests/e2e && npm ci)" >&2
-  exit 1
-fi
-CHROMIUM="${QPATH_CHROMIUM:-/usr/bin/chromium}"
-if [ ! -x "$CHROMIUM" ]; then
-  echo "startup: $CHROMIUM is missing; install Debian's chromium with scripts/setup.sh test" >&2
-  exit 1
-fi
+need_node_modules startup
+need_chromium startup
 export QPATH_CHROMIUM="$CHROMIUM"
 exec node tests/e2e/startup.mjs "$@"
