@@ -18,6 +18,7 @@ pub mod gpu_list;
 pub mod gpu_picker;
 pub mod hooks;
 pub mod inputs;
+pub mod log_view;
 pub mod matrix_view;
 pub mod model_fieldset;
 pub mod release_fieldset;

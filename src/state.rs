@@ -40,6 +40,16 @@ pub enum View {
     Matrix,
     /// The scenario at every release (`qpath_core::timeline`).
     Timeline,
+    /// A pasted vLLM log: what it says, and qpath's lines beside its own (`qpath_core::explain_log`).
+    Log,
+}
+
+/// A pasted vLLM log, read and applied to the scenario (not in the link: a log is too large for one). The text itself
+/// is not kept: the textarea holds it, and the reading holds what the comparison needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PastedLog {
+    pub reading: qpath_core::explain_log::LogReading,
+    pub built: qpath_core::explain_log::Built,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -76,6 +86,8 @@ pub struct Page {
     pub theme: Option<String>,
     /// `origin=` of the link: the embedding page's origin, the only one an iframe posts its state to.
     pub origin: Option<String>,
+    /// The last log pasted into the log view, read.
+    pub log: Option<Rc<PastedLog>>,
 }
 
 /// One change a control makes to the flags; applied to [`Page::last_valid`] and formatted back into the command line.
@@ -118,6 +130,9 @@ pub enum Action {
     SetFlashInfer(Option<FlashInfer>),
     /// The command line typed or pasted.
     SetCommand(String),
+    /// A vLLM log pasted into the log view: its GPU, release, FlashInfer, CUDA and command line replace the page's
+    /// where it gives them (one step: back undoes it); blank text clears it.
+    PasteLog(String),
     /// A fix finder's suggestion applied: its release, installed FlashInfer and command line, in one step (back
     /// undoes it).
     ApplyFix(Release, Option<FlashInfer>, String),
@@ -188,6 +203,7 @@ impl Page {
             embed: false,
             theme: None,
             origin: None,
+            log: None,
         }
     }
 }
@@ -297,6 +313,39 @@ impl Page {
         self.model_config
             .as_deref()
             .is_some_and(|c| hash::minify_json(c).is_some() && !hash::carries_config(&self.hash()))
+    }
+
+    /// Reads a pasted log and takes from it what it gives (see [`Action::PasteLog`]); a release qpath cannot model
+    /// changes nothing but the log view, which says so.
+    fn paste_log(&mut self, text: &str) {
+        use qpath_core::explain_log::{self, CommandSource};
+        if text.trim().is_empty() {
+            self.log = None;
+            return;
+        }
+        let reading = explain_log::read(text);
+        let fallback = qpath_core::options::ScenarioOptions {
+            gpu: Some(self.gpu),
+            compute_capability: None,
+            release: Some(self.release),
+            cuda: Some(self.cuda),
+            cubins: self.cubins,
+            flashinfer: self.flashinfer,
+            vllm_version: self.vllm_version.clone(),
+        };
+        let built = explain_log::build(&reading, &fallback, &self.command);
+        if built.cannot_model.is_none() {
+            let o = &built.options;
+            self.gpu = o.gpu_or_default();
+            self.release = o.release_or_default();
+            self.vllm_version = o.vllm_version.clone();
+            self.flashinfer = o.flashinfer;
+            self.cuda = o.cuda_or_default();
+            if built.command_from != CommandSource::None {
+                self.set_command(built.command_line.clone());
+            }
+        }
+        self.log = Some(Rc::new(PastedLog { reading, built }));
     }
 
     fn set_command(&mut self, text: String) {
@@ -417,6 +466,7 @@ impl Reducible for Page {
                 next.set_command(t);
                 next.history = History::Replace;
             }
+            Action::PasteLog(text) => next.paste_log(&text),
             Action::ApplyFix(r, f, t) => {
                 next.release = r;
                 next.vllm_version = None;

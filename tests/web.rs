@@ -1066,3 +1066,45 @@ async fn the_sparse_deepseek_v32_takes_fp8_ds_mla_from_the_cache_select() {
         Some("512")
     );
 }
+
+/// A real vLLM 0.26.0 log from an RTX 5090 (vllm-project/vllm#50705; tests/fixtures/logs/sources.toml), the fixture
+/// the core's golden_explain_log.rs reads too.
+const LOG_RTX5090_026: &str = include_str!("../crates/qpath-core/tests/fixtures/logs/rtx5090-qwen3-8b-fp8-flashinfer-jit.log");
+
+/// Explain a log: pasting a real log sets the page to its scenario (GPU, release, command line from its non-default
+/// args) and puts qpath's lines beside the log's: the backend selection line is the same, at the log's line 18.
+#[wasm_bindgen_test]
+async fn a_pasted_log_sets_its_scenario_and_shows_the_lines_side_by_side() {
+    let root = mount().await;
+    q(&root, "#tab-log").unchecked_into::<HtmlElement>().click();
+    flush().await;
+    assert!(eventually(|| exists(&root, "#log-input")).await);
+    let area: HtmlTextAreaElement = q(&root, "#log-input").unchecked_into();
+    area.set_value(LOG_RTX5090_026);
+    area.dispatch_event(&bubbling("input")).unwrap();
+    flush().await;
+    assert!(eventually(|| exists(&root, "#log-rows")).await);
+    assert_eq!(command(&root), "vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp8");
+    assert_select(&root, "#release", "0.26.0").await;
+    assert!(
+        text(&root, "#verdict").starts_with("vLLM 0.26.0 on GeForce RTX 5090"),
+        "{}",
+        text(&root, "#verdict")
+    );
+    let same = text(&root, "#log-rows tr.same");
+    assert!(
+        same.contains(
+            "INFO [cuda.py:482] Using FLASHINFER attention backend out of potential backends: ['FLASHINFER', 'TRITON_ATTN']."
+        ) && same.contains("line 18:"),
+        "{same}"
+    );
+    assert!(text(&root, "#log-read").contains("vLLM 0.26.0 (line 4)"));
+    assert!(!exists(&root, "#log-missing"), "the log gives version, GPU and arguments");
+    // A log without a GPU or version keeps the page's and says so; markup in it is text.
+    area.set_value("INFO 08-21 05:41:30 [api_utils.py:273] non-default args: {'model_tag': '<b>x</b>'}");
+    area.dispatch_event(&bubbling("input")).unwrap();
+    flush().await;
+    assert!(eventually(|| text(&root, "#log-missing").contains("Not in the log: the GPU")).await);
+    assert!(!exists(&root, "#log-read b"), "no markup from the log");
+    assert_select(&root, "#release", "0.26.0").await;
+}

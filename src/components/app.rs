@@ -15,6 +15,7 @@ use crate::components::fix_panel::fix_panel;
 use crate::components::gpu_picker::gpu_picker;
 use crate::components::hooks::{current_hash, use_after_first_frame, use_hash_sync, use_size_messages, use_theme};
 use crate::components::inputs::inputs;
+use crate::components::log_view::log_view;
 use crate::components::matrix_view::MatrixView;
 use crate::components::results::Results;
 use crate::components::views::{compare_view, share, timeline_view, view_tabs};
@@ -61,6 +62,7 @@ pub fn app() -> Html {
                 onpick={ondispatch.reform(|(g, kv)| Action::PickCell(g, kv))} />
         },
         View::Timeline => timeline_view(&state.scenario()),
+        View::Log => log_view(state.log.as_deref(), &report, &ondispatch),
     };
     // One parse of the command line serves the error line and the unused-flags line.
     let (shared_command, dropped_env) = state.shared_command();

@@ -29,6 +29,7 @@ pub fn view_tabs(view: View, ondispatch: &Callback<Action>) -> Html {
             { tab(View::Compare, "tab-compare", "Compare releases") }
             { tab(View::Matrix, "tab-matrix", "All GPUs × cache dtypes") }
             { tab(View::Timeline, "tab-timeline", "Release timeline") }
+            { tab(View::Log, "tab-log", "Explain a log") }
         </div>
     }
 }

@@ -29,6 +29,10 @@ pub struct Args {
     pub timeline: bool,
     /// `qpath fix`: the command lines near this one that run.
     pub fix: bool,
+    /// `qpath explain-log FILE`: the log to read (`-`: standard input); the command after `--` is then optional.
+    pub log: Option<String>,
+    /// The scenario options given on the command line (explain-log: they override what the log says).
+    pub given: Vec<OptionKey>,
     /// `qpath matrix --backend`: what the matrix shows (default FlashInfer's groups over its cache dtypes).
     pub matrix_mode: MatrixMode,
     pub options: ScenarioOptions,
@@ -74,6 +78,7 @@ pub const USAGE_LINE: &str = "usage: qpath [OPTIONS] -- [ENV=VAL ...] vllm serve
        qpath matrix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath timeline [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath fix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
+       qpath explain-log [OPTIONS] FILE|-
        qpath gpus | releases [--format table|json] | completions SHELL
 see `qpath --help`";
 
@@ -85,10 +90,12 @@ const EXAMPLES: &str = "examples:
   qpath matrix --backend picked -- vllm serve Qwen/Qwen3-4B           # the backend vLLM picks on every GPU
   qpath timeline --gpu l4 -- vllm serve M --kv-cache-dtype fp8        # every release, and what changed where
   qpath fix --gpu l4 --vllm 0.25.0-prefix -- vllm serve M --kv-cache-dtype fp8   # what to run instead
+  qpath explain-log --gpu rtx-5090 vllm.log                           # a log: its scenario, line by line
   qpath --check -- vllm serve M --kv-cache-dtype fp8 || exit 1      # CI: the exit code only";
 
 /// The exit codes, shown by `--help` (the README's table says the same).
-pub const EXIT_CODES: &str = "exit codes (the same for a scenario, `matrix`, `timeline`, `fix`, `gpus` and `releases`):
+pub const EXIT_CODES: &str =
+    "exit codes (the same for a scenario, `matrix`, `timeline`, `fix`, `explain-log`, `gpus` and `releases`):
   0  vLLM would start and serve (matrix: every cell; timeline: at --vllm, default the newest release)
   1  vLLM would fail: the report says where (the scenario's error, or a group's `error`; matrix: any cell)
   2  qpath could not read the input (its own options, a config.json it cannot read) or cannot model it
@@ -237,6 +244,21 @@ pub fn command() -> Command {
             &["markdown", "md", "table", "json"],
         ))
         .subcommand(
+            scenario_args(
+                Command::new("explain-log")
+                    .about("read a vLLM start-up log or traceback: its scenario (version, GPU, non-default args, model), qpath's answer, and qpath's log lines and error beside the log's, line by line; options fill what the log lacks and override what it says")
+                    .args_override_self(true)
+                    .arg(
+                        Arg::new("log")
+                            .value_name("FILE")
+                            .required(true)
+                            .help("the log (`-`: standard input)"),
+                    ),
+                &["table", "markdown", "md", "json"],
+            )
+            .mut_arg("command", |a| a.help("the command line to use when the log has none")),
+        )
+        .subcommand(
             Command::new("gpus")
                 .about("list the GPU table")
                 .args_override_self(true)
@@ -285,6 +307,7 @@ pub fn parse_args(argv: &[String]) -> Result<Action, UsageError> {
         Some(("matrix", sub)) => scenario_of(sub, Mode::Matrix),
         Some(("timeline", sub)) => scenario_of(sub, Mode::Timeline),
         Some(("fix", sub)) => scenario_of(sub, Mode::Fix),
+        Some(("explain-log", sub)) => scenario_of(sub, Mode::ExplainLog),
         _ => scenario_of(&m, Mode::Scenario),
     }
 }
@@ -296,18 +319,21 @@ enum Mode {
     Matrix,
     Timeline,
     Fix,
+    ExplainLog,
 }
 
 fn scenario_of(m: &ArgMatches, mode: Mode) -> Result<Action, UsageError> {
     let matrix = mode == Mode::Matrix;
     let mut options = ScenarioOptions::default();
+    let mut given = Vec::new();
     for key in OptionKey::ALL {
         if let Some(value) = m.get_one::<String>(key.name()) {
             options.set(key, value).map_err(|e| UsageError::usage(option_message(&e)))?;
+            given.push(key);
         }
     }
     let command: Vec<String> = m.get_many::<String>("command").into_iter().flatten().cloned().collect();
-    if command.is_empty() {
+    if command.is_empty() && mode != Mode::ExplainLog {
         return Err(UsageError::usage(
             "give the vLLM command line after `--`, e.g. `qpath --gpu l4 -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8`",
         ));
@@ -323,6 +349,8 @@ fn scenario_of(m: &ArgMatches, mode: Mode) -> Result<Action, UsageError> {
         matrix,
         timeline: mode == Mode::Timeline,
         fix: mode == Mode::Fix,
+        log: (mode == Mode::ExplainLog).then(|| m.get_one::<String>("log").cloned().unwrap_or_default()),
+        given,
         matrix_mode,
         options,
         format: format_of(m),

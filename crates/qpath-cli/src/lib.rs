@@ -7,6 +7,7 @@
 //! qpath matrix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] all GPUs x cache dtypes (--backend flashinfer|picked)
 //! qpath timeline [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] every release, and what changed where
 //! qpath fix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]      what to run instead
+//! qpath explain-log [OPTIONS] FILE|- [-- vllm serve …]                 a pasted log: its scenario, line by line
 //! qpath gpus | releases [--format table|json]                          the tables
 //! qpath completions bash|zsh|fish|elvish|powershell                    a shell's completion script
 //! ```
@@ -27,6 +28,7 @@
 
 mod args;
 mod config;
+mod explain;
 mod line;
 
 pub use args::{
@@ -203,6 +205,7 @@ pub fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> An
             clap_complete::generate(shell, &mut command(), "qpath", &mut out);
             Answer::out(String::from_utf8_lossy(&out), exit::SERVES)
         }
+        Ok(Action::Scenario(a)) if a.log.is_some() => explain::explain_answer(&a, json, env),
         Ok(Action::Scenario(a)) => scenario_answer(&a, json, env),
     }
 }

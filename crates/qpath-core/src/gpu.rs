@@ -100,6 +100,94 @@ pub fn find(id: &str) -> Option<&'static Gpu> {
     GPUS.iter().find(|g| g.id == id)
 }
 
+/// The GPU of a device name as `nvidia-smi`, `torch.cuda.get_device_name()` and vLLM's `collect_env` print it
+/// (`NVIDIA H100 80GB HBM3`, `NVIDIA A100-SXM4-40GB`, `Tesla T4`, `NVIDIA GeForce RTX 4090`), or of the table's own
+/// name or id; `None` when no row matches. Words are compared case-insensitively after splitting on blanks and `-`; a
+/// model without a variant word (`H100 80GB HBM3`) is its SXM / most common form.
+pub fn from_device_name(name: &str) -> Option<&'static Gpu> {
+    let trimmed = name.trim();
+    if let Some(g) = GPUS
+        .iter()
+        .find(|g| g.id.eq_ignore_ascii_case(trimmed) || g.name.eq_ignore_ascii_case(trimmed))
+    {
+        return Some(g);
+    }
+    let upper = trimmed.to_ascii_uppercase();
+    let words: Vec<&str> = upper
+        .split(|c: char| c.is_whitespace() || c == '-' || c == '_')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    let id = if has("GH200") {
+        "gh200"
+    } else if has("GB200") {
+        "gb200"
+    } else if has("GB300") {
+        "gb300"
+    } else if has("GB10") || has("SPARK") {
+        "dgx-spark"
+    } else if has("B300") {
+        "b300"
+    } else if has("B200") {
+        "b200"
+    } else if has("H200") {
+        "h200"
+    } else if has("H20") {
+        "h20"
+    } else if has("H100") || has("H800") {
+        if has("PCIE") {
+            "h100-pcie"
+        } else if has("NVL") {
+            "h100-nvl"
+        } else {
+            "h100-sxm"
+        }
+    } else if has("A100") || has("A800") {
+        if words.iter().any(|w| w.starts_with("40")) {
+            "a100-40gb"
+        } else {
+            "a100-80gb"
+        }
+    } else if has("A10G") {
+        "a10g"
+    } else if has("A10") {
+        "a10"
+    } else if has("A30") {
+        "a30"
+    } else if has("A40") {
+        "a40"
+    } else if has("A6000") {
+        "rtx-a6000"
+    } else if has("L40S") {
+        "l40s"
+    } else if has("L40") {
+        "l40"
+    } else if has("L4") {
+        "l4"
+    } else if has("T4") {
+        "t4"
+    } else if has("V100") {
+        "v100"
+    } else if has("5090") {
+        "rtx-5090"
+    } else if has("4090") {
+        "rtx-4090"
+    } else if has("3090") {
+        "rtx-3090"
+    } else if has("6000") && has("ADA") {
+        "rtx-6000-ada"
+    } else if has("6000") && has("BLACKWELL") {
+        "rtx-pro-6000-blackwell"
+    } else if has("THOR") {
+        "jetson-agx-thor"
+    } else if has("ORIN") {
+        "jetson-agx-orin"
+    } else {
+        return None;
+    };
+    find(id)
+}
+
 /// The architectures of the table, each once, ordered by their lowest capability.
 pub fn architectures() -> Vec<&'static str> {
     let mut rows: Vec<&Gpu> = GPUS.iter().collect();
@@ -275,6 +363,44 @@ mod tests {
 
     fn gpu(id: &str) -> Gpu {
         *find(id).unwrap_or_else(|| panic!("{id} missing"))
+    }
+
+    /// Device names as nvidia-smi / torch print them, and every row's own id and name, find their row.
+    #[test]
+    fn device_names_find_their_row() {
+        for (name, id) in [
+            ("NVIDIA H100 80GB HBM3", "h100-sxm"),
+            ("NVIDIA H100 PCIe", "h100-pcie"),
+            ("NVIDIA H100 NVL", "h100-nvl"),
+            ("NVIDIA A100-SXM4-80GB", "a100-80gb"),
+            ("NVIDIA A100-SXM4-40GB", "a100-40gb"),
+            ("NVIDIA A100-PCIE-40GB", "a100-40gb"),
+            ("NVIDIA L4", "l4"),
+            ("NVIDIA L40S", "l40s"),
+            ("NVIDIA L40", "l40"),
+            ("Tesla T4", "t4"),
+            ("Tesla V100-SXM2-32GB", "v100"),
+            ("NVIDIA GeForce RTX 4090", "rtx-4090"),
+            ("NVIDIA GeForce RTX 5090", "rtx-5090"),
+            ("NVIDIA H200", "h200"),
+            ("NVIDIA H20", "h20"),
+            ("NVIDIA GH200 480GB", "gh200"),
+            ("NVIDIA B200", "b200"),
+            ("NVIDIA A10G", "a10g"),
+            ("NVIDIA A10", "a10"),
+            ("NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"),
+            ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "rtx-pro-6000-blackwell"),
+            ("NVIDIA GB10", "dgx-spark"),
+        ] {
+            assert_eq!(from_device_name(name).map(|g| g.id), Some(id), "{name}");
+        }
+        for g in GPUS {
+            assert_eq!(from_device_name(g.id).map(|f| f.id), Some(g.id));
+            assert_eq!(from_device_name(g.name).map(|f| f.id), Some(g.id));
+        }
+        for unknown in ["", "AMD Instinct MI300X", "NVIDIA", "Intel(R) Data Center GPU Max 1550"] {
+            assert_eq!(from_device_name(unknown).map(|g| g.id), None, "{unknown}");
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod choices;
 pub mod cudagraph;
 pub mod drafter;
 pub mod dtype;
+pub mod explain_log;
 mod fasthash;
 pub mod fix;
 pub mod float;

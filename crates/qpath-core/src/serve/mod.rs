@@ -48,6 +48,7 @@ pub fn backend_exists(r: crate::release::Release, name: &str) -> bool {
 }
 mod escape;
 mod format;
+mod from_args;
 mod graphs;
 mod json;
 pub mod limits;
@@ -62,6 +63,7 @@ mod tests;
 
 pub use self::escape::{escape_for_message, hidden_characters, is_hidden};
 pub use self::format::{format, option_units, without_unread_env, DROPPED_VALUE, READ_ENV};
+pub use self::from_args::{command_from_args, RebuiltCommand};
 pub use self::graphs::{cuda_graphs, CudaGraphs};
 pub(crate) use self::json::non_finite_of;
 pub use self::parse::{parse, unused_option};
