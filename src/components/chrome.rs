@@ -29,6 +29,23 @@ pub fn site_header(theme: Theme, ontheme: Callback<MouseEvent>) -> Html {
                    FlashAttention, Triton, DeepSeek's MLA backends, …), the query dtype and kernel it runs in prefill and decode, whether it crashes, \
                    and why: restated from each release's source, computed in your browser." }
             </p>
+            <details id="help" class="help">
+                <summary>{ "What you can ask here" }</summary>
+                <ul>
+                    <li><strong>{ "What should I run instead? " }</strong>{ "Above a scenario vLLM fails with (or runs with \
+                        fewer CUDA graphs than asked), \"How to make it run\" lists the command lines one or two changes \
+                        away that run, best first; Apply sets one. Example: an NVIDIA L4, vLLM 0.25.0-prefix, \
+                        `--kv-cache-dtype fp8`: the first fix keeps FlashInfer and the FP8 cache with \
+                        `--attention-config '{\"disable_flashinfer_q_quantization\": true}'`." }</li>
+                    <li><strong>{ "Did this change between releases? " }</strong>{ "The \"Release timeline\" tab runs the \
+                        scenario at every release and marks where the answer changes, with the rule that decides it. \
+                        Example: the same L4 scenario fails at 0.25.0-prefix and runs again at 0.25.0." }</li>
+                    <li><strong>{ "What does my log say? " }</strong>{ "The \"Explain a log\" tab reads a pasted vLLM \
+                        start-up log or traceback (its version, GPU, non-default args, model), sets the page to that \
+                        scenario, and puts qpath's log lines beside the log's, line by line. Example: a 0.26.0 log from \
+                        an RTX 5090 with `kv_cache_dtype: fp8` gives FlashInfer's selection line, the same as the log's." }</li>
+                </ul>
+            </details>
         </header>
     }
 }
