@@ -48,22 +48,24 @@
 # sticky; core's render::verdict_message shared with the CLI's --check): wasm +871 B (430,468; 1,070,504 raw), css
 # +55 B (4,616), total 445,409 B; not paid; ceilings at the measured sizes. Then the fix finder's 16 KiB guard (no
 # search around a pasted megabyte) and its message: wasm +353 B (430,821; 1,070,936 raw), total 445,763 B; not paid.
+# Issue 23's explain-log (the core's log reader, the page's "Explain a log" tab) and the page's help: wasm +19,969 B
+# (450,790; 1,121,638 raw), CSS +203 B (4,819), total 465,935 B; not paid (BENCHMARKS.md says why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 [ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
 
 TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced yet
-TOTAL_GZIP_LIMIT=445763
+TOTAL_GZIP_LIMIT=465935
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 430821  1070936
+qpath-web_bg.wasm                 450790  1121638
 qpath-web.js                        7018        -
 snippets/*/inline0.js                502        -
 snippets/*/inline1.js               1181        -
 qpath-embed.js                       960        -
 index.html                          1723        -
-qpath.css                           4616        -
+qpath.css                           4819        -
 '
 
 # The files index.html loads: relative href/src values, quoted or not (trunk's minifier drops the quotes).

@@ -835,6 +835,18 @@ for (const theme of ['light', 'dark']) {
     report(await axe(page, `${theme} · timeline`));
   });
 
+  // Explain a log: a real log pasted (vllm-project/vllm#50705), its read facts and the line-by-line table with a
+  // different row's <mark> (the 0.27.1 log read at 0.26.0: the cache line's number differs).
+  check(`a11y-log-${theme}`, async (t) => {
+    const page = await t.open('/index.html#gpu=rtx-5090&vllm=0.26.0', { theme });
+    await page.click('#tab-log');
+    const log = fs.readFileSync(path.join(repo, 'crates/qpath-core/tests/fixtures/logs/rtx5090-qwen3-8b-fp8-triton-0271.log'), 'utf8');
+    await page.fill('#log-input', log);
+    await page.waitForSelector('#log-rows tr.different mark');
+    await expandAll(page);
+    report(await axe(page, `${theme} · log`));
+  });
+
   check(`a11y-fixes-${theme}`, async (t) => {
     const page = await t.open(`/index.html${SEED_PREFIX}`, { theme });
     await page.waitForSelector('section.fixes li.fix');

@@ -55,7 +55,12 @@ fn explain(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<Answer, Usa
     let (text, mut skipped) = explain_log::decode(&data);
     let mut reading = explain_log::read(&text);
     if more {
-        skipped.push(explain_log::Skipped::Middle { bytes: 0 });
+        skipped.push(explain_log::Skipped::Rest { read: MAX_READ_BYTES });
+    }
+    if let Some(explain_log::Skipped::Binary { bytes }) = skipped.first() {
+        return Err(input_error(format!(
+            "`{path}` is binary ({bytes} bytes, NUL bytes in its first KiB), not a vLLM log"
+        )));
     }
     skipped.append(&mut reading.skipped);
     reading.skipped = skipped;
@@ -317,7 +322,7 @@ mod tests {
         assert_eq!(a.code, exit::CANNOT);
         assert!(
             a.stderr
-                .contains("skipped the input (10 bytes) is binary (NUL bytes), not a log"),
+                .contains("is binary (10 bytes, NUL bytes in its first KiB), not a vLLM log"),
             "{}",
             a.stderr
         );

@@ -74,6 +74,8 @@ pub enum Skipped {
     Binary { bytes: usize },
     /// The middle of a log over [`MAX_LOG_BYTES`].
     Middle { bytes: usize },
+    /// What follows the first `read` bytes of an input the reader was not given whole (the CLI reads 128 MiB).
+    Rest { read: u64 },
     /// A line over [`MAX_LINE_BYTES`].
     LongLine { line: usize, bytes: usize },
     /// vLLM's records after the first [`MAX_RECORDS`].
@@ -95,6 +97,7 @@ impl fmt::Display for Skipped {
                     MAX_LOG_BYTES >> 20
                 )
             }
+            Skipped::Rest { read } => write!(f, "everything after the first {} MiB of the input (not read)", read >> 20),
             Skipped::LongLine { line, bytes } => {
                 write!(f, "line {line}: {bytes} bytes long (over {} KiB)", MAX_LINE_BYTES >> 10)
             }

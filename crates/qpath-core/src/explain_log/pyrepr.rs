@@ -175,7 +175,18 @@ impl Reader<'_> {
         if let Ok(i) = t.parse::<i64>() {
             return Ok(Value::Number(i.into()));
         }
-        match t.parse::<f64>().ok().and_then(Number::from_f64) {
+        // A decimal float (`0.9`, `1e-05`) through crate::float (core's float parsing stays out of the page).
+        let digits = t.trim_start_matches(['-', '+']);
+        let (mantissa, exponent) = digits.split_once(['e', 'E']).unwrap_or((digits, "0"));
+        let (whole, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        let exponent = exponent.strip_prefix(['-', '+']).unwrap_or(exponent);
+        let decimal = !(whole.is_empty() && frac.is_empty())
+            && all_digits(whole)
+            && all_digits(frac)
+            && !exponent.is_empty()
+            && all_digits(exponent);
+        match decimal.then(|| Number::from_f64(crate::float::parse_decimal(&t))).flatten() {
             Some(n) => Ok(Value::Number(n)),
             None => Ok(Value::String(t)),
         }

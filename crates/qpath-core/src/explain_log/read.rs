@@ -154,6 +154,9 @@ fn set<T>(slot: &mut Option<Fact<T>>, value: T, line: usize) {
     }
 }
 
+/// The line [`decode`] puts where it left a log's middle out, followed by the number of lines left out.
+const SKIPPED_LINES: &str = "\u{0}qpath: lines left out: ";
+
 /// Bytes `data` as text: at most [`MAX_LOG_BYTES`] (the first and the last half of a longer log, cut at line
 /// breaks), invalid UTF-8 replaced; a text with NUL bytes in its first KiB is binary and read as nothing.
 pub fn decode(data: &[u8]) -> (String, Vec<Skipped>) {
@@ -163,7 +166,8 @@ pub fn decode(data: &[u8]) -> (String, Vec<Skipped>) {
         return (String::new(), skipped);
     }
     let text = if data.len() > MAX_LOG_BYTES {
-        let half = MAX_LOG_BYTES / 2;
+        // Both halves and the marker line fit in MAX_LOG_BYTES, so `read` does not cut the text again.
+        let half = (MAX_LOG_BYTES - 64) / 2;
         let head_end = data[..half].iter().rposition(|b| *b == b'\n').map_or(half, |i| i + 1);
         let tail_start = data.len() - half;
         let tail_start = data[tail_start..]
@@ -173,7 +177,13 @@ pub fn decode(data: &[u8]) -> (String, Vec<Skipped>) {
         skipped.push(Skipped::Middle {
             bytes: tail_start - head_end,
         });
+        // The lines left out, as one marker line, so the lines after keep their numbers in the file.
+        let lines = data[head_end..tail_start].iter().filter(|b| **b == b'\n').count();
         let mut t = String::from_utf8_lossy(&data[..head_end]).into_owned();
+        if !t.ends_with('\n') {
+            t.push('\n');
+        }
+        t.push_str(&format!("{SKIPPED_LINES}{lines}\n"));
         t.push_str(&String::from_utf8_lossy(&data[tail_start..]));
         t
     } else {
@@ -198,8 +208,14 @@ pub fn read(text: &str) -> LogReading {
     let mut in_command = false;
     // `vllm 0.26.0` in a report's prose: used only when no line of vLLM's own gives the version.
     let mut prose_version: Option<(String, usize)> = None;
+    // Lines `decode` left out, less its marker line.
+    let mut left_out: isize = 0;
     for (i, raw) in text.split('\n').enumerate() {
-        let n = i + 1;
+        if let Some(count) = raw.strip_prefix(SKIPPED_LINES) {
+            left_out += count.parse::<isize>().unwrap_or(0) - 1;
+            continue;
+        }
+        let n = (i as isize + 1 + left_out).max(1) as usize;
         r.lines = n;
         if raw.len() > MAX_LINE_BYTES {
             r.skipped.push(Skipped::LongLine {

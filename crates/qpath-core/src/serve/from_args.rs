@@ -78,11 +78,11 @@ pub fn command_from_args(release: Release, args: &[(String, Value)], env: &[(Str
             (Kind::Json, Value::Object(map)) => {
                 // A config object's repr lists its fields with their defaults; `None` fields are left out (the JSON
                 // reader takes a missing key as the default).
-                let kept: serde_json::Map<String, Value> = map
-                    .iter()
-                    .filter(|(_, v)| !v.is_null())
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
+                // (Inserted one by one: collecting into the map sorts first, which costs the page a sort's code.)
+                let mut kept = serde_json::Map::new();
+                for (k, v) in map.iter().filter(|(_, v)| !v.is_null()) {
+                    kept.insert(k.clone(), v.clone());
+                }
                 words.push(flag.clone());
                 words.push(shell_quote(&Value::Object(kept).to_string()));
             }
