@@ -49,17 +49,19 @@
 # +55 B (4,616), total 445,409 B; not paid; ceilings at the measured sizes. Then the fix finder's 16 KiB guard (no
 # search around a pasted megabyte) and its message: wasm +353 B (430,821; 1,070,936 raw), total 445,763 B; not paid.
 # Issue 23's explain-log (the core's log reader, the page's "Explain a log" tab) and the page's help: wasm +19,969 B
-# (450,790; 1,121,638 raw), CSS +203 B (4,819), total 465,935 B; not paid (BENCHMARKS.md says why).
+# (450,790; 1,121,638 raw), CSS +203 B (4,819), total 465,935 B; not paid (BENCHMARKS.md says why). Then line
+# numbers kept across a left-out middle (+370 B) and the fix finder's fallback problem (+532 B): wasm 451,692 B
+# (1,123,819 raw), total 466,840 B; not paid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 [ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
 
 TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced yet
-TOTAL_GZIP_LIMIT=465935
+TOTAL_GZIP_LIMIT=466840
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 450790  1121638
+qpath-web_bg.wasm                 451692  1123819
 qpath-web.js                        7018        -
 snippets/*/inline0.js                502        -
 snippets/*/inline1.js               1181        -

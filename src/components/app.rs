@@ -132,8 +132,8 @@ fn verdict_bar(report: &qpath_core::report::Report, fixes: &qpath_core::fix::Fix
             { " · " }<span class="verdict-text">{ text }</span>
             if let Some(best) = best {
                 { " · " }<span class="verdict-fix">{ "Best fix: " }{ best }</span>
-                if panel_shown {
-                    { " (see How to make it run)" }
+                if let Some(p) = fixes.problem.as_ref().filter(|_| panel_shown) {
+                    { format!(" (see {})", crate::components::fix_panel::title(p)) }
                 }
             }
         </p>

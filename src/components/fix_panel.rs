@@ -7,16 +7,22 @@ use yew::prelude::*;
 
 use crate::state::Action;
 
+/// The panel's title for `problem` (the verdict bar points to it by name).
+pub fn title(problem: &Problem) -> &'static str {
+    match problem {
+        Problem::Fails(_) => "How to make it run",
+        Problem::CudaGraphDowngrade { .. } => "How to keep the CUDA graphs",
+        Problem::Fallback { .. } => "How to run what you asked for",
+    }
+}
+
 /// The panel for `f` (the page computes it once per scenario, `use_memo` in the App); nothing when there is no problem.
 /// A plain function, not a component (a component's generic code costs the page more bytes).
 pub fn fix_panel(f: &Fixes, ondispatch: &Callback<Action>) -> Html {
     let Some(problem) = &f.problem else {
         return html! {};
     };
-    let heading = match problem {
-        Problem::Fails(_) => "How to make it run",
-        Problem::CudaGraphDowngrade { .. } => "How to keep the CUDA graphs",
-    };
+    let heading = title(problem);
     let items = f.suggestions.iter().enumerate().map(|(i, s)| {
         let onclick = {
             let (r, fi, line) = (s.release, s.installed, s.command_line.clone());

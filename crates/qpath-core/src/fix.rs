@@ -1,4 +1,5 @@
-//! The fix finder (issue 23, item 1): for a scenario that fails or loses its CUDA graphs, the command lines one or two
+//! The fix finder (issue 23, item 1): for a scenario that fails, loses its CUDA graphs or falls back from what its
+//! command line asks for (a group on another backend than the forced one, a 16-bit cache), the command lines one or two
 //! changes away (the attention backend, the cache dtype, the skip layers, the block size, FlashAttention's version,
 //! FlashInfer's query quantization and TRTLLM switches, the CUDA-graph mode, the speculative config's backend, the
 //! tensor-parallel size, the vLLM release one step up or down, the installed FlashInfer), each resolved by the same core,
@@ -139,6 +140,9 @@ pub enum Problem {
     Fails(String),
     /// vLLM runs, but the CUDA-graph mode is downgraded from the requested one.
     CudaGraphDowngrade { requested: String, resolved: String },
+    /// vLLM runs, but a group falls back from what the command line asks for: another backend than the one forced (a
+    /// drafter that does not inherit it), or a 16-bit cache where a quantized one is asked for with no skip list.
+    Fallback { asked: String, got: String },
 }
 
 /// One command line that differs from the user's by `changes`, and what vLLM then does.
@@ -277,29 +281,74 @@ fn outcome(r: &Report) -> String {
     matrix::summarize_in(r, MatrixMode::Picked).1
 }
 
-fn problem(r: &Report) -> Option<Problem> {
+/// What is wrong with `r`, the report of `cmd` (`None` for a line that did not parse: nothing was asked for then).
+fn problem(r: &Report, cmd: Option<&ServeCommand>) -> Option<Problem> {
     if r.verdict == Verdict::Fails {
         return Some(Problem::Fails(outcome(r)));
     }
-    let cg = r.cuda_graphs.as_ref()?;
-    (cg.mode != cg.requested).then(|| Problem::CudaGraphDowngrade {
-        requested: cg.requested.clone(),
-        resolved: cg.mode.clone(),
-    })
+    if let Some(cg) = r.cuda_graphs.as_ref().filter(|cg| cg.mode != cg.requested) {
+        return Some(Problem::CudaGraphDowngrade {
+            requested: cg.requested.clone(),
+            resolved: cg.mode.clone(),
+        });
+    }
+    cmd.and_then(|c| fallback(r, c))
+}
+
+/// The first attention group (not a recurrent or indexer one) that does not run what `cmd` asks for: the backend
+/// `--attention-backend` (or `--attention-config.backend`) forces, or a quantized `--kv-cache-dtype` when no layer
+/// is skipped (a drafter with the speculative config's own cache dtype is not compared; TurboQuant's 16-bit boundary
+/// layers are its design).
+fn fallback(r: &Report, cmd: &ServeCommand) -> Option<Problem> {
+    let attention = r
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| !g.backend.is_recurrent() && g.backend != Backend::DeepseekV32Indexer);
+    let name = |i: usize, g: &crate::report::GroupReport| format!("group {} (layers {})", i + 1, crate::render::layers_label(g));
+    if let Some(b) = cmd.attention_backend.as_deref().or(cmd.attention_config.backend.as_deref()) {
+        if let Some((i, g)) = attention.clone().find(|(_, g)| g.backend.name() != b) {
+            return Some(Problem::Fallback {
+                asked: format!("--attention-backend {b}"),
+                got: format!("{} runs {}", name(i, g), g.backend.name()),
+            });
+        }
+    }
+    let own_drafter_cache = cmd.speculative_config.as_ref().is_some_and(|c| c.kv_cache_dtype.is_some());
+    // TurboQuant keeps its boundary layers at 16 bits by design (turboquant.rs): not a fallback.
+    if is_quantized(&cmd.kv_cache_dtype)
+        && cmd.kv_cache_dtype_skip_layers.is_empty()
+        && !cmd.kv_cache_dtype.starts_with("turboquant")
+    {
+        let drafter = |g: &crate::report::GroupReport| g.role == crate::report::GroupRole::Drafter;
+        if let Some((i, g)) = attention
+            .clone()
+            .find(|(_, g)| !is_quantized(&g.cache_dtype) && (!own_drafter_cache || !drafter(g)))
+        {
+            return Some(Problem::Fallback {
+                asked: format!("--kv-cache-dtype {}", cmd.kv_cache_dtype),
+                got: format!("{} has cache dtype {}", name(i, g), g.cache_dtype),
+            });
+        }
+    }
+    None
 }
 
 /// A candidate resolved: its changes, the scenario and the report.
 struct Tried {
     changes: Vec<Change>,
     scenario: Scenario,
+    /// The candidate's command line as edited (`None` for a line that did not parse).
+    cmd: Option<ServeCommand>,
     report: Report,
 }
 
 /// The candidates for `s` that run, best first (see the module doc), or the closest one.
 pub fn find(s: &Scenario) -> Fixes {
     let base = resolve(s);
+    let parsed = serve::parse(s.release, &s.command_line).ok();
     let mut fixes = Fixes {
-        problem: problem(&base),
+        problem: problem(&base, parsed.as_ref()),
         cannot_model: None,
         suggestions: Vec::new(),
         closest: None,
@@ -322,7 +371,7 @@ pub fn find(s: &Scenario) -> Fixes {
         ));
         return fixes;
     }
-    let Ok(cmd) = serve::parse(s.release, &s.command_line) else {
+    let Some(cmd) = parsed else {
         // argparse's error: no option to turn; the neighbourhood is the releases (an option another release has).
         let mut tried = Vec::new();
         for r in Release::ALL {
@@ -375,7 +424,7 @@ fn wanted_mode(fixes: &Fixes) -> Option<String> {
 /// A candidate runs: vLLM serves it, with the CUDA-graph mode asked for when that was the problem.
 fn works(t: &Tried, wanted: Option<&str>) -> bool {
     t.report.verdict == Verdict::Serves
-        && problem(&t.report).is_none()
+        && problem(&t.report, t.cmd.as_ref()).is_none()
         && wanted.is_none_or(|m| t.report.cuda_graphs.as_ref().is_some_and(|c| c.mode == m))
 }
 
@@ -397,6 +446,7 @@ fn try_changes(s: &Scenario, cmd: &ServeCommand, changes: Vec<Change>, tried: &m
     tried.push(Tried {
         changes,
         scenario,
+        cmd: line.is_none().then_some(c),
         report,
     });
 }
@@ -499,6 +549,9 @@ pub fn markdown(f: &Fixes) -> String {
         (Some(Problem::CudaGraphDowngrade { requested, resolved }), _) => out.push_str(&format!(
             "**vLLM runs, but downgrades cudagraph_mode {requested} → {resolved}.**\n"
         )),
+        (Some(Problem::Fallback { asked, got }), _) => {
+            out.push_str(&format!("**vLLM runs, but not as asked:** {asked} is asked for; {got}.\n"))
+        }
     }
     if let Some(why) = &f.skipped {
         out.push_str(&format!("\n{why}.\n"));
@@ -519,7 +572,12 @@ pub fn markdown(f: &Fixes) -> String {
         }
         return out;
     }
-    out.push_str(&format!("\nHow to make it run ({} candidates tried, best first):\n", f.tried));
+    let heading = match f.problem {
+        Some(Problem::Fallback { .. }) => "How to run what was asked for",
+        Some(Problem::CudaGraphDowngrade { .. }) => "How to keep the CUDA graphs",
+        _ => "How to make it run",
+    };
+    out.push_str(&format!("\n{heading} ({} candidates tried, best first):\n", f.tried));
     for (i, s) in f.suggestions.iter().enumerate() {
         out.push_str(&format!("\n{}. {}\n", i + 1, s.changes.join("; ")));
         for r in &s.removed {

@@ -177,3 +177,43 @@ fn an_option_of_a_newer_release_moves_the_release() {
     check_suggestions(&f);
     assert_eq!(f.suggestions[0].changes, ["vLLM 0.28.0 → 0.29.0"]);
 }
+
+/// A fallback away from what the command line asks for: at 0.25.0 an EAGLE-3 head never inherits the forced backend
+/// (`llm_base_proposer.py:1299`), so with FLASHINFER forced on an H100 (eager, so no CUDA-graph downgrade comes first) the drafter's layers run FLASH_ATTN. vLLM serves;
+/// the finder names the fallback and the first suggestion makes every group run FLASHINFER while keeping it forced.
+#[test]
+fn a_drafter_falling_back_from_the_forced_backend_is_a_problem_with_a_fix() {
+    let spec = r#"--speculative-config '{"model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}'"#;
+    let f = fixes(
+        "h100-sxm",
+        "0.25.0",
+        &format!("{LLAMA} --attention-backend FLASHINFER --enforce-eager {spec}"),
+    );
+    let Some(Problem::Fallback { asked, got }) = &f.problem else {
+        panic!("{f:#?}")
+    };
+    assert_eq!(asked, "--attention-backend FLASHINFER");
+    assert_eq!(got, "group 2 (layers drafter 32) runs FLASH_ATTN");
+    check_suggestions(&f);
+    let first = &f.suggestions[0];
+    assert!(first.keeps_backend, "{first:#?}");
+    assert_eq!(first.changes, ["--speculative-config attention_backend: unset → FLASHINFER"]);
+    assert_eq!(
+        first.added,
+        [
+            r#"--speculative-config '{"model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3, "attention_backend": "FLASHINFER"}'"#
+        ]
+    );
+    assert!(first.outcome.starts_with("FLASHINFER"), "{}", first.outcome);
+    let md = qpath_core::fix::markdown(&f);
+    assert!(
+        md.starts_with(
+            "**vLLM runs, but not as asked:** --attention-backend FLASHINFER is asked for; group 2 (layers drafter 32) runs \
+         FLASH_ATTN.\n\nHow to run what was asked for ("
+        ),
+        "{md}"
+    );
+    // Without the forced backend nothing was asked for: no problem.
+    let unforced = fixes("h100-sxm", "0.25.0", &format!("{LLAMA} --enforce-eager {spec}"));
+    assert_eq!(unforced.problem, None);
+}
