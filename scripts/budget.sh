@@ -51,17 +51,18 @@
 # Issue 23's explain-log (the core's log reader, the page's "Explain a log" tab) and the page's help: wasm +19,969 B
 # (450,790; 1,121,638 raw), CSS +203 B (4,819), total 465,935 B; not paid (BENCHMARKS.md says why). Then line
 # numbers kept across a left-out middle (+370 B) and the fix finder's fallback problem (+532 B): wasm 451,692 B
-# (1,123,819 raw), total 466,840 B; not paid.
+# (1,123,819 raw), total 466,840 B; not paid. Then journald and collector-timestamp prefixes in the log reader:
+# +539 B (452,231; 1,124,431 raw), total 467,375 B; not paid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 [ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
 
 TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced yet
-TOTAL_GZIP_LIMIT=466840
+TOTAL_GZIP_LIMIT=467375
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 451692  1123819
+qpath-web_bg.wasm                 452231  1124431
 qpath-web.js                        7018        -
 snippets/*/inline0.js                502        -
 snippets/*/inline1.js               1181        -

@@ -49,7 +49,7 @@ pub(super) fn strip_controls(text: &str) -> (String, usize) {
 }
 
 /// The line without the prefixes vLLM's processes and log collectors add: `(EngineCore_DP0 pid=123) `,
-/// `(APIServer pid=1) `, `(Worker_TP0 pid=…) `, a compose service's `vllm-1  | `, an ISO timestamp.
+/// `(APIServer pid=1) `, `(Worker_TP0 pid=…) `, a compose service's `vllm-1  | `, a collector's `2026-05-01 21:55:02.609 | `, journald's `Aug 25 14:58:34 host vllm[1]: `, an ISO timestamp.
 pub(super) fn strip_prefixes(mut s: &str) -> &str {
     loop {
         let t = s.trim_start();
@@ -63,9 +63,24 @@ pub(super) fn strip_prefixes(mut s: &str) -> &str {
             }
         }
         if let Some(bar) = t.find(" | ") {
+            // A compose service (`vllm-1  | `) or a collector's timestamp (`2026-05-01 21:55:02.609 | `).
             let head = t[..bar].trim_end();
-            if !head.is_empty() && head.len() <= 40 && head.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
+            let service = head.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+            let stamp = head.starts_with(|c: char| c.is_ascii_digit())
+                && head.chars().all(|c| c.is_ascii_digit() || " -:.,TZ+".contains(c));
+            if !head.is_empty() && head.len() <= 40 && (service || stamp) {
                 s = &t[bar + 3..];
+                continue;
+            }
+        }
+        // journald: `Aug 25 14:58:34 host vllm[17578]: `.
+        if let Some(end) = t.get(..t.len().min(100)).and_then(|h| h.find("]: ")) {
+            let head = &t[..end];
+            const MONTHS: [&str; 12] = [
+                "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+            ];
+            if MONTHS.iter().any(|m| head.starts_with(m)) && head.contains('[') && head.as_bytes().get(3) == Some(&b' ') {
+                s = &t[end + 3..];
                 continue;
             }
         }
@@ -529,6 +544,17 @@ mod tests {
             )),
             Some(("WARNING", "flashinfer.py".to_string(), 77, "w".to_string()))
         );
+        // journald and a collector's timestamp before the process prefix.
+        for line in [
+            "Aug 25 14:58:34 sys0 vllm[17578]: (EngineCore pid=17578) INFO 08-25 14:58:34 [flash_attn.py:776] Using FlashAttention version 2",
+            "2026-05-01 21:55:54.036 | (EngineCore pid=187) INFO 05-01 19:55:54 [flash_attn.py:776] Using FlashAttention version 2",
+        ] {
+            assert_eq!(
+                parse_record(strip_prefixes(line)),
+                Some(("INFO", "flash_attn.py".to_string(), 776, "Using FlashAttention version 2".to_string())),
+                "{line}"
+            );
+        }
         assert_eq!(parse_record("INFO: Started server process [1]"), None);
         assert_eq!(parse_record("INFO 07-25 [x]"), None);
     }
