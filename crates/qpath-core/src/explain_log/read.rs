@@ -49,7 +49,8 @@ pub(super) fn strip_controls(text: &str) -> (String, usize) {
 }
 
 /// The line without the prefixes vLLM's processes and log collectors add: `(EngineCore_DP0 pid=123) `,
-/// `(APIServer pid=1) `, `(Worker_TP0 pid=…) `, a compose service's `vllm-1  | `, a collector's `2026-05-01 21:55:02.609 | `, journald's `Aug 25 14:58:34 host vllm[1]: `, an ISO timestamp.
+/// `(APIServer pid=1) `, `(Worker_TP0 pid=…) `, a compose service's `vllm-1  | `, a collector's
+/// `2026-05-01 21:55:02.609 | `, journald's `Aug 25 14:58:34 host vllm[1]: `, an ISO timestamp.
 pub(super) fn strip_prefixes(mut s: &str) -> &str {
     loop {
         let t = s.trim_start();
