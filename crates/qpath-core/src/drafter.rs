@@ -327,6 +327,22 @@ fn detect_method(
             )));
             return Ok(None);
         }
+        // vLLM decides the method from the model's `model_type` (`hf_config_override` maps the MTP-capable ones to
+        // their draft types). qpath knows that mapping for its presets' types only, so vLLM's NotImplementedError is
+        // its answer only for a `model_type` one of its presets has; a model described by `--hf-overrides` alone (no
+        // type) or of another type is "cannot model", never an error vLLM would not print (issue 24, item 3).
+        _ if draft.is_some_and(|d| !d.model_type().is_some_and(is_preset_model_type)) => {
+            let why = match draft.and_then(ModelSpec::model_type) {
+                Some(ty) => format!("model_type `{ty}` is not one qpath knows the MTP support of"),
+                None => "qpath reads no model_type (a model described by `--hf-overrides` alone)".to_string(),
+            };
+            notes.push(Note::limit(format!(
+                "qpath cannot model this: the speculative method `{method}` is decided by the model's `model_type` \
+                 (an MTP head is found by it), and for `{id}` {why}; give the model's config.json (--model-config \
+                 FILE, a model folder, or the page's config.json box) of a model qpath knows"
+            )));
+            return Ok(None);
+        }
         _ => {
             return Err(error(
                 ScenarioErrorKind::NotImplementedError,
@@ -336,6 +352,11 @@ fn detect_method(
             ))
         }
     }))
+}
+
+/// Whether one of qpath's presets has this `model_type` (whose MTP support, or its absence, qpath knows).
+fn is_preset_model_type(ty: &str) -> bool {
+    crate::model::MODEL_PRESETS.iter().any(|p| p.model_type == ty)
 }
 
 fn step_to(t: &mut Trace, cite: &Cite, method: &str, id: &str) -> String {

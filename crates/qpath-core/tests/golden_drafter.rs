@@ -390,6 +390,38 @@ fn the_speculative_config_errors_are_vllms() {
         );
         assert!(e.source.as_deref().unwrap().ends_with(at), "{:?}", e.source);
     }
+    // The same method on a model described by --hf-overrides alone: its model_type (which decides MTP) is unknown,
+    // so qpath says it cannot model it rather than answer with vLLM's NotImplementedError (issue 24, item 3).
+    for vllm in ["0.24.0", "0.33.0"] {
+        let r = run(
+            "h100-sxm",
+            vllm,
+            r#"vllm serve my-org/my-model --hf-overrides '{"num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 128}' --speculative-config '{"method":"mtp","num_speculative_tokens":2}'"#,
+        );
+        assert_eq!(r.error, None, "{vllm}: {:?}", r.error);
+        assert_eq!(r.verdict, qpath_core::report::Verdict::CannotModel, "{vllm}");
+        assert!(
+            r.notes.iter().any(|n| n.text.starts_with(
+                "qpath cannot model this: the speculative method `mtp` is decided by the model's `model_type` (an MTP \
+                 head is found by it), and for `my-org/my-model` qpath reads no model_type (a model described by \
+                 `--hf-overrides` alone)"
+            )),
+            "{vllm}: {:?}",
+            r.notes
+        );
+    }
+    // Overrides that name a type (Qwen3.5's) do not make it one qpath knows: still "cannot model", not vLLM's error.
+    let r = run(
+        "h100-sxm",
+        "0.33.0",
+        r#"vllm serve my-org/my-model --hf-overrides '{"model_type": "qwen3_5", "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 128}' --speculative-config '{"method":"mtp","num_speculative_tokens":1}'"#,
+    );
+    assert_eq!(
+        (r.error.as_ref(), r.verdict),
+        (None, qpath_core::report::Verdict::CannotModel),
+        "{:?}",
+        r.notes
+    );
     // 0.33.0 removed medusa from SpeculativeMethod: pydantic's literal error.
     let e = error(
         "0.33.0",
