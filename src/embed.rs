@@ -241,6 +241,7 @@ impl ExplainerProps {
             cuda: Some(options.cuda_or_default()),
             cubins: options.cubins,
             flashinfer: options.flashinfer,
+            flashinfer_version: options.flashinfer_version.clone(),
             vllm_version: options.vllm_version.clone(),
             ..Link::default()
         };

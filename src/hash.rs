@@ -21,6 +21,8 @@ pub struct Link {
     pub cubins: Option<bool>,
     /// `flashinfer=`: the installed FlashInfer; `None`: the release's pin.
     pub flashinfer: Option<FlashInfer>,
+    /// `flashinfer=` when it is a flashinfer-python qpath does not model (`flashinfer` is then the one it runs as).
+    pub flashinfer_version: Option<String>,
     /// `vllm=` when it names a version that is not a known release (`release` is the one it runs as).
     pub vllm_version: Option<String>,
     pub cmd: Option<String>,
@@ -167,6 +169,7 @@ pub fn parse(hash: &str) -> Link {
     link.cuda = options.cuda;
     link.cubins = options.cubins;
     link.flashinfer = options.flashinfer;
+    link.flashinfer_version = options.flashinfer_version;
     link.vllm_version = options.vllm_version;
     link
 }
@@ -251,8 +254,8 @@ pub fn minify_json(text: &str) -> Option<String> {
 }
 
 /// The hash of a page state; every key is written, so a link never depends on defaults that may change.
-/// `vllm` is `vllm_version` when set (a version that is not a known release), else the release; `flashinfer` is
-/// written only when set; `config` (a pasted config.json) only when it is JSON and the hash stays within [`MAX_HASH`].
+/// `vllm` is `vllm_version` when set (a version that is not a known release), else the release; `flashinfer` (the
+/// installed version as given) is written only when set; `config` (a pasted config.json) only when it is JSON and the hash stays within [`MAX_HASH`].
 #[allow(clippy::too_many_arguments)] // one per key of the link
 pub fn format(
     gpu: &Gpu,
@@ -260,13 +263,13 @@ pub fn format(
     vllm_version: Option<&str>,
     cuda: CudaVersion,
     cubins: Option<bool>,
-    flashinfer: Option<FlashInfer>,
+    flashinfer: Option<&str>,
     cmd: &str,
     config: Option<&str>,
 ) -> String {
     let cubins = cubins_name(cubins);
     let flashinfer = flashinfer
-        .map(|f| format!("&flashinfer={}", form_encode(f.name())))
+        .map(|f| format!("&flashinfer={}", form_encode(f)))
         .unwrap_or_default();
     let mut h = format!(
         "#gpu={}&vllm={}&cuda={}&cubins={cubins}{flashinfer}&cmd={}",
@@ -346,7 +349,7 @@ mod tests {
             Some("0.27.2rc1.dev77+g1234abc"),
             CudaVersion::new(12, 9),
             None,
-            Some(FlashInfer::F0_7_2Post1),
+            Some(FlashInfer::F0_7_2Post1.name()),
             "vllm serve m",
             None,
         );
@@ -371,9 +374,15 @@ mod tests {
             None
         )
         .contains("flashinfer"));
-        let l = parse("#flashinfer=0.6.15&vllm=0.1.0");
+        let l = parse("#flashinfer=0.6.1&vllm=0.1.0");
         assert_eq!((l.flashinfer, l.release), (None, None));
         assert_eq!(l.problems.len(), 2, "{:?}", l.problems);
+        // A flashinfer-python qpath does not model runs as the newest modelled one at or below it, and keeps its text.
+        let l = parse("#flashinfer=0.6.15.post1");
+        assert_eq!(
+            (l.flashinfer, l.flashinfer_version.as_deref(), l.problems.len()),
+            (Some(FlashInfer::F0_6_14), Some("0.6.15.post1"), 0)
+        );
     }
 
     #[test]

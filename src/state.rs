@@ -68,6 +68,9 @@ pub struct Page {
     pub cubins: Option<bool>,
     /// The installed FlashInfer: `None` = the release's pin.
     pub flashinfer: Option<FlashInfer>,
+    /// A flashinfer-python from a link that qpath does not model (`0.6.15.post1`): `flashinfer` runs it; cleared by the
+    /// select.
+    pub flashinfer_version: Option<String>,
     /// A vLLM version from a link that is not a known release (a nightly): `release` runs it; cleared by the select.
     pub vllm_version: Option<String>,
     /// The command line as the user wrote it (or as the controls last formatted it).
@@ -194,6 +197,7 @@ impl Page {
             cuda: DEFAULT_CUDA,
             cubins: None,
             flashinfer: None,
+            flashinfer_version: None,
             vllm_version: None,
             command: FIRST_VISIT_COMMAND.to_string(),
             last_valid: Rc::default(),
@@ -241,6 +245,7 @@ impl Page {
         }
         self.cubins = link.cubins;
         self.flashinfer = link.flashinfer;
+        self.flashinfer_version = link.flashinfer_version;
         self.vllm_version = link.vllm_version;
         self.embed = link.embed;
         self.theme = link.theme;
@@ -264,6 +269,7 @@ impl Page {
             model_config: self.model_config.clone(),
             flashinfer: self.flashinfer,
             vllm_version: self.vllm_version.clone(),
+            flashinfer_version: self.flashinfer_version.clone(),
         }
     }
 
@@ -285,7 +291,7 @@ impl Page {
             self.vllm_version.as_deref(),
             self.cuda,
             self.cubins,
-            self.flashinfer,
+            self.flashinfer_version.as_deref().or(self.flashinfer.map(FlashInfer::name)),
             &self.shared_command().0,
             self.model_config.as_deref(),
         );
@@ -331,6 +337,7 @@ impl Page {
             cuda: Some(self.cuda),
             cubins: self.cubins,
             flashinfer: self.flashinfer,
+            flashinfer_version: self.flashinfer_version.clone(),
             vllm_version: self.vllm_version.clone(),
         };
         let built = explain_log::build(&reading, &fallback, &self.command);
@@ -340,6 +347,7 @@ impl Page {
             self.release = o.release_or_default();
             self.vllm_version = o.vllm_version.clone();
             self.flashinfer = o.flashinfer;
+            self.flashinfer_version = o.flashinfer_version.clone();
             self.cuda = o.cuda_or_default();
             if built.command_from != CommandSource::None {
                 self.set_command(built.command_line.clone());
@@ -461,7 +469,10 @@ impl Reducible for Page {
             }
             Action::SetCuda(c) => next.cuda = c,
             Action::SetCubins(c) => next.cubins = c,
-            Action::SetFlashInfer(f) => next.flashinfer = f,
+            Action::SetFlashInfer(f) => {
+                next.flashinfer = f;
+                next.flashinfer_version = None;
+            }
             Action::SetCommand(t) => {
                 next.set_command(t);
                 next.history = History::Replace;
@@ -470,6 +481,10 @@ impl Reducible for Page {
             Action::ApplyFix(r, f, t) => {
                 next.release = r;
                 next.vllm_version = None;
+                // A suggestion keeps an unmodelled installed version unless it changes the FlashInfer.
+                if f != next.flashinfer {
+                    next.flashinfer_version = None;
+                }
                 next.flashinfer = f;
                 next.set_command(t);
             }

@@ -278,6 +278,32 @@ async fn the_installed_flashinfer_and_a_nightly_come_from_the_link_and_the_selec
         "{}",
         text(&root, ".notes-block ul.notes")
     );
+
+    // A flashinfer-python no release pins runs as the newest modelled one below it; the link keeps it as given, the
+    // select shows the modelled one, the notes say both, and choosing in the select replaces it.
+    let root =
+        mount_with_hash("#gpu=h100-sxm&vllm=0.27.0&flashinfer=0.6.15.post1&cmd=vllm+serve+meta-llama%2FLlama-3.1-8B-Instruct")
+            .await;
+    assert_select(&root, "#flashinfer", "0.6.14").await;
+    assert!(!exists(&root, "#notices"));
+    assert!(
+        text(&root, ".notes-block ul.notes").contains(
+            "flashinfer-python 0.6.15.post1 is not a release qpath models: its rules and source lines are those of 0.6.14"
+        ),
+        "{}",
+        text(&root, ".notes-block ul.notes")
+    );
+    assert!(
+        eventually(|| location_hash().contains("&flashinfer=0.6.15.post1&")).await,
+        "{}",
+        location_hash()
+    );
+    choose(&root, "#flashinfer", "0.6.18").await;
+    assert!(
+        eventually(|| location_hash().contains("&flashinfer=0.6.18&")).await,
+        "{}",
+        location_hash()
+    );
 }
 
 #[wasm_bindgen_test]

@@ -534,8 +534,11 @@ mod tests {
             e,
             "--vllm `0.20.1` is before the first vLLM release qpath knows (0.24.0 to 0.33.0)"
         );
-        let e = parse_args(&args("--flashinfer 0.6.15 -- vllm serve m")).unwrap_err();
-        assert!(e.starts_with("--flashinfer `0.6.15` is not a FlashInfer release"), "{e}");
+        let e = parse_args(&args("--flashinfer 0.6.1 -- vllm serve m")).unwrap_err();
+        assert!(
+            e.starts_with("--flashinfer `0.6.1` is before flashinfer-python 0.6.12"),
+            "{e}"
+        );
     }
 
     #[test]

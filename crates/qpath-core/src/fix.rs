@@ -442,6 +442,9 @@ fn try_changes(s: &Scenario, cmd: &ServeCommand, changes: Vec<Change>, tried: &m
     if scenario.release != s.release {
         scenario.vllm_version = None;
     }
+    if changes.iter().any(|c| matches!(c, Change::FlashInfer(_))) {
+        scenario.flashinfer_version = None;
+    }
     let report = resolve(&scenario);
     tried.push(Tried {
         changes,

@@ -155,6 +155,9 @@ pub struct ScenarioOptions {
     pub cubins: Option<bool>,
     /// The installed flashinfer-python; `None`: the release's pin.
     pub flashinfer: Option<FlashInfer>,
+    /// The flashinfer-python version as given when qpath does not model it (`flashinfer` is then the newest modelled
+    /// release at or below it).
+    pub flashinfer_version: Option<String>,
     /// The vLLM version as given when it is not a release qpath knows (`release` is then the one it runs as).
     pub vllm_version: Option<String>,
 }
@@ -214,12 +217,24 @@ impl ScenarioOptions {
                     })?);
             }
             OptionKey::Cubins => self.cubins = parse_cubins(v).map_err(error)?,
-            OptionKey::FlashInfer => {
-                self.flashinfer = match v {
-                    "" | "default" | "pinned" => None,
-                    _ => Some(v.parse().map_err(error)?),
+            OptionKey::FlashInfer => match v {
+                "" | "default" | "pinned" => {
+                    self.flashinfer = None;
+                    self.flashinfer_version = None;
                 }
-            }
+                _ => match v.parse::<FlashInfer>() {
+                    Ok(f) => {
+                        self.flashinfer = Some(f);
+                        self.flashinfer_version = None;
+                    }
+                    // Any other flashinfer-python from the first modelled one on runs as the newest modelled release at
+                    // or below it, and the report says so.
+                    Err(_) => {
+                        self.flashinfer = Some(release::flashinfer_for_version(v).map_err(error)?);
+                        self.flashinfer_version = Some(v.to_string());
+                    }
+                },
+            },
         }
         Ok(())
     }
@@ -270,6 +285,7 @@ impl ScenarioOptions {
             command_line: command_line.into(),
             model_config: None,
             flashinfer: self.flashinfer,
+            flashinfer_version: self.flashinfer_version.clone(),
             vllm_version: self.vllm_version.clone(),
         })
     }
@@ -362,12 +378,34 @@ mod tests {
         assert_eq!((o.release, o.vllm_version.as_deref()), (Some(Release::V0_25_0), None));
         o.set(OptionKey::FlashInfer, "0.6.18").unwrap();
         assert_eq!(o.flashinfer, Some(FlashInfer::F0_6_18));
-        let e = o.set(OptionKey::FlashInfer, "0.6.15").unwrap_err();
+        let e = o.set(OptionKey::FlashInfer, "0.5.3").unwrap_err();
         assert!(
-            e.to_string().starts_with("flashinfer `0.6.15` is not a FlashInfer release"),
+            e.to_string()
+                .starts_with("flashinfer `0.5.3` is before flashinfer-python 0.6.12, the first qpath models"),
             "{e}"
         );
+        assert!(o
+            .set(OptionKey::FlashInfer, "newest")
+            .unwrap_err()
+            .reason
+            .contains("is not a flashinfer-python version"));
         assert_eq!(o.flashinfer, Some(FlashInfer::F0_6_18), "a bad value keeps the option");
+        // Any other version from the first modelled one on: the newest modelled at or below it, the text kept.
+        for (given, runs_as) in [
+            ("0.6.15.post1", FlashInfer::F0_6_14),
+            ("0.6.16", FlashInfer::F0_6_14),
+            ("0.6.16.post3", FlashInfer::F0_6_16Post3),
+            ("0.6.17rc1", FlashInfer::F0_6_16Post3),
+            ("0.7.4", FlashInfer::F0_7_2Post1),
+        ] {
+            o.set(OptionKey::FlashInfer, given).unwrap();
+            let exact = FlashInfer::ALL.iter().any(|f| f.name() == given);
+            assert_eq!(
+                (o.flashinfer, o.flashinfer_version.as_deref()),
+                (Some(runs_as), (!exact).then_some(given)),
+                "{given}"
+            );
+        }
         o.set(OptionKey::FlashInfer, "").unwrap();
         assert_eq!(o.flashinfer_or_pin(), FlashInfer::F0_6_13);
         assert!(o

@@ -302,10 +302,51 @@ impl Pep440 {
         }
     }
 
+    /// PEP 440's order as a key: the numbers (padded), then `X.devN` < `X.aN` < `X.bN` < `X.rcN` < `X` < `X.postN.devM`
+    /// < `X.postN` (the local part is not ordered).
+    fn order_key(&self) -> (Vec<u64>, [(u8, u64); 3]) {
+        let mut n = self.numbers();
+        while n.last() == Some(&0) && n.len() > 3 {
+            n.pop();
+        }
+        let pre = match (self.pre, self.post, self.dev) {
+            (None, None, Some(_)) => (0, 0),
+            (Some((k, m)), _, _) => (1 + k, m),
+            (None, _, _) => (4, 0),
+        };
+        let post = self.post.map_or((0, 0), |p| (1, p));
+        let dev = self.dev.map_or((1, 0), |d| (0, d));
+        (n, [pre, post, dev])
+    }
+
     /// True for a version with nothing beyond its numbers (`0.31.0`, not `0.31.0.post1` or `0.31.0+cu129`).
     pub fn is_final(&self) -> bool {
         self.pre.is_none() && self.post.is_none() && self.dev.is_none() && !self.local
     }
+}
+
+/// The FlashInfer whose rules an installed flashinfer-python `text` follows: itself when qpath models it, else the
+/// newest modelled release at or below it by PEP 440 order (`0.6.15.post1` → 0.6.14, `0.7.4` → 0.7.2.post1); an error
+/// for text that is not a version or a version before the first modelled one (the reason names the range).
+pub fn flashinfer_for_version(text: &str) -> Result<FlashInfer, String> {
+    let first = FlashInfer::ALL[0];
+    let v = Pep440::parse(text).ok_or_else(|| {
+        format!(
+            "is not a flashinfer-python version (qpath models {})",
+            FlashInfer::list_text()
+        )
+    })?;
+    FlashInfer::ALL
+        .iter()
+        .rev()
+        .find(|f| Pep440::parse(f.name()).is_some_and(|m| m.order_key() <= v.order_key()))
+        .copied()
+        .ok_or_else(|| {
+            format!(
+                "is before flashinfer-python {first}, the first qpath models ({})",
+                FlashInfer::list_text()
+            )
+        })
 }
 
 /// What a vLLM version that is not a known release runs as: the last published release at or before it by PEP 440

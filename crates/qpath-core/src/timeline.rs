@@ -91,6 +91,7 @@ pub fn timeline(base: &Scenario) -> Timeline {
             release,
             flashinfer: None,
             vllm_version: None,
+            flashinfer_version: None,
             ..base.clone()
         };
         let report = resolve(&s);
@@ -373,6 +374,7 @@ mod tests {
             model_config: None,
             flashinfer: None,
             vllm_version: None,
+            flashinfer_version: None,
         }
     }
 

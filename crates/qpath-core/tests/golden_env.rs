@@ -318,10 +318,35 @@ fn versions_qpath_cannot_place_are_named_errors() {
         e.to_string(),
         "vllm `latest` is not a vLLM version (qpath knows 0.24.0 to 0.33.0)"
     );
-    let e = o.set(Fi, "0.8.0").unwrap_err();
+    let e = o.set(Fi, "0.6.11").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "flashinfer `0.8.0` is not a FlashInfer release some vLLM release qpath knows pins (0.6.12, 0.6.13, 0.6.14, \
+        "flashinfer `0.6.11` is before flashinfer-python 0.6.12, the first qpath models (0.6.12, 0.6.13, 0.6.14, \
          0.6.16.post3, 0.6.18, 0.6.18.post1, 0.7.0.post1, 0.7.2.post1)"
     );
+}
+
+/// Issue 24, item 6: any flashinfer-python from 0.6.12 on. One no release pins (0.6.15.post1, 0.7.4) runs with the
+/// rules and source lines of the newest modelled release at or below it, and the report names both.
+#[test]
+fn an_unpinned_flashinfer_runs_as_the_nearest_modelled_one_below_it() {
+    for (vllm, given, runs_as) in [("0.26.0", "0.6.15.post1", "0.6.14"), ("0.33.0", "0.7.4", "0.7.2.post1")] {
+        let mut o = ScenarioOptions::default();
+        o.set(OptionKey::Gpu, "h100-sxm").unwrap();
+        o.set(Vllm, vllm).unwrap();
+        o.set(Fi, given).unwrap();
+        let r = resolve(&o.scenario(format!("{LLAMA} --attention-backend FLASHINFER")).unwrap());
+        assert_eq!(r.flashinfer, runs_as, "{given}");
+        let note = format!(
+            "flashinfer-python {given} is not a release qpath models: its rules and source lines are those of {runs_as}, \
+             the newest modelled release at or below it (qpath cannot model this: what changed in FlashInfer between \
+             {runs_as} and {given})"
+        );
+        assert!(r.notes.iter().any(|n| n.text == note), "{given}: {:?}", r.notes);
+        // The same answer as the modelled release, but for the notes.
+        let mut m = o.clone();
+        m.set(Fi, runs_as).unwrap();
+        let same = resolve(&m.scenario(format!("{LLAMA} --attention-backend FLASHINFER")).unwrap());
+        assert_eq!((same.groups.clone(), same.verdict), (r.groups.clone(), r.verdict), "{given}");
+    }
 }

@@ -75,6 +75,9 @@ pub struct Scenario {
     /// The vLLM version as the user gave it when it is not a release qpath knows (a nightly `0.27.2rc1.dev77+g…`, a
     /// patch `0.31.1`): `release` is then the last known release at or before it, and the report's notes say so.
     pub vllm_version: Option<String>,
+    /// The installed flashinfer-python as the user gave it when qpath does not model it (`0.6.15.post1`): `flashinfer`
+    /// is then the newest modelled release at or below it, and the report's notes say so.
+    pub flashinfer_version: Option<String>,
 }
 
 /// The torch CUDA version qpath assumes when none is given.
@@ -99,6 +102,7 @@ impl Scenario {
             model_config: None,
             flashinfer: None,
             vllm_version: None,
+            flashinfer_version: None,
         }
     }
 }
@@ -749,6 +753,13 @@ fn environment_notes(s: &Scenario, report: &mut Report) {
         }));
     }
     let pin = r.flashinfer_pin();
+    if let (Some(given), Some(fi)) = (s.flashinfer_version.as_deref(), s.flashinfer) {
+        report.notes.push(Note::info(format!(
+            "flashinfer-python {given} is not a release qpath models: its rules and source lines are those of {fi}, the \
+             newest modelled release at or below it (qpath cannot model this: what changed in FlashInfer between {fi} \
+             and {given})"
+        )));
+    }
     if let Some(fi) = s.flashinfer.filter(|f| *f != pin) {
         report.notes.push(Note::info(format!(
             "FlashInfer {fi} is installed, not the {pin} vLLM {r} pins: FlashInfer's own rules (fa2/fa3, its JIT asserts, \
