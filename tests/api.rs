@@ -165,7 +165,7 @@ fn every_option_reaches_the_scenario() {
     assert!(got["notes"][0]
         .as_str()
         .unwrap()
-        .starts_with("vLLM 0.27.2rc1.dev77+g1234abc is not a release qpath knows"));
+        .starts_with("vLLM 0.27.2rc1.dev77+g1234abc is a development build, not a release qpath knows"));
 }
 
 #[wasm_bindgen_test]

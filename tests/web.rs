@@ -274,7 +274,7 @@ async fn the_installed_flashinfer_and_a_nightly_come_from_the_link_and_the_selec
     assert!(!exists(&root, "#notices"));
     assert!(
         text(&root, ".notes-block ul.notes")
-            .contains("vLLM 0.27.2rc1.dev77+g1234abc is not a release qpath knows; qpath shows 0.27.1"),
+            .contains("vLLM 0.27.2rc1.dev77+g1234abc is a development build, not a release qpath knows; qpath shows 0.27.1"),
         "{}",
         text(&root, ".notes-block ul.notes")
     );

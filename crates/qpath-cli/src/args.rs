@@ -125,7 +125,7 @@ fn after_help() -> String {
         "defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}, TRTLLM cubins available in every release (flashinfer-cubin
   installed or NVIDIA's artifactory reachable); --trtllm-cubins no: offline without flashinfer-cubin
 --vllm: a release ({range}) or any vLLM version (a nightly such as 0.27.2rc1.dev77+g1234abc, a patch): it runs as
-  the last release at or before it, and the report says so
+  the release whose commit its +g… names, else the last release at or before it, and the report says so
 --flashinfer: the installed flashinfer-python when it is not the release's pin ({fis}); FlashInfer's rules follow it;
   any other version from the first on runs as the newest of those at or below it (0.6.15.post1 as 0.6.14), and says so
 MODEL's config.json: --model-config FILE, else MODEL as a directory with config.json, else MODEL in the local Hugging Face

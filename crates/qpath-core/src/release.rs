@@ -349,11 +349,34 @@ pub fn flashinfer_for_version(text: &str) -> Result<FlashInfer, String> {
         })
 }
 
+/// The published release whose commit (`data/releases.toml`'s `commit`, from each wheel's `vllm/_version.py`) a
+/// version's local part names (`0.28.1.dev0+g2cf0a6915` is 0.28.0's code), when it names one: `g` and at least seven
+/// hex digits, either a prefix of the other. A build from another commit has no release qpath can name by it.
+pub fn release_of_commit(version: &str) -> Option<Release> {
+    let local = version.trim().split_once('+')?.1.to_ascii_lowercase();
+    let hash = local.split(['.', '-', '_']).find_map(|p| p.strip_prefix('g'))?;
+    if hash.len() < 7 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    Release::ALL.iter().copied().filter(|r| r.is_released()).find(|r| {
+        let c = r.commit();
+        !c.is_empty() && (c.starts_with(hash) || hash.starts_with(c))
+    })
+}
+
+/// Whether a version is a development build (`.devN`, or a local `+…` part: built from a commit, not a tag).
+pub fn is_dev_build(version: &str) -> bool {
+    Pep440::parse(version).is_some_and(|v| v.dev.is_some() || v.local)
+}
+
 /// What a vLLM version that is not a known release runs as: the last published release at or before it by PEP 440
 /// ordering, or why there is none (the reason names the range qpath knows).
 pub fn release_for_version(text: &str) -> Result<Release, String> {
     let range = Release::range_text();
     let v = Pep440::parse(text).ok_or_else(|| format!("is not a vLLM version (qpath knows {range})"))?;
+    if let Some(r) = release_of_commit(text) {
+        return Ok(r);
+    }
     Release::ALL
         .iter()
         .rev()

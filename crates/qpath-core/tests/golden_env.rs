@@ -281,13 +281,38 @@ fn a_nightly_runs_as_the_last_release_before_it() {
     assert_eq!(r.vllm, "0.27.1");
     assert_eq!(
         r.notes[0],
-        "vLLM 0.27.2rc1.dev77+g1234abc is not a release qpath knows; qpath shows 0.27.1, the last release before it, \
-         whose code it runs"
+        "vLLM 0.27.2rc1.dev77+g1234abc is a development build, not a release qpath knows; qpath shows 0.27.1, the last \
+         release before it by version order, whose rules it follows: the build's code may be newer (qpath cannot model \
+         this: the commits after 0.27.1's release)"
     );
     // 0.27.x has no SM12x XQA: fa2 decode, as 0.27.1.
     assert_eq!(kernels(&r), (Some(Kernel::Fa2), Some(Kernel::Fa2)));
     // A 0.28.0 release candidate is still 0.27.1's code.
     assert_eq!(run(&[(Gpu, "dgx-spark"), (Vllm, "0.28.0rc2")], FI).vllm, "0.27.1");
+}
+
+/// Issue 24, item 5: a dev build names its commit (`+gHASH`); built from a release's commit (each wheel's
+/// `vllm/_version.py`, `data/releases.toml`'s `commit`) it is that release's code, whatever its version number says.
+#[test]
+fn a_dev_build_from_a_release_commit_is_that_release() {
+    let r = run(&[(Gpu, "h100-sxm"), (Vllm, "0.28.1rc1.dev0+g2cf0a6915")], FI);
+    assert_eq!(r.vllm, "0.28.0");
+    assert_eq!(
+        r.notes[0],
+        "vLLM 0.28.1rc1.dev0+g2cf0a6915 was built from 0.28.0's release commit (2cf0a6915): qpath shows 0.28.0, whose \
+         code it is"
+    );
+    // A version number behind its code: a 0.25 dev number built from 0.26.0's commit is 0.26.0.
+    assert_eq!(run(&[(Gpu, "h100-sxm"), (Vllm, "0.25.2.dev9+gffd46bfab")], FI).vllm, "0.26.0");
+    // Another commit: version order, and the note says the code may be newer.
+    let other = run(&[(Gpu, "h100-sxm"), (Vllm, "0.28.1rc1.dev446+g798544433")], FI);
+    assert_eq!(other.vllm, "0.28.0");
+    assert!(other.notes[0].contains("is a development build") && other.notes[0].contains("may be newer"));
+    // Every published release's commit maps to it.
+    for rel in Release::ALL.iter().filter(|r| r.is_released()) {
+        let v = format!("0.0.1.dev1+g{}", rel.commit());
+        assert_eq!(qpath_core::release::release_of_commit(&v), Some(*rel), "{rel}");
+    }
 }
 
 #[test]
