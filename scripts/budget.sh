@@ -53,16 +53,19 @@
 # numbers kept across a left-out middle (+370 B) and the fix finder's fallback problem (+532 B): wasm 451,692 B
 # (1,123,819 raw), total 466,840 B; not paid. Then journald and collector-timestamp prefixes in the log reader:
 # +539 B (452,231; 1,124,431 raw), total 467,375 B; not paid.
+# Issue 24's first items (MTP on a model whose type qpath does not know is "cannot model"; a dev build by its release
+# commit; any flashinfer-python from 0.6.12, kept as given in the link): +1,659 B (453,890; 1,128,798 raw), total
+# 469,034 B; not paid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 [ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
 
 TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced yet
-TOTAL_GZIP_LIMIT=467375
+TOTAL_GZIP_LIMIT=469034
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 452231  1124431
+qpath-web_bg.wasm                 453890  1128798
 qpath-web.js                        7018        -
 snippets/*/inline0.js                502        -
 snippets/*/inline1.js               1181        -
