@@ -62,7 +62,10 @@ DIST="${1:-dist}"
 [ -f "$DIST/index.html" ] || { echo "budget: $DIST/index.html missing; run trunk build --release first" >&2; exit 1; }
 
 TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced yet
-TOTAL_GZIP_LIMIT=469034
+# The total's ceiling lets index.html reach its own ceiling: it carries the other files' integrity hashes, so its gzip
+# size moves by a few bytes from one build to the next (1,704-1,707 B measured on 2026-12-02); without that room the
+# total failed a clean clone's build by 2 B.
+TOTAL_GZIP_LIMIT=469050
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
 qpath-web_bg.wasm                 453890  1128798
