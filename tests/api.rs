@@ -270,7 +270,7 @@ fn bad_options_throw_errors_naming_option_and_value() {
         (r#"{"gpu": "h900"}"#, &["gpu", "\"h900\""][..]),
         (r#"{"vllm": "0.20.0"}"#, &["vllm", "0.20.0", "0.24.0 to 0.33.0"]),
         (r#"{"vllm": "newest"}"#, &["vllm", "newest", "is not a vLLM version"]),
-        (r#"{"flashinfer": "0.6.15"}"#, &["flashinfer", "0.6.15", "0.7.2.post1"]),
+        (r#"{"flashinfer": "0.6.1"}"#, &["flashinfer", "0.6.1", "0.7.2.post1"]),
         (r#"{"cuda": "twelve"}"#, &["cuda", "twelve"]),
         (r#"{"computeCapability": "8.10"}"#, &["computeCapability", "8.10"]),
         (
@@ -323,7 +323,6 @@ fn bad_options_throw_errors_naming_option_and_value() {
 fn gpus_releases_presets_and_version() {
     let gpus = json_of(&api::gpus().unwrap());
     let gpus = gpus.as_array().unwrap();
-    assert_eq!(gpus.len(), 30);
     assert_eq!(gpus.len(), gpu::GPUS.len());
     let l4 = gpus.iter().find(|g| g["id"] == "l4").unwrap();
     assert_eq!(l4["compute_capability"], "8.9");

@@ -532,7 +532,10 @@ mod tests {
         let e = parse_args(&args("--vllm 0.20.1 -- vllm serve m")).unwrap_err();
         assert_eq!(
             e,
-            "--vllm `0.20.1` is before the first vLLM release qpath knows (0.24.0 to 0.33.0)"
+            format!(
+                "--vllm `0.20.1` is before the first vLLM release qpath knows ({})",
+                Release::range_text()
+            )
         );
         let e = parse_args(&args("--flashinfer 0.6.1 -- vllm serve m")).unwrap_err();
         assert!(
@@ -1088,7 +1091,11 @@ mod issue15 {
         }
         assert_eq!(answer("").stdout, command().render_help().to_string());
         let version = answer("--version").stdout;
-        assert!(version.starts_with(&format!("qpath {}\nmodels vLLM 0.24.0 to 0.33.0", env!("CARGO_PKG_VERSION"))));
+        assert!(version.starts_with(&format!(
+            "qpath {}\nmodels vLLM {}",
+            env!("CARGO_PKG_VERSION"),
+            Release::range_text()
+        )));
         for r in Release::ALL {
             let pin = format!("  {:<14} flashinfer-python {}", r.name(), r.flashinfer());
             assert!(version.contains(&pin), "{pin}\n{version}");

@@ -367,7 +367,10 @@ mod tests {
         let e = o.set(OptionKey::Vllm, "0.20.0").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "vllm `0.20.0` is before the first vLLM release qpath knows (0.24.0 to 0.33.0)"
+            format!(
+                "vllm `0.20.0` is before the first vLLM release qpath knows ({})",
+                Release::range_text()
+            )
         );
         assert!(o
             .set(OptionKey::Vllm, "newest")

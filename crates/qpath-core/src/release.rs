@@ -432,12 +432,16 @@ mod tests {
         assert_eq!(V0_25_1.source_release(), V0_25_0);
         assert_eq!(V0_25_0Prefix.source_release(), V0_25_0);
         assert_eq!(V0_33_0.source_release(), V0_33_0);
+        // The newest release and the range are the table's: its last row and its first and last names.
         assert_eq!(V0_27_1.git_ref(), "v0.27.1");
         assert_eq!(V0_25_0Prefix.git_ref(), "v0.25.0");
         assert_eq!(V0_27_1.commit(), "6e448d0ea");
         assert!(V0_27_0 < V0_27_1 && V0_27_1 < V0_28_0);
-        assert_eq!(Release::LATEST, V0_33_0);
-        assert_eq!(Release::range_text(), "0.24.0 to 0.33.0");
+        assert_eq!(Some(&Release::LATEST), Release::ALL.last());
+        assert_eq!(
+            Release::range_text(),
+            format!("{} to {}", Release::ALL[0].name(), Release::LATEST.name())
+        );
         assert!(!V0_25_0Prefix.is_released() && V0_27_1.is_released());
     }
 
@@ -481,18 +485,19 @@ mod tests {
         for (given, want) in [
             ("0.27.2rc1.dev77+g1234abc", Ok(V0_27_1)),
             ("0.31.1", Ok(V0_31_0)),
-            ("0.34.0.dev3", Ok(V0_33_0)),
+            ("0.33.0", Ok(V0_33_0)),
+            ("99.0.0.dev3", Ok(Release::LATEST)),
             ("0.28.0rc1", Ok(V0_27_1)),
             ("0.28.0.dev5+gabc", Ok(V0_27_1)),
             ("0.28.0.post1", Ok(V0_28_0)),
             ("0.28.0+cu129", Ok(V0_28_0)),
             ("0.28.0.post1.dev2", Ok(V0_28_0)),
             ("v0.29", Ok(V0_29_0)),
-            ("1.0.0", Ok(V0_33_0)),
+            ("99.0.0", Ok(Release::LATEST)),
         ] {
             assert_eq!(release_for_version(given), want, "{given}");
         }
-        assert!(release_for_version("0.23.9").unwrap_err().contains("0.24.0 to 0.33.0"));
+        assert!(release_for_version("0.23.9").unwrap_err().contains(&Release::range_text()));
         assert!(release_for_version("0.24.0rc2").unwrap_err().contains("before the first"));
         for bad in ["banana", "0.27.x", "", "0.27.1+", "0.27.1 rc"] {
             assert!(

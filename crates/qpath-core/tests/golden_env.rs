@@ -321,8 +321,8 @@ fn a_patch_and_a_newer_dev_version() {
     assert_eq!(patch.vllm, "0.31.0");
     assert!(patch.notes[0].contains("qpath shows 0.31.0, the last release before it, whose code it runs"));
     assert_eq!(kernels(&patch), (Some(Kernel::TrtllmGen), Some(Kernel::TrtllmGen)));
-    let newer = run(&[(Gpu, "b200"), (Vllm, "0.34.0.dev3")], "--kv-cache-dtype fp8");
-    assert_eq!(newer.vllm, "0.33.0");
+    let newer = run(&[(Gpu, "b200"), (Vllm, "99.0.0.dev3")], "--kv-cache-dtype fp8");
+    assert_eq!(newer.vllm, Release::LATEST.name());
     assert!(newer.notes[0].contains("the newest release it knows") && newer.notes[0].contains("newer code may differ"));
     // A known release adds no note.
     assert!(run(&[(Gpu, "b200"), (Vllm, "v0.33.0")], "--kv-cache-dtype fp8")
@@ -336,12 +336,15 @@ fn versions_qpath_cannot_place_are_named_errors() {
     let e = o.set(Vllm, "0.23.0").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "vllm `0.23.0` is before the first vLLM release qpath knows (0.24.0 to 0.33.0)"
+        format!(
+            "vllm `0.23.0` is before the first vLLM release qpath knows ({})",
+            Release::range_text()
+        )
     );
     let e = o.set(Vllm, "latest").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "vllm `latest` is not a vLLM version (qpath knows 0.24.0 to 0.33.0)"
+        format!("vllm `latest` is not a vLLM version (qpath knows {})", Release::range_text())
     );
     let e = o.set(Fi, "0.6.11").unwrap_err();
     assert_eq!(

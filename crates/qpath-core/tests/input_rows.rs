@@ -212,7 +212,13 @@ fn a_hidden_character_in_a_flag_is_named_and_the_hint_does_not_hide_it() {
     assert!(m.starts_with("vllm: error: unrecognized arguments: --kv-cache-dtype\u{200b} fp8 --bogus\u{1b}[31m\n"));
     let hints: Vec<&str> = m.lines().filter(|l| l.starts_with("qpath:")).collect();
     assert!(
-        hints.contains(&"qpath: `--kv-cache-dtype\\u200b` is not an option of vLLM 0.33.0; did you mean `--kv-cache-dtype`?"),
+        hints.contains(
+            &format!(
+                "qpath: `--kv-cache-dtype\\u200b` is not an option of vLLM {}; did you mean `--kv-cache-dtype`?",
+                qpath_core::release::Release::LATEST
+            )
+            .as_str()
+        ),
         "{hints:?}"
     );
     assert!(
