@@ -7,10 +7,10 @@ use std::io::Read;
 
 use qpath_core::explain_log::{self, CommandSource};
 use qpath_core::render;
-use qpath_core::resolve::resolve;
 
 use crate::{
-    exit, find_model_config, line::command_line, option_message, pretty, usage_answer, verdict, Answer, Args, Format, UsageError,
+    exit, line::command_line, option_message, pretty, resolve_with, usage_answer, verdict, with_model_config, Answer, Args,
+    Format, UsageError,
 };
 
 /// The most bytes read from a file or standard input (a longer input is read up to here: its start is the start-up,
@@ -82,14 +82,7 @@ fn explain(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<Answer, Usa
     let mut built = explain_log::build(&reading, &a.options, &fallback_command);
     // What the user passes overrides the log (a correction), and fills what it lacks.
     for key in &a.given {
-        match key {
-            qpath_core::options::OptionKey::ComputeCapability => built.options.gpu = None,
-            qpath_core::options::OptionKey::Gpu => built.options.compute_capability = None,
-            _ => {}
-        }
-        if let Some(value) = given_value(a, *key) {
-            built.options.set(*key, &value).map_err(|e| input_error(option_message(&e)))?;
-        }
+        built.options.take(&a.options, *key);
     }
     built.missing.retain(|f| match f {
         explain_log::Field::Version => !a.given.contains(&qpath_core::options::OptionKey::Vllm),
@@ -123,18 +116,12 @@ fn explain(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<Answer, Usa
              after `--` (qpath explain-log {path} -- vllm serve MODEL …)"
         )));
     }
-    let mut scenario = built
+    let scenario = built
         .options
         .scenario(built.command_line.clone())
         .map_err(|e| input_error(option_message(&e)))?;
-    let found = find_model_config(a.model_config.as_deref(), &scenario, env).map_err(input_error)?;
-    if let Some(f) = &found {
-        scenario.model_config = Some(f.text.clone());
-    }
-    let mut report = resolve(&scenario);
-    if let (Some(f), Some(m)) = (&found, report.model.as_mut()) {
-        m.config = Some(f.origin.clone());
-    }
+    let (scenario, found) = with_model_config(scenario, a.model_config.as_deref(), env)?;
+    let report = resolve_with(&scenario, found.as_ref());
     let comparison = explain_log::compare(&reading, &report);
     let v = verdict(&report);
     let text = if a.check {
@@ -157,20 +144,6 @@ fn explain(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<Answer, Usa
         format!("{read_part}\n\n{}\n\n{rows_part}", answer.trim_end())
     };
     Ok(Answer::out(text, v.code()))
-}
-
-/// The text of a scenario option as given (clap kept it; `ScenarioOptions` has it parsed).
-fn given_value(a: &Args, key: qpath_core::options::OptionKey) -> Option<String> {
-    use qpath_core::options::OptionKey as K;
-    let o = &a.options;
-    match key {
-        K::Gpu => o.gpu.map(|g| g.id.to_string()),
-        K::ComputeCapability => o.compute_capability.map(|c| c.to_string()),
-        K::Vllm => o.vllm_version.clone().or_else(|| o.release.map(|r| r.name().to_string())),
-        K::Cuda => o.cuda.map(|c| c.to_string()),
-        K::Cubins => Some(qpath_core::options::cubins_name(o.cubins).to_string()),
-        K::FlashInfer => o.flashinfer.map(|f| f.to_string()),
-    }
 }
 
 #[cfg(test)]
@@ -241,6 +214,15 @@ mod tests {
         assert_eq!(json["reading"]["gpu"]["value"][1], "rtx-5090");
         assert_eq!(json["report"]["vllm"], "0.26.0");
         assert_eq!(json["comparison"]["rows"][1]["kind"], "same");
+        // A flashinfer-python no release pins, passed over the log, is kept as given (the note names it).
+        let json: serde_json::Value =
+            serde_json::from_str(&run_words(&["explain-log", "--flashinfer", "0.6.15.post1", "--format", "json", &f]).stdout)
+                .unwrap();
+        assert_eq!(json["report"]["flashinfer"], "0.6.14");
+        assert!(json["report"]["notes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("flashinfer-python 0.6.15.post1 is not a release"));
         // What the user passes overrides the log: at 0.25.0-prefix the L4-era rules apply, and the release is said.
         let over = run_words(&["explain-log", "--vllm", "0.25.0", "--check", &f]);
         assert_eq!(over.code, exit::SERVES, "{over:?}");

@@ -294,11 +294,21 @@ fn releases(f: Format) -> String {
 
 /// The scenario of the options and the command line, with the model's config.json the CLI found.
 fn scenario_of(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<(Scenario, Option<FoundConfig>), UsageError> {
-    let mut scenario = a.options.scenario(command_line(&a.command)).map_err(|e| UsageError {
+    let scenario = a.options.scenario(command_line(&a.command)).map_err(|e| UsageError {
         message: option_message(&e),
         show_usage: true,
     })?;
-    let found = find_model_config(a.model_config.as_deref(), &scenario, env).map_err(|message| UsageError {
+    with_model_config(scenario, a.model_config.as_deref(), env)
+}
+
+/// `scenario` reading the model's config.json the CLI finds for it ([`find_model_config`]: `--model-config FILE`, a
+/// model folder, the local HF cache), and what was found; a file it cannot read is an input error.
+fn with_model_config(
+    mut scenario: Scenario,
+    model_config: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(Scenario, Option<FoundConfig>), UsageError> {
+    let found = find_model_config(model_config, &scenario, env).map_err(|message| UsageError {
         message,
         show_usage: false,
     })?;
@@ -306,6 +316,15 @@ fn scenario_of(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<(Scenar
         scenario.model_config = Some(f.text.clone());
     }
     Ok((scenario, found))
+}
+
+/// The report of `scenario`, its model line naming the config.json `found` (where the CLI read it).
+fn resolve_with(scenario: &Scenario, found: Option<&FoundConfig>) -> Report {
+    let mut report = resolve(scenario);
+    if let (Some(f), Some(m)) = (found, report.model.as_mut()) {
+        m.config = Some(f.origin.clone());
+    }
+    report
 }
 
 /// The default action and `qpath matrix`.
@@ -323,10 +342,7 @@ fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -
     if a.fix {
         return fix_answer(a, &scenario);
     }
-    let mut report = resolve(&scenario);
-    if let (Some(f), Some(m)) = (&found, report.model.as_mut()) {
-        m.config = Some(f.origin.clone());
-    }
+    let report = resolve_with(&scenario, found.as_ref());
     let v = verdict(&report);
     let text = match a.format.unwrap_or(Format::Table) {
         f if a.check => v.check_line(f == Format::Json),

@@ -239,6 +239,31 @@ impl ScenarioOptions {
         Ok(())
     }
 
+    /// Takes option `key` as `other` has it (what a user passed over what a log said): the field or fields that
+    /// [`ScenarioOptions::set`] of that key writes; the GPU and a raw capability replace each other.
+    pub fn take(&mut self, other: &ScenarioOptions, key: OptionKey) {
+        match key {
+            OptionKey::Gpu => {
+                self.gpu = other.gpu;
+                self.compute_capability = None;
+            }
+            OptionKey::ComputeCapability => {
+                self.compute_capability = other.compute_capability;
+                self.gpu = None;
+            }
+            OptionKey::Vllm => {
+                self.release = other.release;
+                self.vllm_version = other.vllm_version.clone();
+            }
+            OptionKey::Cuda => self.cuda = other.cuda,
+            OptionKey::Cubins => self.cubins = other.cubins,
+            OptionKey::FlashInfer => {
+                self.flashinfer = other.flashinfer;
+                self.flashinfer_version = other.flashinfer_version.clone();
+            }
+        }
+    }
+
     /// The hardware: the GPU, or the raw capability, or the default GPU. Naming both is an error.
     pub fn hardware(&self) -> Result<Hardware, OptionError> {
         match (self.gpu, self.compute_capability) {
