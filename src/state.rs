@@ -267,6 +267,8 @@ impl Page {
             trtllm_cubins: self.cubins,
             command_line: self.command.clone(),
             model_config: self.model_config.clone(),
+            // The page reads drafters from its presets only (a drafter's config.json: the CLI and the core).
+            draft_model_config: None,
             flashinfer: self.flashinfer,
             vllm_version: self.vllm_version.clone(),
             flashinfer_version: self.flashinfer_version.clone(),

@@ -41,6 +41,8 @@ pub struct Args {
     pub check: bool,
     /// `--model-config FILE`: the model's config.json.
     pub model_config: Option<String>,
+    /// `--draft-model-config FILE`: the speculative drafter's config.json (an EAGLE head or a draft model).
+    pub draft_model_config: Option<String>,
     /// The vLLM command line's words, after `--`.
     pub command: Vec<String>,
 }
@@ -130,7 +132,8 @@ fn after_help() -> String {
   any other version from the first on runs as the newest of those at or below it (0.6.15.post1 as 0.6.14), and says so
 MODEL's config.json: --model-config FILE, else MODEL as a directory with config.json, else MODEL in the local Hugging Face
   cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; HF_HOME=… before `vllm` counts), else
-  qpath's preset of that id
+  qpath's preset of that id; the drafter's (the speculative config's \"model\") likewise: --draft-model-config FILE, a
+  directory, the HF cache, a preset
 the command after `--` may also be one quoted string: qpath -- \"HF_HOME=/h vllm serve M --kv-cache-dtype fp8\"
 with --format json, an error in qpath's options or input is {{\"error\": {{\"type\": \"usage\" | \"input\", \"message\": …}}}}
 
@@ -173,6 +176,12 @@ fn scenario_args(cmd: Command, formats: &'static [&'static str]) -> Command {
                 .long("model-config")
                 .value_name("FILE")
                 .help("the model's config.json"),
+        )
+        .arg(
+            Arg::new("draft-model-config")
+                .long("draft-model-config")
+                .value_name("FILE")
+                .help("the speculative drafter's config.json (an EAGLE head, a draft model)"),
         )
         .arg(format_arg(formats))
         .arg(
@@ -357,6 +366,7 @@ fn scenario_of(m: &ArgMatches, mode: Mode) -> Result<Action, UsageError> {
         format: format_of(m),
         check: m.get_flag("check"),
         model_config: m.get_one::<String>("model-config").cloned(),
+        draft_model_config: m.get_one::<String>("draft-model-config").cloned(),
         command,
     })))
 }

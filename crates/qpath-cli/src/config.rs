@@ -38,7 +38,42 @@ pub fn find_model_config(
         own.map(|(_, v)| v.clone()).or_else(|| env(name))
     };
     let env: &dyn Fn(&str) -> Option<String> = &env;
-    let model = cmd.model.as_str();
+    config_of_model(&cmd.model, env)
+}
+
+/// The speculative drafter's config.json, found as the target's is: `--draft-model-config FILE`, else the speculative
+/// config's `"model"` as a local folder holding config.json or a Hugging Face id in the local cache; None when none
+/// applies (no drafter, a preset, the target's own checkpoint for MTP).
+pub fn find_draft_config(
+    draft_config: Option<&str>,
+    scenario: &Scenario,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<FoundConfig>, String> {
+    if let Some(file) = draft_config {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("--draft-model-config {file}: {e}"))?;
+        return Ok(Some(FoundConfig {
+            text,
+            origin: format!("--draft-model-config {file}"),
+        }));
+    }
+    let Ok(cmd) = qpath_core::serve::parse(scenario.release, &scenario.command_line) else {
+        return Ok(None);
+    };
+    let Some(model) = cmd.speculative_config.as_ref().and_then(|sc| sc.model.clone()) else {
+        return Ok(None);
+    };
+    if model == cmd.model {
+        return Ok(None);
+    }
+    let env = |name: &str| {
+        let own = cmd.env.iter().rev().find(|(k, _)| k == name);
+        own.map(|(_, v)| v.clone()).or_else(|| env(name))
+    };
+    config_of_model(&model, &env)
+}
+
+/// A model string's config.json: a local folder holding one, or a Hugging Face id in the local cache.
+fn config_of_model(model: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Option<FoundConfig>, String> {
     let dir = Path::new(model);
     if dir.is_dir() {
         let file = dir.join("config.json");

@@ -120,7 +120,7 @@ fn explain(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<Answer, Usa
         .options
         .scenario(built.command_line.clone())
         .map_err(|e| input_error(option_message(&e)))?;
-    let (scenario, found) = with_model_config(scenario, a.model_config.as_deref(), env)?;
+    let (scenario, found) = with_model_config(scenario, (a.model_config.as_deref(), a.draft_model_config.as_deref()), env)?;
     let report = resolve_with(&scenario, found.as_ref());
     let comparison = explain_log::compare(&reading, &report);
     let v = verdict(&report);

@@ -35,7 +35,7 @@ pub use args::{
     close_gpu_ids, command, option_message, parse_args, version_text, Action, Args, Format, UsageError, EXIT_CODES,
     GPU_SUGGESTIONS, USAGE_LINE,
 };
-pub use config::{find_model_config, hf_cache_config, hf_hub_cache, FoundConfig};
+pub use config::{find_draft_config, find_model_config, hf_cache_config, hf_hub_cache, FoundConfig};
 pub use line::{command_line, shell_quote};
 
 use qpath_core::gpu::GPUS;
@@ -298,22 +298,28 @@ fn scenario_of(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<(Scenar
         message: option_message(&e),
         show_usage: true,
     })?;
-    with_model_config(scenario, a.model_config.as_deref(), env)
+    with_model_config(scenario, (a.model_config.as_deref(), a.draft_model_config.as_deref()), env)
 }
 
 /// `scenario` reading the model's config.json the CLI finds for it ([`find_model_config`]: `--model-config FILE`, a
-/// model folder, the local HF cache), and what was found; a file it cannot read is an input error.
+/// model folder, the local HF cache) and the drafter's ([`find_draft_config`]: `--draft-model-config FILE`, the
+/// speculative config's model as a folder or in the HF cache), and what was found for the model; a file it cannot
+/// read is an input error.
 fn with_model_config(
     mut scenario: Scenario,
-    model_config: Option<&str>,
+    (model_config, draft_config): (Option<&str>, Option<&str>),
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(Scenario, Option<FoundConfig>), UsageError> {
-    let found = find_model_config(model_config, &scenario, env).map_err(|message| UsageError {
+    let usage = |message| UsageError {
         message,
         show_usage: false,
-    })?;
+    };
+    let found = find_model_config(model_config, &scenario, env).map_err(usage)?;
     if let Some(f) = &found {
         scenario.model_config = Some(f.text.clone());
+    }
+    if let Some(d) = find_draft_config(draft_config, &scenario, env).map_err(usage)? {
+        scenario.draft_model_config = Some(d.text);
     }
     Ok((scenario, found))
 }

@@ -189,3 +189,60 @@ fn the_binary_names_the_backend_vllm_picks() {
     );
     assert!(out.contains("| h100-sxm | FLASH_ATTN bf16/bf16 fa3-varlen"), "{out}");
 }
+
+/// The speculative config's `"model"` is read like the target's: a folder holding config.json (here named
+/// `…-eagle3`, so vLLM's name check selects eagle3), a Hugging Face id in the local cache, or `--draft-model-config
+/// FILE`; each gives the EAGLE-3 head's one layer, named from the target's 32 (layer 32).
+#[test]
+fn a_drafter_is_read_from_a_folder_the_hf_cache_or_a_file() {
+    let head = include_str!("../../qpath-core/tests/fixtures/drafters/llama3-8b-eagle3/config.json");
+    let dir = std::env::temp_dir().join(format!("qpath process drafter-{}", std::process::id()));
+    let folder = dir.join("llama3-8b-eagle3");
+    let snap = dir.join("hub/models--acme--EAGLE3-head/snapshots/r");
+    for d in [&folder, &snap] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("config.json"), head).unwrap();
+    }
+    let spec = |model: &str| format!(r#"{{"model": "{model}", "num_speculative_tokens": 3}}"#);
+    let by_folder = spec(&folder.display().to_string());
+    let by_cache = spec("acme/EAGLE3-head");
+    let by_file = r#"{"method": "eagle3", "model": "acme/not-cached", "num_speculative_tokens": 3}"#;
+    let home = format!("HF_HOME={}", dir.display());
+    let file = folder.join("config.json").display().to_string();
+    let runs = [
+        qpath(&with_llama(
+            &["--gpu", "h100-sxm", "--format", "json"],
+            &["--speculative-config", &by_folder],
+        )),
+        qpath(&[
+            "--gpu",
+            "h100-sxm",
+            "--format",
+            "json",
+            "--",
+            &home,
+            "vllm",
+            "serve",
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "--speculative-config",
+            &by_cache,
+        ]),
+        qpath(&with_llama(
+            &["--gpu", "h100-sxm", "--format", "json", "--draft-model-config", &file],
+            &["--speculative-config", by_file],
+        )),
+    ];
+    let _ = std::fs::remove_dir_all(&dir);
+    for (code, out, err) in runs {
+        assert_eq!((code, err.as_str()), (Some(0), ""), "{out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let drafter = v["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["role"] == "drafter")
+            .unwrap_or_else(|| panic!("no drafter group: {out}"));
+        assert_eq!(drafter["layers"], serde_json::json!([32]), "{out}");
+        assert_eq!(v["speculative"]["method"], "eagle3");
+    }
+}

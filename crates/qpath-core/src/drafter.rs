@@ -67,6 +67,7 @@ pub fn drafter(
     cmd: &ServeCommand,
     target: &ModelSpec,
     target_forced: Option<Backend>,
+    draft_config: Option<&str>,
 ) -> Result<Option<Drafter>, ScenarioError> {
     let Some(sc) = &cmd.speculative_config else {
         return Ok(None);
@@ -77,7 +78,8 @@ pub fn drafter(
     let mut drafter_model = None;
     let mut method = method;
     if !NO_ATTENTION.contains(&method.as_str()) {
-        let (m, spec) = drafter_layers(r, cmd, &method, model_id.as_deref(), target, &mut t, &mut notes)?;
+        let asked = (method.as_str(), model_id.as_deref(), draft_config);
+        let (m, spec) = drafter_layers(r, cmd, asked, target, &mut t, &mut notes)?;
         method = m;
         drafter_model = spec;
     } else {
@@ -226,11 +228,12 @@ fn is_custom_class_path(model: &str) -> bool {
 }
 
 /// The method a model-based drafter ends with (`__post_init__`'s detection chain) and its layers.
+/// The drafter's layers: `asked` is the method (before detection), the drafter's model and its config.json text when
+/// the caller found one (a folder, the HF cache, a file).
 fn drafter_layers(
     r: Release,
     cmd: &ServeCommand,
-    method: &str,
-    model_id: Option<&str>,
+    (method, model_id, draft_config): (&str, Option<&str>, Option<&str>),
     target: &ModelSpec,
     t: &mut Trace,
     notes: &mut Vec<Note>,
@@ -253,6 +256,8 @@ fn drafter_layers(
     // rewrites e.g. qwen3_next to qwen3_next_mtp, before the detection chain reads its model_type.
     let draft = if id == target.id {
         Some(target.clone())
+    } else if let Some(text) = draft_config {
+        Some(draft_from_config(r, method, id, text, t)?)
     } else {
         model::resolve_model_at(r, id, None).ok()
     };
@@ -289,6 +294,43 @@ fn drafter_layers(
         _ => Some(draft_model_layers(&draft, t)),
     };
     Ok((detected, layers))
+}
+
+/// The drafter's own config.json: an EAGLE head when the method is (or its name makes it) `eagle` / `eagle3`, the
+/// detection chain's first two steps ([`detect_method`]), else a draft model read like a target. A config qpath cannot
+/// read is the scenario's input error, naming the file.
+fn draft_from_config(r: Release, method: &str, id: &str, text: &str, t: &mut Trace) -> Result<ModelSpec, ScenarioError> {
+    let cap = crate::serve::limits::MAX_CONFIG_JSON_BYTES;
+    let file = format!("config.json of the drafter {id}");
+    let input = |message: String| ScenarioError {
+        kind: ScenarioErrorKind::InputError,
+        message,
+        source: None,
+    };
+    if text.len() > cap {
+        return Err(input(format!(
+            "qpath cannot model this: {file} has {} bytes, more than {cap} (qpath's cap \
+             serve::limits::MAX_CONFIG_JSON_BYTES)",
+            text.len()
+        )));
+    }
+    let lower = id.to_ascii_lowercase();
+    let eagle = match method {
+        "eagle" | "eagle3" => Some(method),
+        _ if lower.contains("eagle-") => Some("eagle"),
+        _ if lower.contains("eagle3") => Some("eagle3"),
+        _ => None,
+    };
+    let spec = model::resolve_drafter_from_config(r, eagle, id, &file, text).map_err(|e| input(e.to_string()))?;
+    t.step(
+        Some(&source::EAGLE_CONFIG_ARCHITECTURES),
+        "drafter config",
+        match (eagle, spec.architecture) {
+            (Some(m), Some(arch)) => format!("{file}: an {m} head, EAGLEConfig names its architecture {arch}"),
+            _ => format!("{file}: a draft model, read like a target's config.json"),
+        },
+    );
+    Ok(spec)
 }
 
 /// `__post_init__`'s detection chain for a model-based drafter, in its order: an EAGLE method kept, "eagle-" / "eagle3"

@@ -309,6 +309,7 @@ impl ScenarioOptions {
             trtllm_cubins: self.cubins,
             command_line: command_line.into(),
             model_config: None,
+            draft_model_config: None,
             flashinfer: self.flashinfer,
             flashinfer_version: self.flashinfer_version.clone(),
             vllm_version: self.vllm_version.clone(),

@@ -372,6 +372,7 @@ mod tests {
             trtllm_cubins: None,
             command_line: command_line.to_string(),
             model_config: None,
+            draft_model_config: None,
             flashinfer: None,
             vllm_version: None,
             flashinfer_version: None,

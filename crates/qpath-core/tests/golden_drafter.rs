@@ -462,6 +462,92 @@ fn the_speculative_config_errors_are_vllms() {
     assert_eq!((drafter(&r).cache_dtype.as_str(), drafter(&r).error.as_ref()), ("fp8", None));
 }
 
+/// A scenario whose drafter config.json is `text` (as the CLI attaches a folder's, the HF cache's or
+/// `--draft-model-config`'s).
+fn run_with_draft(gpu: &str, vllm: &str, command: &str, text: &str) -> Report {
+    let mut o = qpath_core::options::ScenarioOptions::default();
+    o.set(qpath_core::options::OptionKey::Gpu, gpu).unwrap();
+    o.set(qpath_core::options::OptionKey::Vllm, vllm).unwrap();
+    let mut s = o.scenario(command).unwrap();
+    s.draft_model_config = Some(text.to_string());
+    qpath_core::resolve::resolve(&s)
+}
+
+/// SpecForge's EAGLE-3 head config for Llama-3.1-8B (`tests/fixtures/drafters/README.md`).
+const HEAD_CONFIG: &str = include_str!("fixtures/drafters/llama3-8b-eagle3/config.json");
+
+#[test]
+fn an_eagle3_head_read_from_its_folder() {
+    // The folder's name says nothing ("/models/head"), so the method is given; EAGLEConfig keeps the architecture
+    // LlamaForCausalLMEagle3 (it ends with Eagle3, eagle.py:55-64 in every release), which the registry maps to
+    // llama_eagle3.py: one LlamaDecoderLayer from the head's own config (32 query / 8 KV heads of 128), named from the
+    // target's 32 layers. Same answer as the preset of the same head, at the first release and the latest.
+    let spec = r#"--speculative-config '{"method":"eagle3","model":"/models/head","num_speculative_tokens":3}'"#;
+    for (vllm, runner, backend) in [
+        ("0.24.0", ModelRunner::V2, Backend::FlashInfer),
+        ("0.25.0", ModelRunner::V1, Backend::FlashAttn),
+        ("0.33.0", ModelRunner::V2, Backend::FlashInfer),
+    ] {
+        let cmd = format!("{LLAMA} --attention-backend FLASHINFER {spec}");
+        let r = run_with_draft("h100-sxm", vllm, &cmd, HEAD_CONFIG);
+        let s = r.speculative.as_ref().unwrap();
+        assert_eq!((s.method.as_str(), s.runner), ("eagle3", runner), "{vllm}");
+        assert!(
+            s.trace.iter().any(|t| t.rule == "drafter config"
+                && t.outcome
+                    .contains("an eagle3 head, EAGLEConfig names its architecture LlamaForCausalLMEagle3")
+                && t.source().as_deref() == Some("vllm/transformers_utils/configs/eagle.py:55")),
+            "{:#?}",
+            s.trace
+        );
+        let d = drafter(&r);
+        assert_eq!(d.layers, vec![32], "{vllm}");
+        assert_eq!((d.num_q_heads, d.num_kv_heads, d.head_dim), (32, 8, 128));
+        assert_eq!(d.backend, backend, "{vllm}");
+        let preset = run("h100-sxm", vllm, &format!("{LLAMA} --attention-backend FLASHINFER {EAGLE3}"));
+        let p = drafter(&preset);
+        assert_eq!(
+            (p.layers.clone(), p.backend, p.kernel),
+            (d.layers.clone(), d.backend, d.kernel)
+        );
+    }
+}
+
+#[test]
+fn a_drafter_config_qpath_cannot_read_is_named() {
+    let spec = r#"--speculative-config '{"method":"eagle3","model":"/models/head","num_speculative_tokens":3}'"#;
+    let cmd = format!("{LLAMA} {spec}");
+    // A Qwen3-type head: EAGLEConfig names it Eagle3Qwen3ForCausalLM (qwen3_eagle3.py), not restated.
+    let qwen = HEAD_CONFIG.replace("LlamaForCausalLMEagle3", "Qwen3ForCausalLM");
+    let r = run_with_draft("h100-sxm", "0.33.0", &cmd, &qwen);
+    let e = r.error.as_ref().expect("an input error");
+    assert_eq!(e.kind, ScenarioErrorKind::InputError);
+    assert!(
+        e.message.starts_with(
+            "config.json of the drafter /models/head: qpath cannot model this: architectures[0] = \"Qwen3ForCausalLM\", \
+             which EAGLEConfig names \"Eagle3Qwen3ForCausalLM\" for method eagle3"
+        ),
+        "{}",
+        e.message
+    );
+    // Not JSON: the file is named.
+    let r = run_with_draft("h100-sxm", "0.33.0", &cmd, "{");
+    assert!(r
+        .error
+        .as_ref()
+        .unwrap()
+        .message
+        .starts_with("config.json of the drafter /models/head is not valid JSON"));
+    // A draft model (no EAGLE method, no "eagle" in its name) is read as a target: Llama-3.2-1B's config.
+    let draft = r#"--speculative-config '{"model":"/models/small","num_speculative_tokens":3}'"#;
+    let small = HEAD_CONFIG
+        .replace("LlamaForCausalLMEagle3", "LlamaForCausalLM")
+        .replace("\"num_hidden_layers\": 1", "\"num_hidden_layers\": 16");
+    let r = run_with_draft("h100-sxm", "0.33.0", &format!("{LLAMA} {draft}"), &small);
+    assert_eq!(r.speculative.as_ref().unwrap().method, "draft_model");
+    assert_eq!(drafter(&r).layers, (0..16).collect::<Vec<u32>>());
+}
+
 #[test]
 fn an_unknown_drafter_model_keeps_the_target() {
     let r = run(

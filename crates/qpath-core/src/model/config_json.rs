@@ -230,16 +230,60 @@ fn cannot<T>(file: &str, what: String) -> Result<T, ModelError> {
     err(format!("{file}: qpath cannot model this: {what}"))
 }
 
+/// The EAGLE heads whose layers qpath restates: the model files `EAGLEConfig`'s renamed architecture selects
+/// (`_SPECULATIVE_DECODING_MODELS`, registry.py; lines of `Eagle3LlamaForCausalLM`, `LlamaForCausalLMEagle3` and
+/// `EagleLlamaForCausalLM` at 0.24.0 and 0.33.0). Both files build `num_hidden_layers` `LlamaDecoderLayer`s from the
+/// head's own (Llama) config (llama_eagle3.py:197-206@0.33.0, llama_eagle.py:99-107@0.33.0).
+pub const EAGLE_HEADS: &[Architecture] = &[
+    Architecture {
+        name: "Eagle3LlamaForCausalLM",
+        registry_lines: (609, 700),
+        vllm_model: VllmModel::Llama,
+        config_class: ConfigClass::Llama,
+        nested: false,
+    },
+    Architecture {
+        name: "LlamaForCausalLMEagle3",
+        registry_lines: (611, 702),
+        vllm_model: VllmModel::Llama,
+        config_class: ConfigClass::Llama,
+        nested: false,
+    },
+    Architecture {
+        name: "EagleLlamaForCausalLM",
+        registry_lines: (603, 661),
+        vllm_model: VllmModel::Llama,
+        config_class: ConfigClass::Llama,
+        nested: false,
+    },
+];
+
+/// `EAGLEConfig.__init__`'s renaming of the head's architectures (vllm/transformers_utils/configs/eagle.py:46-64 in
+/// every release 0.24.0-0.33.0, `source::EAGLE_CONFIG_ARCHITECTURES`): for `eagle`, `Eagle{arch}` unless it starts with
+/// `Eagle`; for `eagle3`, `Eagle3{arch}` unless it starts or ends with `Eagle3`.
+pub fn eagle_architecture(method: &str, arch: &str) -> String {
+    match method {
+        "eagle" if !arch.starts_with("Eagle") => format!("Eagle{arch}"),
+        "eagle3" if !(arch.starts_with("Eagle3") || arch.ends_with("Eagle3")) => format!("Eagle3{arch}"),
+        _ => arch.to_string(),
+    }
+}
+
 /// Reads config.json text (`file` names it in messages) into the config `release` constructs (the config class can
-/// differ by release: [`ConfigClass::Qwen3Next`]).
-pub(super) fn read(release: Release, file: &str, text: &str) -> Result<ConfigJson, ModelError> {
+/// differ by release: [`ConfigClass::Qwen3Next`]), for the model file `architectures[0]` selects (`eagle_method: None`), or for an EAGLE head's config.json
+/// under speculative method `eagle` / `eagle3`: its architecture renamed as [`eagle_architecture`] and looked up in
+/// [`EAGLE_HEADS`].
+pub(super) fn read_as(release: Release, file: &str, text: &str, eagle_method: Option<&str>) -> Result<ConfigJson, ModelError> {
     let root: Value = serde_json::from_str(text).map_err(|e| ModelError {
         message: format!("{file} is not valid JSON: {e}"),
     })?;
     let Value::Object(root) = root else {
         return err(format!("{file}: the top level must be a JSON object, got {}", show(&root)));
     };
-    let architecture = architecture(file, &root)?;
+    let architecture = match eagle_method {
+        None => architecture(file, &root)?,
+        Some(method) => eagle_head(file, &root, method)?,
+    };
     let model_type = match root.get("model_type") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
@@ -313,24 +357,48 @@ pub(super) fn read(release: Release, file: &str, text: &str) -> Result<ConfigJso
     })
 }
 
+/// An EAGLE head's `architectures[0]` after [`eagle_architecture`], one of [`EAGLE_HEADS`]; any other head is "qpath
+/// cannot model this".
+fn eagle_head(file: &str, root: &Map<String, Value>, method: &str) -> Result<&'static Architecture, ModelError> {
+    let first = first_architecture(file, root)?;
+    let renamed = eagle_architecture(method, first);
+    EAGLE_HEADS.iter().find(|a| a.name == renamed).map_or_else(
+        || {
+            let known: Vec<&str> = EAGLE_HEADS.iter().map(|a| a.name).collect();
+            cannot(
+                file,
+                format!(
+                    "architectures[0] = \"{first}\", which EAGLEConfig names \"{renamed}\" for method {method}: not an \
+                     EAGLE head whose layers qpath restates ({})",
+                    known.join(", ")
+                ),
+            )
+        },
+        Ok,
+    )
+}
+
+/// `architectures[0]` as written.
+fn first_architecture<'a>(file: &str, root: &'a Map<String, Value>) -> Result<&'a str, ModelError> {
+    match root.get("architectures") {
+        None | Some(Value::Null) => cannot(
+            file,
+            "architectures is missing: vLLM picks the model file from architectures[0] (or maps model_type), \
+             and qpath reads architectures[0] only"
+                .into(),
+        ),
+        Some(Value::Array(a)) => match a.first() {
+            Some(Value::String(s)) => Ok(s),
+            Some(v) => err(format!("{file}: architectures[0] = {}: must be a string", show(v))),
+            None => cannot(file, "architectures is empty".into()),
+        },
+        Some(v) => err(format!("{file}: architectures = {}: must be a list of strings", show(v))),
+    }
+}
+
 /// `architectures[0]`, mapped like vLLM's registry; anything else is "qpath cannot model this".
 fn architecture(file: &str, root: &Map<String, Value>) -> Result<&'static Architecture, ModelError> {
-    let first = match root.get("architectures") {
-        None | Some(Value::Null) => {
-            return cannot(
-                file,
-                "architectures is missing: vLLM picks the model file from architectures[0] (or maps model_type), \
-                 and qpath reads architectures[0] only"
-                    .into(),
-            )
-        }
-        Some(Value::Array(a)) => match a.first() {
-            Some(Value::String(s)) => s,
-            Some(v) => return err(format!("{file}: architectures[0] = {}: must be a string", show(v))),
-            None => return cannot(file, "architectures is empty".into()),
-        },
-        Some(v) => return err(format!("{file}: architectures = {}: must be a list of strings", show(v))),
-    };
+    let first = first_architecture(file, root)?;
     ARCHITECTURES.iter().find(|a| a.name == first).map_or_else(
         || {
             let known: Vec<&str> = ARCHITECTURES.iter().map(|a| a.name).collect();

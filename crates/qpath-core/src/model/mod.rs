@@ -402,10 +402,35 @@ pub fn resolve_model_from_config_in(
     text: &str,
     hf_overrides: Option<&Map<String, Value>>,
 ) -> Result<ModelSpec, ModelError> {
+    from_config(release, env, (id, file, text), hf_overrides, None)
+}
+
+/// A speculative drafter's config.json (`"model"` of `--speculative-config` as a folder, an HF-cache id or a file):
+/// under method `eagle` / `eagle3` an EAGLE head, whose architecture `EAGLEConfig` renames
+/// ([`config_json::eagle_architecture`]) before the registry picks its model file; otherwise (a draft model) read as
+/// a target's config.json. The target's `--hf-overrides` do not reach it (vLLM builds the draft `ModelConfig` without
+/// them).
+pub fn resolve_drafter_from_config(
+    release: Release,
+    eagle_method: Option<&str>,
+    id: &str,
+    file: &str,
+    text: &str,
+) -> Result<ModelSpec, ModelError> {
+    from_config(release, ModelEnv::default(), (id, file, text), None, eagle_method)
+}
+
+fn from_config(
+    release: Release,
+    env: ModelEnv,
+    (id, file, text): (&str, &str, &str),
+    hf_overrides: Option<&Map<String, Value>>,
+    eagle_method: Option<&str>,
+) -> Result<ModelSpec, ModelError> {
     let empty = Map::new();
     // Messages name the file (which names the model); the spec keeps the model's id.
     let name = file;
-    let read = config_json::read(release, file, text)?;
+    let read = config_json::read_as(release, file, text, eagle_method)?;
     let arch = read.architecture;
     let rule = arch.vllm_model;
     let overrides = overrides::Overrides::locate_in(name, Some(arch.nested), hf_overrides.unwrap_or(&empty))?;
@@ -414,11 +439,21 @@ pub fn resolve_model_from_config_in(
     source.push(|| format!("config: {file} (read by qpath as transformers' constructor would build it)"));
     // The MLA rule names the file per release itself (DeepseekV32ForCausalLM moves to vllm/models/deepseek_v32).
     if rule != VllmModel::DeepseekV2 {
+        let model_file = match (eagle_method, arch.name) {
+            (None, _) => rule.file(),
+            (Some(_), "EagleLlamaForCausalLM") => "vllm/model_executor/models/llama_eagle.py",
+            (Some(_), _) => "vllm/model_executor/models/llama_eagle3.py",
+        };
         source.push(|| {
             format!(
-                "architectures[0] = \"{}\": {} (vllm/model_executor/models/registry.py:{}@0.24.0, {}@0.33.0)",
+                "architectures[0] = \"{}\"{}: {} (vllm/model_executor/models/registry.py:{}@0.24.0, {}@0.33.0)",
                 arch.name,
-                rule.file(),
+                if eagle_method.is_some() {
+                    " after EAGLEConfig's renaming"
+                } else {
+                    ""
+                },
+                model_file,
                 arch.registry_lines.0,
                 arch.registry_lines.1
             )

@@ -69,6 +69,10 @@ pub struct Scenario {
     /// The model's `config.json` text (a file the CLI found or was given, one pasted into the page or passed to the
     /// JS API), read instead of the preset of the command line's model id; `None`: the preset or `--hf-overrides`.
     pub model_config: Option<String>,
+    /// The speculative drafter's `config.json` text (an EAGLE head or a draft model the CLI found as a folder, in the
+    /// HF cache or was given as a file), read instead of a preset of the speculative config's `"model"`; `None`: the
+    /// presets.
+    pub draft_model_config: Option<String>,
     /// The flashinfer-python release installed when it is not the one the release pins (users upgrade it); `None`:
     /// the pin ([`Release::flashinfer_pin`]). FlashInfer's rules and citations follow it.
     pub flashinfer: Option<FlashInfer>,
@@ -100,6 +104,7 @@ impl Scenario {
             trtllm_cubins: None,
             command_line: command_line.into(),
             model_config: None,
+            draft_model_config: None,
             flashinfer: None,
             vllm_version: None,
             flashinfer_version: None,
@@ -305,7 +310,7 @@ fn resolve_into(
             g.trace.extend(step);
         }
     }
-    if let Some(d) = crate::drafter::drafter(r, &cmd, &spec, forced)? {
+    if let Some(d) = crate::drafter::drafter(r, &cmd, &spec, forced, s.draft_model_config.as_deref())? {
         drafter_groups(&p, &cmd, &engine, d, &mut groups, report)?;
     }
     crate::backends::turboquant::layout::layout_conflict(&p, &mut groups);
