@@ -279,15 +279,21 @@ fn releases(f: Format) -> String {
     if f == Format::Json {
         let rows: Vec<serde_json::Value> = Release::ALL
             .iter()
-            .map(|&r| serde_json::json!({"vllm": r.name(), "flashinfer": r.flashinfer(), "cubinsByDefault": default_cubins(r)}))
+            .map(|&r| {
+                serde_json::json!({"vllm": r.name(), "flashinfer": r.flashinfer(), "published": r.published(),
+                    "cubinsByDefault": default_cubins(r)})
+            })
             .collect();
         return pretty(&rows);
     }
     Release::ALL
         .iter()
-        .map(|r| match r.note() {
-            Some(note) => format!("{:<14} flashinfer {:<13} {note}\n", r.name(), r.flashinfer()),
-            None => format!("{:<14} flashinfer {}\n", r.name(), r.flashinfer()),
+        .map(|r| {
+            let day = r.published().map_or_else(|| "unpublished".to_string(), |d| format!("published {d}"));
+            match r.note() {
+                Some(note) => format!("{:<14} flashinfer {:<13} {day:<21} {note}\n", r.name(), r.flashinfer()),
+                None => format!("{:<14} flashinfer {:<13} {day}\n", r.name(), r.flashinfer()),
+            }
         })
         .collect()
 }
@@ -1133,7 +1139,8 @@ mod issue15 {
         assert_eq!(releases.as_array().map(Vec::len), Some(Release::ALL.len()));
         assert_eq!(
             releases[0],
-            serde_json::json!({"vllm": "0.24.0", "flashinfer": "0.6.12", "cubinsByDefault": true})
+            serde_json::json!({"vllm": Release::ALL[0].name(), "flashinfer": Release::ALL[0].flashinfer(),
+                "published": Release::ALL[0].published(), "cubinsByDefault": true})
         );
         assert_eq!(answer("gpus --format table").stdout, answer("gpus").stdout);
         for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {

@@ -22,6 +22,8 @@ struct Row {
     name: String,
     flashinfer: String,
     commit: String,
+    /// The day PyPI received the release's first wheel (`upload-time`, UTC); absent for a state never published.
+    published: Option<String>,
     requires_flashinfer_cubin: bool,
     source: Option<String>,
     tag: Option<String>,
@@ -266,10 +268,11 @@ fn release_info(out: &mut String, rows: &[Row], names: &[String], source: &[usiz
     for (i, r) in rows.iter().enumerate() {
         writeln!(
             out,
-            "    ReleaseInfo {{ name: {:?}, flashinfer: {:?}, commit: {:?}, requires_flashinfer_cubin: {}, source: Release::{}, tag: {:?}, released: {}, note: {:?} }},",
+            "    ReleaseInfo {{ name: {:?}, flashinfer: {:?}, commit: {:?}, published: {:?}, requires_flashinfer_cubin: {}, source: Release::{}, tag: {:?}, released: {}, note: {:?} }},",
             r.name,
             r.flashinfer,
             r.commit,
+            r.published,
             r.requires_flashinfer_cubin,
             names[source[i]],
             r.tag.clone().unwrap_or_else(|| format!("v{}", r.name)),

@@ -15,6 +15,7 @@ struct ReleaseInfo {
     name: &'static str,
     flashinfer: &'static str,
     commit: &'static str,
+    published: Option<&'static str>,
     requires_flashinfer_cubin: bool,
     source: Release,
     tag: &'static str,
@@ -63,6 +64,11 @@ impl Release {
     /// The release commit (`vllm/_version.py`), short form.
     pub fn commit(self) -> &'static str {
         self.info().commit
+    }
+
+    /// The day (`YYYY-MM-DD`, UTC) PyPI received the release's first wheel; `None` for a state never published.
+    pub fn published(self) -> Option<&'static str> {
+        self.info().published
     }
 
     /// The release whose source files this release's rules and tables read: itself, or an earlier release whose files

@@ -281,9 +281,9 @@ fn a_nightly_runs_as_the_last_release_before_it() {
     assert_eq!(r.vllm, "0.27.1");
     assert_eq!(
         r.notes[0],
-        "vLLM 0.27.2rc1.dev77+g1234abc is a development build, not a release qpath knows; qpath shows 0.27.1, the last \
-         release before it by version order, whose rules it follows: the build's code may be newer (qpath cannot model \
-         this: the commits after 0.27.1's release)"
+        "vLLM 0.27.2rc1.dev77+g1234abc is a development build, not a release qpath knows; qpath shows 0.27.1 \
+         (published 2026-08-11), the last release before it by version order, whose rules it follows: the build's code \
+         may be newer (qpath cannot model this: the commits after 0.27.1's release)"
     );
     // 0.27.x has no SM12x XQA: fa2 decode, as 0.27.1.
     assert_eq!(kernels(&r), (Some(Kernel::Fa2), Some(Kernel::Fa2)));
@@ -313,6 +313,10 @@ fn a_dev_build_from_a_release_commit_is_that_release() {
         let v = format!("0.0.1.dev1+g{}", rel.commit());
         assert_eq!(qpath_core::release::release_of_commit(&v), Some(*rel), "{rel}");
     }
+    // The days PyPI received each release (data/releases.toml `published`): in history order, and every published
+    // release has one (scripts/release-facts.py checks them against PyPI).
+    let days: Vec<&str> = Release::ALL.iter().filter(|r| r.is_released()).map(|r| r.published().unwrap()).collect();
+    assert!(days.windows(2).all(|w| w[0] <= w[1]), "{days:?}");
 }
 
 #[test]

@@ -749,6 +749,11 @@ fn environment_notes(s: &Scenario, report: &mut Report) {
                 .zip(crate::release::Pep440::parse(r.name()))
                 .is_some_and(|(g, n)| !(g.at_or_after_final(&n) && n.at_or_after_final(&g)));
         let at_commit = crate::release::release_of_commit(given) == Some(r);
+        // "0.27.1 (published 2026-08-11)": the day says how old the code qpath follows is.
+        let shown = match r.published() {
+            Some(day) => format!("{r} (published {day})"),
+            None => r.to_string(),
+        };
         report.notes.push(Note::info(if at_commit {
             format!(
                 "vLLM {given} was built from {r}'s release commit ({}): qpath shows {r}, whose code it is",
@@ -756,14 +761,14 @@ fn environment_notes(s: &Scenario, report: &mut Report) {
             )
         } else if newest {
             format!(
-                "vLLM {given} is not a release qpath knows; qpath shows {r}, the newest release it knows, which it \
+                "vLLM {given} is not a release qpath knows; qpath shows {shown}, the newest release it knows, which it \
                  follows: newer code may differ (qpath cannot model this: the source after {r})"
             )
         } else if crate::release::is_dev_build(given) {
             format!(
-                "vLLM {given} is a development build, not a release qpath knows; qpath shows {r}, the last release \
-                 before it by version order, whose rules it follows: the build's code may be newer (qpath cannot \
-                 model this: the commits after {r}'s release)"
+                "vLLM {given} is a development build, not a release qpath knows; qpath shows {shown}, the last \
+                 release before it by version order, whose rules it follows: the build's code may be newer (qpath \
+                 cannot model this: the commits after {r}'s release)"
             )
         } else {
             format!("vLLM {given} is not a release qpath knows; qpath shows {r}, the last release before it, whose code it runs")
