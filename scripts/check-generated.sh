@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that the generated data files equal what their generator prints from the released sources today:
 #   data/vllm-enums.tsv  = scripts/gen-vllm-flags.py --src DIR --enums
-#   data/vllm-flags.tsv  = scripts/gen-vllm-flags.py --src DIR         (only when DIR/notes/ holds the option lists)
+#   data/vllm-flags.tsv  = scripts/gen-vllm-flags.py --src DIR         (only when DIR/notes/ holds the option lists,
+#                          which scripts/gen-flag-lists.py --src DIR writes)
 #   data/source-lines.toml's lines start with their anchors, and data/source-statements.tsv =
 #                          scripts/source-anchors.py --src DIR --write
 # DIR (default $QPATH_VLLM_SRC, else ./vllm-src) is what scripts/fetch-vllm-source.sh DIR fills. The wheels are large
@@ -27,7 +28,8 @@ if [ -d "$src/notes" ]; then
     echo "check-generated: data/vllm-flags.tsv differs from the generator's output (diff above)"; status=1
   fi
 else
-  echo "check-generated: $src/notes/ (the per-release option lists) is missing: data/vllm-flags.tsv not checked"
+  echo "check-generated: $src/notes/ (the per-release option lists) is missing: data/vllm-flags.tsv not checked;" \
+       "write it with scripts/gen-flag-lists.py --src $src"
 fi
 if python3 "$repo/scripts/source-anchors.py" --src "$src" --check; then
   echo "check-generated: every line of data/source-lines.toml starts with its anchor"

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Download the vLLM releases of data/releases.toml and the flashinfer-python releases they pin, and unzip their
-# python sources into DIR (what scripts/gen-vllm-flags.py --src DIR reads).
+# Download the vLLM releases of data/releases.toml and the flashinfer-python releases they pin, unzip their
+# python sources into DIR, and write the per-release option lists DIR/notes/flags-<VER>.detail.tsv from them
+# (scripts/gen-flag-lists.py): what scripts/gen-vllm-flags.py --src DIR reads.
 #
 #   scripts/fetch-vllm-source.sh [DIR]      DIR: default $QPATH_VLLM_SRC, else ./vllm-src (relative to the current folder)
 #
@@ -43,4 +44,7 @@ for f in $flashinfer_versions; do
     echo "ok fi $f"
   fi
 done
+# The per-release `vllm serve` option lists (DIR/notes/flags-<VER>.detail.tsv), read from the sources by AST; rewritten
+# every run (a few seconds), so they follow the tool.
+python3 "$repo/scripts/gen-flag-lists.py" --src . --releases "$releases" || echo "FAIL gen-flag-lists (messages above)"
 echo ALLDONE

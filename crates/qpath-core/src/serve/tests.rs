@@ -595,6 +595,16 @@ fn kv_cache_dtype_choices_follow_the_release() {
     assert!(fail(V0_33_0, "vllm serve m --block-size 0")
         .message
         .contains("block_size\n  Input should be greater than 0"));
+    // --chat-template-content-format's choices in every release: 0.33.0 imports its Literal through
+    // `from .types import *` (renderers/chat_utils/__init__.py; types.py:354), which the first flag lists missed.
+    for r in [V0_24_0, V0_32_0, V0_33_0] {
+        assert_eq!(
+            fail(r, "vllm serve m --chat-template-content-format xml").message,
+            "vllm serve: error: argument --chat-template-content-format: invalid choice: 'xml' (choose from 'auto', \
+             'openai', 'string')",
+            "{r}"
+        );
+    }
 }
 
 #[test]
