@@ -278,10 +278,11 @@ mod models_table {
             "gemma3" => "VllmModel::Gemma3",
             "gpt_oss" => "VllmModel::GptOss",
             "qwen3_next" => "VllmModel::Qwen3Next",
+            "qwen3_5" => "VllmModel::Qwen3_5",
             "nemotron_h" => "VllmModel::NemotronH",
             "deepseek_v2" => "VllmModel::DeepseekV2",
             other => panic!(
-                "data/models.toml: model `{id}`: vllm_model = {other:?} is not one of opt, llama, qwen2, qwen3, gemma3, gpt_oss, qwen3_next, nemotron_h, deepseek_v2"
+                "data/models.toml: model `{id}`: vllm_model = {other:?} is not one of opt, llama, qwen2, qwen3, gemma3, gpt_oss, qwen3_next, qwen3_5, nemotron_h, deepseek_v2"
             ),
         }
     }

@@ -289,7 +289,9 @@ fn releases(f: Format) -> String {
     Release::ALL
         .iter()
         .map(|r| {
-            let day = r.published().map_or_else(|| "unpublished".to_string(), |d| format!("published {d}"));
+            let day = r
+                .published()
+                .map_or_else(|| "unpublished".to_string(), |d| format!("published {d}"));
             match r.note() {
                 Some(note) => format!("{:<14} flashinfer {:<13} {day:<21} {note}\n", r.name(), r.flashinfer()),
                 None => format!("{:<14} flashinfer {:<13} {day}\n", r.name(), r.flashinfer()),

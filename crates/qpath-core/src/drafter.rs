@@ -96,7 +96,10 @@ pub fn drafter(
     }
     // Qwen3-Next's MTP layer is `mtp.layers.0`, index 0 like the target's first layer (a DeepSeek MTP layer's index
     // follows the target's layers).
-    if method == "mtp" && target.vllm_model == VllmModel::Qwen3Next && cmd.kv_cache_dtype_skip_layers.iter().any(|s| s == "0") {
+    if method == "mtp"
+        && matches!(target.vllm_model, VllmModel::Qwen3Next | VllmModel::Qwen3_5)
+        && cmd.kv_cache_dtype_skip_layers.iter().any(|s| s == "0")
+    {
         notes.push(Note::info(
             "--kv-cache-dtype-skip-layers 0 also skips the MTP drafter's layer: vLLM reads its name mtp.layers.0 as \
              layer 0",
@@ -289,7 +292,7 @@ fn drafter_layers(
         "mtp" if draft.vllm_model == VllmModel::DeepseekV2 => {
             deepseek_mtp_layers(r, cmd, sc.num_speculative_tokens, &draft, target, t, notes)?
         }
-        "mtp" => mtp_layers(&draft, t, notes),
+        "mtp" => mtp_layers(r, &draft, t, notes),
         "eagle" | "eagle3" => Some(eagle_layers(&detected, &draft, target, t)),
         _ => Some(draft_model_layers(&draft, t)),
     };
@@ -349,8 +352,8 @@ fn detect_method(
         "eagle" | "eagle3" => method.to_string(),
         _ if lower.contains("eagle-") => step_to(t, &source::SPEC_EAGLE_BY_NAME, "eagle", id),
         _ if lower.contains("eagle3") => step_to(t, &source::SPEC_EAGLE3_BY_NAME, "eagle3", id),
-        _ if draft.and_then(mtp_model_type).is_some() => {
-            let ty = draft.and_then(mtp_model_type).unwrap_or("mtp");
+        _ if draft.and_then(|d| mtp_model_type(r, d)).is_some() => {
+            let ty = draft.and_then(|d| mtp_model_type(r, d)).unwrap_or("mtp");
             if let Some(d) = draft.filter(|d| d.vllm_model == VllmModel::DeepseekV2) {
                 deepseek_mtp_config(r, d, t);
             }
@@ -396,9 +399,11 @@ fn detect_method(
     }))
 }
 
-/// Whether one of qpath's presets has this `model_type` (whose MTP support, or its absence, qpath knows).
+/// Whether qpath knows the MTP support (or its absence) of this `model_type`: one of its presets' types, or a type
+/// [`mtp_model_type`] names (the text-only Qwen3.5 types, rewritten from 0.28.0 and so `Unsupported speculative
+/// method: 'mtp'` in 0.27.0).
 fn is_preset_model_type(ty: &str) -> bool {
-    crate::model::MODEL_PRESETS.iter().any(|p| p.model_type == ty)
+    crate::model::MODEL_PRESETS.iter().any(|p| p.model_type == ty) || matches!(ty, "qwen3_5_text" | "qwen3_5_moe_text")
 }
 
 fn step_to(t: &mut Trace, cite: &Cite, method: &str, id: &str) -> String {
@@ -409,9 +414,13 @@ fn step_to(t: &mut Trace, cite: &Cite, method: &str, id: &str) -> String {
 /// The MTP model type `hf_config_override` rewrites the target's config to, for the targets qpath has: DeepSeek-V3 /
 /// R1, V3.2 and GLM-5 to `deepseek_mtp` ([`source::MLA_MODEL_SPEC_MTP_TYPES`]); `kimi_k2` and `deepseek_v2` are not
 /// rewritten, so their MTP detection ends in vLLM's `Unsupported speculative method`.
-fn mtp_model_type(target: &ModelSpec) -> Option<&'static str> {
+fn mtp_model_type(r: Release, target: &ModelSpec) -> Option<&'static str> {
     match target.model_type() {
         Some("qwen3_next") => Some("qwen3_next_mtp"),
+        // Qwen3.5 (`source::QWEN3_5_MTP_TYPES`): the multimodal configs in every release; the text-only types
+        // (Qwen3_5ForCausalLM checkpoints) from 0.28.0 (speculative.py:551-561@0.28.0).
+        Some("qwen3_5" | "qwen3_5_moe") => Some("qwen3_5_mtp"),
+        Some("qwen3_5_text" | "qwen3_5_moe_text") if r >= Release::V0_28_0 => Some("qwen3_5_mtp"),
         Some("nemotron_h") => Some("nemotron_h_mtp"),
         Some("deepseek_v3" | "deepseek_v32" | "glm_moe_dsa") => Some("deepseek_mtp"),
         _ => None,
@@ -615,11 +624,14 @@ fn deepseek_mtp_layers(
 /// The MTP layers of a Qwen3-Next target (`qwen3_next_mtp.py`): `num_nextn_predict_layers` (absent in the
 /// checkpoints: 1) decoder layers built with `layer_type="full_attention"` and the target's attention shape, named
 /// `mtp.layers.{i}` (so `extract_layer_index` reads i).
-fn mtp_layers(target: &ModelSpec, t: &mut Trace, notes: &mut Vec<Note>) -> Option<ModelSpec> {
+fn mtp_layers(r: Release, target: &ModelSpec, t: &mut Trace, notes: &mut Vec<Note>) -> Option<ModelSpec> {
+    if target.vllm_model == VllmModel::Qwen3_5 {
+        return qwen3_5_mtp_layers(target, t);
+    }
     if target.vllm_model != VllmModel::Qwen3Next {
         notes.push(Note::limit(format!(
             "qpath cannot model this: the {} drafter's layers (qpath models Qwen3-Next's MTP layer)",
-            mtp_model_type(target).unwrap_or("mtp")
+            mtp_model_type(r, target).unwrap_or("mtp")
         )));
         return None;
     }
@@ -645,6 +657,62 @@ fn mtp_layers(target: &ModelSpec, t: &mut Trace, notes: &mut Vec<Note>) -> Optio
         ..full.clone()
     };
     Some(drafter_spec(target, format!("{} (MTP)", target.id), vec![layer]))
+}
+
+/// The MTP layers of a Qwen3.5 target (`qwen3_5_mtp.py`, every release 0.24.0-0.33.0): built with the target's
+/// VllmConfig, so from its text config: `getattr(config, "mtp_num_hidden_layers", 1)` `Qwen3_5DecoderLayer`s with
+/// `layer_type="full_attention"` (the target's full-attention shape), named `mtp.layers.{i}`, so
+/// `extract_layer_index` gives i (index 0 like the target's first layer).
+fn qwen3_5_mtp_layers(target: &ModelSpec, t: &mut Trace) -> Option<ModelSpec> {
+    let full = target.full_layers().next()?;
+    let given = target.hybrid.as_ref().and_then(|h| h.mtp_layers);
+    let n = given.unwrap_or(1);
+    t.step(
+        Some(&source::QWEN3_5_MTP_TYPES),
+        "drafter config",
+        format!(
+            "hf_config_override: model_type {} → qwen3_5_mtp, architectures [\"{}\"]",
+            target.model_type().unwrap_or("qwen3_5"),
+            if target.model_type().is_some_and(|m| m.contains("moe")) {
+                "Qwen3_5MoeMTP"
+            } else {
+                "Qwen3_5MTP"
+            }
+        ),
+    );
+    t.step(
+        Some(&source::QWEN3_5_MTP_LAYERS),
+        "drafter layers",
+        match given {
+            Some(n) => format!("Qwen3_5MTP: mtp_num_hidden_layers = {n} MTP layer(s) from the target's text config"),
+            None => "Qwen3_5MTP: mtp_num_hidden_layers is not in the text config, so 1 MTP layer".to_string(),
+        },
+    );
+    t.step(
+        Some(&source::QWEN3_5_MTP_FULL),
+        "drafter layer kind",
+        format!(
+            "{} Qwen3_5DecoderLayer with layer_type=\"full_attention\": the target's full-attention shape ({} query \
+             heads, {} KV heads, head size {}), no window; extract_layer_index(\"mtp.layers.i\") = i",
+            if n == 1 {
+                "mtp.layers.0 is a".to_string()
+            } else {
+                format!("mtp.layers.0…{} are each a", n - 1)
+            },
+            full.num_q_heads,
+            full.num_kv_heads,
+            full.head_dim
+        ),
+    );
+    let layers = (0..n.min(crate::model::MAX_LAYERS))
+        .map(|i| LayerSpec {
+            index: i,
+            kind: AttentionKind::Full,
+            sliding_window: None,
+            ..full.clone()
+        })
+        .collect();
+    Some(drafter_spec(target, format!("{} (MTP)", target.id), layers))
 }
 
 /// An EAGLE / EAGLE-3 head (`llama_eagle.py`, `llama_eagle3.py`): its own config's layers, named from
@@ -1120,7 +1188,7 @@ mod tests {
             ("deepseek-ai/DeepSeek-V2-Lite", None),
             ("Qwen/Qwen3-Next-80B-A3B-Instruct", Some("qwen3_next_mtp")),
         ] {
-            assert_eq!(mtp_model_type(&preset(r, id, None)), ty, "{id}");
+            assert_eq!(mtp_model_type(r, &preset(r, id, None)), ty, "{id}");
         }
         // 0.29.0+: DeepSeek-V3.2 and GLM-5 get vllm/models/deepseek_v32's MTP model.
         let v32 = |r| deepseek_mtp_architecture(r, &preset(r, "deepseek-ai/DeepSeek-V3.2", None)).0;

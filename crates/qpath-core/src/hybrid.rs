@@ -30,7 +30,7 @@
 use crate::attention::Backend;
 use crate::backends::KernelSizes;
 use crate::dtype::TorchDtype;
-use crate::model::{HybridSpec, HybridState};
+use crate::model::{HybridSpec, HybridState, VllmModel};
 use crate::platform::Platform;
 use crate::release::Release;
 use crate::report::{LogLevel, LogRecord};
@@ -238,12 +238,20 @@ fn mamba_page(
     let conv_name = f.mamba_cache_dtype.clone().unwrap_or_else(|| "auto".into());
     let ssm_name = f.mamba_ssm_cache_dtype.clone().unwrap_or_else(|| "auto".into());
     let ssm_name = nemotron_h_ssm_dtype(h, ssm_name, t, logs);
+    let ssm_name = qwen3_5_ssm_dtype(h, ssm_name, t, logs);
     let (conv, ssm) = state_dtypes(p.model_dtype, &conv_name, &ssm_name, t)?;
     let (cite, conv_elems, temporal_elems, what) = state_shape(h, tp, spec_tokens)?;
     let page = conv_elems * conv + temporal_elems * ssm;
-    let (shape_cite, dtype_cite) = match h.state {
-        HybridState::Gdn { .. } => (&source::QWEN3NEXT_STATE_SHAPE, &source::QWEN3NEXT_STATE_DTYPE),
-        HybridState::Mamba2 { .. } => (&source::NEMOTRONH_STATE_SHAPE, &source::NEMOTRONH_STATE_DTYPE),
+    let (shape_cite, dtype_cite) = match (h.model, h.architecture) {
+        // The registry's class: the multimodal wrapper's own methods, or (0.27.0+) the text-only class's.
+        (VllmModel::Qwen3_5, Some(a)) if a.ends_with("ForCausalLM") => {
+            (&source::QWEN3_5_CAUSAL_STATE_SHAPE, &source::QWEN3_5_CAUSAL_STATE_DTYPE)
+        }
+        (VllmModel::Qwen3_5, _) => (&source::QWEN3_5_STATE_SHAPE, &source::QWEN3_5_STATE_DTYPE),
+        _ => match h.state {
+            HybridState::Gdn { .. } => (&source::QWEN3NEXT_STATE_SHAPE, &source::QWEN3NEXT_STATE_DTYPE),
+            HybridState::Mamba2 { .. } => (&source::NEMOTRONH_STATE_SHAPE, &source::NEMOTRONH_STATE_DTYPE),
+        },
     };
     t.step(
         Some(dtype_cite),
@@ -285,10 +293,12 @@ pub fn state_torch_dtypes(model: TorchDtype, h: &HybridSpec, f: &HybridFlags) ->
     };
     let conv = named(f.mamba_cache_dtype.as_deref().unwrap_or("auto"))?;
     let mut ssm_name = f.mamba_ssm_cache_dtype.as_deref().unwrap_or("auto");
-    if let HybridState::Mamba2 { ssm_cache_dtype, .. } = &h.state {
-        if ssm_name == "auto" {
+    match &h.state {
+        HybridState::Mamba2 { ssm_cache_dtype, .. } if ssm_name == "auto" => {
             ssm_name = ssm_cache_dtype.as_deref().unwrap_or("float32");
         }
+        HybridState::Gdn { ssm_dtype: Some(d), .. } if ssm_name == "auto" && qwen3_5_config_runs(h) => ssm_name = d,
+        _ => {}
     }
     let ssm = if ssm_name == "auto" { conv } else { named(ssm_name)? };
     Some((conv, ssm))
@@ -329,6 +339,65 @@ fn nemotron_h_ssm_dtype(h: &HybridSpec, mut ssm_name: String, t: &mut Trace, log
     ssm_name
 }
 
+/// Whether `Qwen3_5ForConditionalGenerationConfig.verify_and_update_config` runs for this model:
+/// `MODELS_CONFIG_MAP` maps the two multimodal Qwen3.5 architectures in every release and (`Qwen3_5ForCausalLMConfig`)
+/// the two text-only ones from 0.27.0 (config.py:704-705@0.24.0, 1259-1262@0.33.0), the first release that registers
+/// them; it runs before the hybrid block-size alignment (`VllmConfig.try_verify_and_update_config`).
+fn qwen3_5_config_runs(h: &HybridSpec) -> bool {
+    h.model == VllmModel::Qwen3_5
+}
+
+/// Step 2, Qwen3.5's config: `--mamba-ssm-cache-dtype auto` becomes the text config's `mamba_ssm_dtype` (silently);
+/// an explicit other value is kept with vLLM's warning (`source::QWEN3_5_SSM_DTYPE`, `QWEN3_5_SSM_DTYPE_LOG`, every
+/// release 0.24.0-0.33.0).
+fn qwen3_5_ssm_dtype(h: &HybridSpec, ssm_name: String, t: &mut Trace, logs: &mut Vec<LogRecord>) -> String {
+    let HybridState::Gdn { ssm_dtype, .. } = &h.state else {
+        return ssm_name;
+    };
+    if !qwen3_5_config_runs(h) {
+        return ssm_name;
+    }
+    match ssm_dtype {
+        None => {
+            t.step(
+                Some(&source::QWEN3_5_SSM_DTYPE),
+                "Qwen3.5 mamba_ssm_cache_dtype",
+                format!("the text config has no mamba_ssm_dtype: --mamba-ssm-cache-dtype stays {ssm_name:?}"),
+            );
+            ssm_name
+        }
+        Some(d) if ssm_name == "auto" => {
+            t.step(
+                Some(&source::QWEN3_5_SSM_DTYPE),
+                "Qwen3.5 mamba_ssm_cache_dtype",
+                format!("--mamba-ssm-cache-dtype auto becomes {d:?}, the text config's mamba_ssm_dtype (no log line)"),
+            );
+            d.clone()
+        }
+        Some(d) if *d != ssm_name => {
+            let text = format!(
+                "Qwen3.5 model specifies mamba_ssm_dtype='{d}' in its config, but --mamba-ssm-cache-dtype='{ssm_name}' \
+                 was passed. Using the user-specified value."
+            );
+            t.step(
+                Some(&source::QWEN3_5_SSM_DTYPE_LOG),
+                "Qwen3.5 mamba_ssm_cache_dtype",
+                format!(
+                    "--mamba-ssm-cache-dtype {ssm_name} is kept over the text config's mamba_ssm_dtype {d:?}, with a warning"
+                ),
+            );
+            logs.push(LogRecord::new(
+                LogLevel::Warning,
+                &source::QWEN3_5_SSM_DTYPE_LOG,
+                (t.release, t.flashinfer),
+                text,
+            ));
+            ssm_name
+        }
+        Some(_) => ssm_name,
+    }
+}
+
 /// Step 2, `MambaStateDtypeCalculator`: the conv and temporal state bytes per element.
 fn state_dtypes(model: TorchDtype, conv_name: &str, ssm_name: &str, t: &mut Trace) -> Result<(u64, u64), String> {
     let conv = dtype_bytes(conv_name, model).ok_or_else(|| format!("--mamba-cache-dtype {conv_name}"))?;
@@ -363,6 +432,7 @@ fn state_shape(h: &HybridSpec, tp: u32, spec_tokens: u32) -> Result<(&'static Ci
             head_k_dim,
             head_v_dim,
             conv_kernel,
+            ..
         } => {
             let conv_dim = head_k_dim as u64 * num_k_heads as u64 * 2 + head_v_dim as u64 * num_v_heads as u64;
             if conv_dim % tp64 != 0 || num_v_heads as u64 % tp64 != 0 {

@@ -442,6 +442,9 @@ const NEMOTRON_NANO_9B_V2: &str = r#"{
 }"#;
 
 const QWEN3_NEXT_ID: &str = "Qwen/Qwen3-Next-80B-A3B-Instruct";
+/// Qwen/Qwen3.5-27B's and Qwen/Qwen3.5-35B-A3B's config.json, byte for byte (data/models.toml's sources).
+const QWEN3_5_27B: &str = include_str!("fixtures/qwen3.5-27b.config.json");
+const QWEN3_5_35B: &str = include_str!("fixtures/qwen3.5-35b-a3b.config.json");
 const NEMOTRON_ID: &str = "nvidia/NVIDIA-Nemotron-Nano-9B-v2";
 
 /// A hybrid model's config.json (Qwen3NextConfig / NemotronHConfig restated, `architectures[0]` mapped by vLLM's
@@ -455,6 +458,8 @@ fn a_hybrid_models_config_json_gives_its_presets_answer() {
     let nemotron_other_spelling = NEMOTRON_NANO_9B_V2.replace("\"n_groups\"", "\"mamba_num_groups\"");
     for (id, config) in [
         (QWEN3_NEXT_ID, QWEN3_NEXT_80B),
+        ("Qwen/Qwen3.5-27B", QWEN3_5_27B),
+        ("Qwen/Qwen3.5-35B-A3B", QWEN3_5_35B),
         (NEMOTRON_ID, NEMOTRON_NANO_9B_V2),
         (NEMOTRON_ID, nemotron_other_spelling.as_str()),
     ] {

@@ -315,7 +315,11 @@ fn a_dev_build_from_a_release_commit_is_that_release() {
     }
     // The days PyPI received each release (data/releases.toml `published`): in history order, and every published
     // release has one (scripts/release-facts.py checks them against PyPI).
-    let days: Vec<&str> = Release::ALL.iter().filter(|r| r.is_released()).map(|r| r.published().unwrap()).collect();
+    let days: Vec<&str> = Release::ALL
+        .iter()
+        .filter(|r| r.is_released())
+        .map(|r| r.published().unwrap())
+        .collect();
     assert!(days.windows(2).all(|w| w[0] <= w[1]), "{days:?}");
 }
 

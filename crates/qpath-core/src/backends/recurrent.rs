@@ -1022,6 +1022,7 @@ mod tests {
                 ssm_cache_dtype: None,
                 chunk_size: None,
             },
+            mtp_layers: None,
             supports_mamba_prefix_caching: false,
             layers_rule: String::new(),
         };

@@ -75,6 +75,10 @@ enum ConfigClass {
     Gemma4Text,
     /// `Qwen3NextConfig`: vLLM's (0.24.0-0.31.0) or transformers' (0.32.0+), restated in `hybrid::qwen3_next`.
     Qwen3Next,
+    /// The Qwen3.5 text configs (`Qwen3_5TextConfig`, `Qwen3_5MoeTextConfig`): vLLM's (0.24.0-0.31.0) or
+    /// transformers' (0.32.0+), restated in `hybrid::qwen3_5`.
+    Qwen3_5,
+    Qwen3_5Moe,
     /// transformers' `NemotronHConfig` (every release), restated in `hybrid::nemotron_h`.
     NemotronH,
     /// The DeepSeek-architecture configs, by `model_type`: `DeepseekV2Config`, `DeepseekV3Config` (also
@@ -171,6 +175,37 @@ pub const ARCHITECTURES: &[Architecture] = &[
         registry_lines: (117, 118),
         vllm_model: VllmModel::Qwen3Next,
         config_class: ConfigClass::Qwen3Next,
+        nested: false,
+    },
+    // Qwen3.5 / 3.6: the multimodal wrappers in every release (registry.py:566-567@0.24.0, 617-618@0.33.0), their
+    // language model under text_config; the text-only classes from 0.27.0 (registry.py:201-202@0.27.0, 204-205@0.33.0;
+    // `registered_since`).
+    Architecture {
+        name: "Qwen3_5ForConditionalGeneration",
+        registry_lines: (566, 617),
+        vllm_model: VllmModel::Qwen3_5,
+        config_class: ConfigClass::Qwen3_5,
+        nested: true,
+    },
+    Architecture {
+        name: "Qwen3_5MoeForConditionalGeneration",
+        registry_lines: (567, 618),
+        vllm_model: VllmModel::Qwen3_5,
+        config_class: ConfigClass::Qwen3_5Moe,
+        nested: true,
+    },
+    Architecture {
+        name: "Qwen3_5ForCausalLM",
+        registry_lines: (201, 204),
+        vllm_model: VllmModel::Qwen3_5,
+        config_class: ConfigClass::Qwen3_5,
+        nested: false,
+    },
+    Architecture {
+        name: "Qwen3_5MoeForCausalLM",
+        registry_lines: (202, 205),
+        vllm_model: VllmModel::Qwen3_5,
+        config_class: ConfigClass::Qwen3_5Moe,
         nested: false,
     },
     // Registered in every release 0.24.0-0.33.0 (registry.py:178@0.24.0 … 184@0.31.0, 180@0.32.0, 186@0.33.0).
@@ -284,6 +319,16 @@ pub(super) fn read_as(release: Release, file: &str, text: &str, eagle_method: Op
         None => architecture(file, &root)?,
         Some(method) => eagle_head(file, &root, method)?,
     };
+    if let Some(first) = registered_since(architecture.name).filter(|&first| release < first) {
+        return cannot(
+            file,
+            format!(
+                "architectures[0] = \"{}\" is registered from vLLM {first} on; vLLM {release} has no such model class \
+                 (its registry refuses it with a list of every supported architecture, which qpath does not restate)",
+                architecture.name
+            ),
+        );
+    }
     let model_type = match root.get("model_type") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
@@ -334,6 +379,8 @@ pub(super) fn read_as(release: Release, file: &str, text: &str, eagle_method: Op
     let text = match architecture.config_class {
         ConfigClass::Qwen3Next => hybrid::qwen3_next(release, &f, &mut notes)?,
         ConfigClass::NemotronH => hybrid::nemotron_h(&f, &mut notes)?,
+        ConfigClass::Qwen3_5 => hybrid::qwen3_5(release, &f, false, &mut notes)?,
+        ConfigClass::Qwen3_5Moe => hybrid::qwen3_5(release, &f, true, &mut notes)?,
         ConfigClass::Deepseek => deepseek::deepseek(release, &f, architecture.name, model_type.as_deref(), &mut notes)?,
         class => constructed_text(&f, class)?,
     };
@@ -355,6 +402,15 @@ pub(super) fn read_as(release: Release, file: &str, text: &str, eagle_method: Op
         checkpoint_kv,
         notes,
     })
+}
+
+/// The first release whose registry has `name`, for the architectures qpath restates that not every release has
+/// (the text-only Qwen3.5 classes: registry.py:201-202@0.27.0).
+fn registered_since(name: &str) -> Option<Release> {
+    match name {
+        "Qwen3_5ForCausalLM" | "Qwen3_5MoeForCausalLM" => Some(Release::V0_27_0),
+        _ => None,
+    }
 }
 
 /// An EAGLE head's `architectures[0]` after [`eagle_architecture`], one of [`EAGLE_HEADS`]; any other head is "qpath
@@ -589,7 +645,11 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
         ConfigClass::Qwen2 | ConfigClass::Qwen3 => qwen2_qwen3(&c, class, given_types, &mut t)?,
         ConfigClass::Gemma3Text => gemma3_text(&c, given_types, &mut t)?,
         // Read by `hybrid` and `deepseek` (see `read`); never reached here.
-        ConfigClass::Qwen3Next | ConfigClass::NemotronH | ConfigClass::Deepseek => {}
+        ConfigClass::Qwen3Next
+        | ConfigClass::Qwen3_5
+        | ConfigClass::Qwen3_5Moe
+        | ConfigClass::NemotronH
+        | ConfigClass::Deepseek => {}
         ConfigClass::Gemma4Text => gemma4_text(&c, given_types, &mut t)?,
         ConfigClass::GptOss => gpt_oss(&c, given_types, &mut t)?,
     }

@@ -35,6 +35,8 @@ pub struct HybridSpec {
     /// The `MambaAttentionBackendEnum` member their `mamba_type` names.
     pub backend: Backend,
     pub state: State,
+    /// The text config's `mtp_num_hidden_layers` (Qwen3.5's MTP layers; `None`: absent or another model file).
+    pub mtp_layers: Option<u32>,
     /// The model class implements `SupportsMambaPrefixCaching` (`nemotron_h.py` until 0.32.0; `qwen3_next.py` never).
     pub supports_mamba_prefix_caching: bool,
     /// How the layer kinds were read, for the trace.
@@ -52,6 +54,9 @@ pub enum State {
         head_k_dim: u32,
         head_v_dim: u32,
         conv_kernel: u32,
+        /// The text config's `mamba_ssm_dtype` (Qwen3.5's default for `--mamba-ssm-cache-dtype auto`,
+        /// `source::QWEN3_5_SSM_DTYPE`); `None` for Qwen3-Next, whose config has none that vLLM reads.
+        ssm_dtype: Option<String>,
     },
     /// `MambaStateShapeCalculator.mamba2_state_shape` (`MAMBA2_STATE_SHAPE`), from `mamba_num_heads`,
     /// `mamba_head_dim` (intermediate size = their product), `n_groups`, `ssm_state_size`, `conv_kernel`.
@@ -92,20 +97,22 @@ pub(super) fn layer_kinds(
 ) -> Result<Option<LayerKinds>, ModelError> {
     let file = rule.file();
     match rule {
-        VllmModel::Qwen3Next => qwen3_next_kinds(release, (name, file), n, cfg),
+        VllmModel::Qwen3Next | VllmModel::Qwen3_5 => qwen3_next_kinds(release, rule, (name, file), n, cfg),
         VllmModel::NemotronH => nemotron_h_kinds((name, file), n, cfg),
         _ => Ok(None),
     }
 }
 
-/// `qwen3_next.py`'s decoder layers: one per `config.layer_types` entry, `linear_attention` or `full_attention`.
+/// `qwen3_next.py`'s (and `qwen3_5.py`'s) decoder layers: one per `config.layer_types` entry, `linear_attention` or
+/// `full_attention`.
 fn qwen3_next_kinds(
     release: Release,
+    rule: VllmModel,
     (name, file): (&str, &str),
     n: u32,
     cfg: &TextConfig,
 ) -> Result<Option<LayerKinds>, ModelError> {
-    let (types, how) = qwen3_next_layer_types(release, n, cfg);
+    let (types, how) = qwen3_next_layer_types(release, rule, n, cfg);
     let mut kinds = Vec::with_capacity(n as usize);
     for i in 0..n as usize {
         kinds.push(Some(match types.get(i).map(String::as_str) {
@@ -128,14 +135,40 @@ fn qwen3_next_kinds(
     Ok(Some((kinds, how)))
 }
 
-/// `config.layer_types` as the config class leaves it: config.json's, else built per release (vLLM's class:
-/// `(i + 1) % 4`; transformers': `(i + 1) % full_attention_interval`), and how it was read.
-fn qwen3_next_layer_types(release: Release, n: u32, cfg: &TextConfig) -> (Vec<String>, String) {
+/// `config.layer_types` as the config class leaves it: config.json's, else built per release (vLLM's Qwen3NextConfig:
+/// `(i + 1) % 4`; transformers' Qwen3NextConfig and both Qwen3.5 text configs, vLLM's (0.24.0-0.31.0,
+/// configs/qwen3_5.py:88-96@0.24.0) and transformers' (0.32.0+, configuration_qwen3_5.py:112-118 in 5.16.1):
+/// `(i + 1) % full_attention_interval`, default 4), and how it was read.
+fn qwen3_next_layer_types(release: Release, rule: VllmModel, n: u32, cfg: &TextConfig) -> (Vec<String>, String) {
     match cfg.raw.get("layer_types") {
         Some(Value::Array(a)) => (
             a.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect(),
             "config.layer_types (config.json)".to_string(),
         ),
+        _ if rule == VllmModel::Qwen3_5 => {
+            let interval = cfg
+                .raw
+                .get("full_attention_interval")
+                .and_then(Value::as_u64)
+                .unwrap_or(4)
+                .max(1) as u32;
+            (
+                (0..n)
+                    .map(|i| {
+                        if (i + 1) % interval == 0 {
+                            "full_attention"
+                        } else {
+                            "linear_attention"
+                        }
+                        .to_string()
+                    })
+                    .collect(),
+                format!(
+                    "no layer_types in the text config: the Qwen3.5 text config builds \"full_attention\" iff (i + 1) % \
+                     full_attention_interval == 0 (interval {interval})"
+                ),
+            )
+        }
         _ => {
             let interval = if release >= Release::V0_32_0 {
                 cfg.raw
@@ -216,7 +249,7 @@ pub(super) fn spec(
     let raw = &cfg.raw;
     let file = rule.file();
     Ok(match rule {
-        VllmModel::Qwen3Next => Some(HybridSpec {
+        VllmModel::Qwen3Next | VllmModel::Qwen3_5 => Some(HybridSpec {
             model: rule,
             architecture,
             kind: AttentionKind::LinearAttention,
@@ -227,7 +260,20 @@ pub(super) fn spec(
                 head_k_dim: field(name, raw, "linear_key_head_dim", file)?,
                 head_v_dim: field(name, raw, "linear_value_head_dim", file)?,
                 conv_kernel: field(name, raw, "linear_conv_kernel_dim", file)?,
+                ssm_dtype: if rule == VllmModel::Qwen3_5 {
+                    raw.get("mamba_ssm_dtype").and_then(Value::as_str).map(str::to_string)
+                } else {
+                    None
+                },
             },
+            mtp_layers: if rule == VllmModel::Qwen3_5 {
+                raw.get("mtp_num_hidden_layers")
+                    .and_then(Value::as_u64)
+                    .map(|n| n.min(u32::MAX as u64) as u32)
+            } else {
+                None
+            },
+            // Neither qwen3_next.py's nor qwen3_5.py's model classes implement SupportsMambaPrefixCaching.
             supports_mamba_prefix_caching: false,
             layers_rule,
         }),
@@ -249,6 +295,7 @@ pub(super) fn spec(
                     .and_then(Value::as_u64)
                     .map(|c| c as u32),
             },
+            mtp_layers: None,
             supports_mamba_prefix_caching: true,
             layers_rule,
         }),

@@ -260,14 +260,16 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
             source.push(|| format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
             d
         }
-        VllmModel::Llama | VllmModel::Qwen3 | VllmModel::Qwen3Next | VllmModel::NemotronH => match cfg.head_dim {
-            Some(h) => h,
-            None => {
-                let d = derived("head_dim")?;
-                source.push(|| format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
-                d
+        VllmModel::Llama | VllmModel::Qwen3 | VllmModel::Qwen3Next | VllmModel::Qwen3_5 | VllmModel::NemotronH => {
+            match cfg.head_dim {
+                Some(h) => h,
+                None => {
+                    let d = derived("head_dim")?;
+                    source.push(|| format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
+                    d
+                }
             }
-        },
+        }
         VllmModel::Gemma3 | VllmModel::GptOss | VllmModel::Gemma4 => match cfg.head_dim {
             Some(h) => h,
             None => return err(format!("{name}: vLLM's {file} reads config.head_dim, which is not set")),
@@ -348,6 +350,7 @@ fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfi
         | VllmModel::Qwen2
         | VllmModel::Qwen3
         | VllmModel::Qwen3Next
+        | VllmModel::Qwen3_5
         | VllmModel::NemotronH
         | VllmModel::DeepseekV2 => None,
         VllmModel::GptOss => model_window.filter(|_| i % 2 == 0),

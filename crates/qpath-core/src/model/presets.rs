@@ -37,6 +37,12 @@ pub enum VllmModel {
     /// `qwen3_next.py` (hybrid): layer i is gated-delta-net linear attention or full attention by
     /// `config.layer_types[i]`; attention head_dim = `config.head_dim` or hidden_size // heads (see `hybrid`).
     Qwen3Next,
+    /// `qwen3_5.py` (hybrid; Qwen3.5 / 3.6, dense and MoE, text and multimodal wrappers): the Qwen3-Next layers
+    /// (`Qwen3_5DecoderLayer` subclasses `Qwen3NextDecoderLayer`: gated delta net or `Qwen3NextAttention` by
+    /// `config.layer_types[i]`, `source::QWEN3_5_LAYER_TYPE`) over the text config; `layer_types` is always set by the
+    /// config class (`full_attention_interval`, default 4), and `mamba_ssm_dtype` of the text config sets the SSM state
+    /// dtype (`crate::hybrid`).
+    Qwen3_5,
     /// `nemotron_h.py` (hybrid): layer i is Mamba2 (`M`), attention (`*`), MLP (`-`) or MoE (`E`) by
     /// `config.hybrid_override_pattern[i]`; attention head_dim = `config.head_dim` or hidden_size // heads.
     NemotronH,
@@ -64,7 +70,8 @@ impl VllmModel {
             VllmModel::Qwen3 => (&QWEN3_KV_SPLIT_ASSERT, &QWEN3_TP_SPLIT_ASSERT),
             VllmModel::Gemma3 => (&GEMMA3_KV_SPLIT_ASSERT, &GEMMA3_TP_SPLIT_ASSERT),
             VllmModel::Gemma4 => (&GEMMA4_KV_SPLIT_ASSERT, &GEMMA4_TP_SPLIT_ASSERT),
-            VllmModel::Qwen3Next => (&QWEN3_NEXT_KV_SPLIT_ASSERT, &QWEN3_NEXT_TP_SPLIT_ASSERT),
+            // qwen3_5.py builds qwen3_next.py's Qwen3NextAttention.
+            VllmModel::Qwen3Next | VllmModel::Qwen3_5 => (&QWEN3_NEXT_KV_SPLIT_ASSERT, &QWEN3_NEXT_TP_SPLIT_ASSERT),
             VllmModel::NemotronH => (&NEMOTRON_H_KV_SPLIT_ASSERT, &NEMOTRON_H_TP_SPLIT_ASSERT),
         })
     }
@@ -85,6 +92,7 @@ impl VllmModel {
             VllmModel::GptOss => "vllm/model_executor/models/gpt_oss.py",
             VllmModel::Gemma4 => "vllm/model_executor/models/gemma4.py",
             VllmModel::Qwen3Next => "vllm/model_executor/models/qwen3_next.py",
+            VllmModel::Qwen3_5 => "vllm/model_executor/models/qwen3_5.py",
             VllmModel::NemotronH => "vllm/model_executor/models/nemotron_h.py",
             VllmModel::DeepseekV2 => "vllm/model_executor/models/deepseek_v2.py",
         }

@@ -210,6 +210,16 @@ fn qwen3_next_layer_types(
     class: &str,
     raw: &mut Map<String, Value>,
 ) -> Result<Option<Vec<HfLayerType>>, ModelError> {
+    layer_types_of(f, (n, class), raw, ("qwen3_next.py", "qwen3_next.py:414@0.24.0, 518@0.33.0"))
+}
+
+/// [`qwen3_next_layer_types`] for the model file `raise_at` names.
+fn layer_types_of(
+    f: &Fields,
+    (n, class): (u32, &str),
+    raw: &mut Map<String, Value>,
+    raise_at: (&str, &str),
+) -> Result<Option<Vec<HfLayerType>>, ModelError> {
     match f.get("layer_types") {
         Field::Absent | Field::Null => {
             raw.remove("layer_types");
@@ -217,7 +227,7 @@ fn qwen3_next_layer_types(
         }
         Field::Set(Value::Array(items)) => {
             let names = qwen3_next_validate_layer_type(f, items, n, class)?;
-            let kinds = qwen3_next_layer_kinds(f, &names)?;
+            let kinds = qwen3_next_layer_kinds(f, &names, raise_at)?;
             let names = names.into_iter().map(Value::from).collect();
             raw.insert("layer_types".into(), Value::Array(names));
             Ok(Some(kinds))
@@ -266,8 +276,9 @@ fn qwen3_next_validate_layer_type<'a>(f: &Fields, items: &'a [Value], n: u32, cl
     Ok(names)
 }
 
-/// `qwen3_next.py`'s decoder layers: only `linear_attention` and `full_attention` are built.
-fn qwen3_next_layer_kinds(f: &Fields, names: &[&str]) -> Result<Vec<HfLayerType>, ModelError> {
+/// `qwen3_next.py`'s (and `qwen3_5.py`'s) decoder layers: only `linear_attention` and `full_attention` are built;
+/// `raise_at` names the file and lines of the `ValueError`.
+fn qwen3_next_layer_kinds(f: &Fields, names: &[&str], raise_at: (&str, &str)) -> Result<Vec<HfLayerType>, ModelError> {
     let mut kinds = Vec::with_capacity(names.len());
     for (i, t) in names.iter().enumerate() {
         kinds.push(match *t {
@@ -275,16 +286,96 @@ fn qwen3_next_layer_kinds(f: &Fields, names: &[&str]) -> Result<Vec<HfLayerType>
             "full_attention" => HfLayerType::Full,
             _ => {
                 return err(format!(
-                    "{}: {}[{i}] = \"{t}\": vLLM's vllm/model_executor/models/qwen3_next.py builds only \
+                    "{}: {}[{i}] = \"{t}\": vLLM's vllm/model_executor/models/{} builds only \
                      \"linear_attention\" and \"full_attention\" layers and raises ValueError(\"Invalid \
-                     layer_type {t}\") (qwen3_next.py:414@0.24.0, 518@0.33.0)",
+                     layer_type {t}\") ({})",
                     f.file,
-                    f.path("layer_types")
+                    f.path("layer_types"),
+                    raise_at.0,
+                    raise_at.1
                 ))
             }
         });
     }
     Ok(kinds)
+}
+
+/// The Qwen3.5 text configs: vLLM's own `Qwen3_5TextConfig` / `Qwen3_5MoeTextConfig` (0.24.0-0.31.0, registered for
+/// `qwen3_5` / `qwen3_5_moe` in `_CONFIG_REGISTRY`, transformers_utils/config.py:122-123@0.24.0; configs/qwen3_5.py:
+/// 42-117, configs/qwen3_5_moe.py) or transformers' (0.32.0+, which register none: transformers 5.16.1
+/// models/qwen3_5/configuration_qwen3_5.py:82-118, models/qwen3_5_moe/configuration_qwen3_5_moe.py:62-91). Same
+/// defaults in both: dense `hidden_size` 4096, `num_key_value_heads` 4; MoE `hidden_size` 2048, `num_key_value_heads`
+/// 2; both `num_hidden_layers` 32 / 40, `num_attention_heads` 16, `head_dim` 256, `linear_conv_kernel_dim` 4,
+/// `linear_key_head_dim` / `linear_value_head_dim` 128, `linear_num_key_heads` 16, `linear_num_value_heads` 32.
+/// `layer_types` when absent: `"linear_attention" if (i + 1) % full_attention_interval else "full_attention"`
+/// (interval from the kwargs, default 4), then `validate_layer_type`. `mamba_ssm_dtype` and
+/// `mtp_num_hidden_layers` are kept as the config file gives them (extra attributes both classes store).
+pub(super) fn qwen3_5(release: Release, f: &Fields, moe: bool, notes: &mut Provenance) -> Result<TextConfig, ModelError> {
+    let vllm_class = release < Release::V0_32_0;
+    let name = if moe { "Qwen3_5MoeTextConfig" } else { "Qwen3_5TextConfig" };
+    let class = format!("{} {name}", if vllm_class { "vLLM's" } else { "transformers'" });
+    notes.push(|| {
+        format!(
+            "config class: {class} ({})",
+            if vllm_class {
+                "vllm/transformers_utils/configs/qwen3_5.py / qwen3_5_moe.py, registered until 0.31.0"
+            } else {
+                "transformers 5.16.1 models/qwen3_5*/configuration_qwen3_5*.py; vLLM registers none from 0.32.0"
+            }
+        )
+    });
+    let null = |key: &str| -> Result<Option<u32>, String> {
+        if vllm_class {
+            Err(format!("{class} keeps None and qwen3_5.py then uses it as a number"))
+        } else {
+            strict_null(&class, key)
+        }
+    };
+    let (hidden_default, kv_default, layers_default) = if moe { (2048, 2, 40) } else { (4096, 4, 32) };
+    let n = f
+        .declared("num_hidden_layers", MAX_LAYERS, layers_default, null("num_hidden_layers"))?
+        .unwrap_or(layers_default);
+    let heads = f.declared("num_attention_heads", MAX_HEADS, 16, null("num_attention_heads"))?;
+    let hidden = f.declared("hidden_size", MAX_HIDDEN_SIZE, hidden_default, null("hidden_size"))?;
+    let kv = f.declared("num_key_value_heads", MAX_HEADS, kv_default, null("num_key_value_heads"))?;
+    let head_dim = f.declared("head_dim", MAX_HEAD_DIM, 256, null("head_dim"))?;
+    f.no_window("Qwen3.5")?;
+    let mut raw = f.map.clone();
+    for (key, max, default) in [
+        ("linear_num_key_heads", MAX_STATE_HEADS, 16),
+        ("linear_num_value_heads", MAX_STATE_HEADS, 32),
+        ("linear_key_head_dim", MAX_STATE_DIM, 128),
+        ("linear_value_head_dim", MAX_STATE_DIM, 128),
+        ("linear_conv_kernel_dim", MAX_CONV_KERNEL, 4),
+    ] {
+        let v = f.declared(key, max, default, null(key))?;
+        raw.insert(key.to_string(), v.map_or(Value::Null, Value::from));
+    }
+    match f.get("mamba_ssm_dtype") {
+        Field::Absent | Field::Null | Field::Set(Value::String(_)) => {}
+        Field::Set(v) => {
+            return err(format!(
+                "{}: {} = {}: must be a dtype name",
+                f.file,
+                f.path("mamba_ssm_dtype"),
+                show(v)
+            ))
+        }
+    }
+    qwen3_next_full_attention_interval(f)?;
+    let raise_at = ("qwen3_5.py", "qwen3_5.py:156@0.24.0, 168@0.33.0");
+    let types = layer_types_of(f, (n, &class), &mut raw, raise_at)?;
+    Ok(TextConfig {
+        num_hidden_layers: Some(n),
+        num_attention_heads: heads,
+        num_key_value_heads: kv,
+        hidden_size: hidden,
+        head_dim,
+        sliding_window: None,
+        layer_types: types,
+        layer_types_origin: format!("{}layer_types of the config file", f.prefix),
+        raw: raw.into(),
+    })
 }
 
 /// transformers 5.16.1's `NemotronHConfig` (configuration_nemotron_h.py): `hybrid_override_pattern` is popped and
