@@ -96,7 +96,7 @@ export type Backend = "FLASHINFER" | "FLASH_ATTN" | "TRITON_ATTN" | "FLEX_ATTENT
 
 /** A layer's token mixer: attention over every previous token or a window of them, or (hybrid models) a recurrent
  *  linear-attention (gated delta net) or Mamba layer. */
-export type AttentionKind = "full" | "sliding_window" | "linear_attention" | "mamba" | "indexer";
+export type AttentionKind = "full" | "sliding_window" | "linear_attention" | "mamba" | "indexer" | "chunked_local";
 
 /** What a whole scenario fails with: `ArgumentError` (argparse rejects the command line), vLLM's own `ValueError`, or
  *  `InputError` (input qpath cannot read: an unknown model without `--hf-overrides`, a backend qpath does not model), or

@@ -87,6 +87,7 @@ fn attention_words(g: &GroupReport) -> String {
         (AttentionKind::LinearAttention, _) => "linear attention (gated delta net)".to_string(),
         (AttentionKind::Mamba, _) => "Mamba (state-space) layers".to_string(),
         (AttentionKind::Indexer, _) => "the sparse attention's lightning indexer (its key cache)".to_string(),
+        (AttentionKind::ChunkedLocal, _) => "chunked local attention".to_string(),
     }
 }
 

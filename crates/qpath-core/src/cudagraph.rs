@@ -21,6 +21,21 @@ pub fn backend_class(b: Backend) -> &'static str {
 /// check reads rather than the group's); `non_causal` is `attention_config.use_non_causal` of the config the runner
 /// passes.
 pub fn support(p: &Platform, g: &GroupReport, model_q_heads: u32, non_causal: bool) -> (CgSupport, TraceStep) {
+    if g.attention == crate::report::AttentionKind::ChunkedLocal {
+        // `create_chunked_local_attention_backend` subclasses the selected backend; its builder overrides
+        // `get_cudagraph_support` to NEVER whatever the backend's own (every release 0.24.0-0.33.0).
+        let mut t = trace(p);
+        t.step(
+            Some(&source::CHUNKED_LOCAL_CG_NEVER),
+            format!("{} CUDA-graph support", group_class(p, g)),
+            format!(
+                "the chunked local attention builder returns AttentionCGSupport.NEVER, whatever {}'s own support → {}",
+                crate::backends::rules(g.backend).class_name(),
+                CgSupport::Never
+            ),
+        );
+        return (CgSupport::Never, t.steps.remove(0));
+    }
     let rules = crate::backends::rules(g.backend);
     let d = rules.cudagraph_support(p, g, model_q_heads, non_causal);
     let mut t = trace(p);
@@ -30,6 +45,16 @@ pub fn support(p: &Platform, g: &GroupReport, model_q_heads: u32, non_causal: bo
         format!("{} → {}", d.why, d.support),
     );
     (d.support, t.steps.remove(0))
+}
+
+/// The class `min_cg_attn_backend` names for a group: its backend's, or for chunked local attention the subclass
+/// `ChunkedLocalAttention_{attention_chunk_size}_{class}` (`source::CHUNKED_LOCAL_BACKEND_NAME`).
+fn group_class(p: &Platform, g: &GroupReport) -> String {
+    let class = backend_class(g.backend);
+    match (g.attention, p.attention_chunk_size) {
+        (crate::report::AttentionKind::ChunkedLocal, Some(c)) => format!("ChunkedLocalAttention_{c}_{class}"),
+        _ => class.to_string(),
+    }
 }
 
 /// `CUDAGraphMode`'s members as (decode mode, mixed mode): `FULL_DECODE_ONLY` = (FULL, NONE), `FULL_AND_PIECEWISE` =
@@ -63,7 +88,7 @@ pub fn resolve(
 ) -> CudaGraphReport {
     let mut t = trace(p);
     let mut trace_steps = Vec::new();
-    let mut min: Option<(CgSupport, Option<&'static str>)> = None;
+    let mut min: Option<(CgSupport, Option<String>)> = None;
     let mut group_support = Vec::new();
     for g in groups {
         let non_causal = g.role == GroupRole::Drafter && non_causal_drafter;
@@ -72,10 +97,11 @@ pub fn resolve(
         group_support.push(Some(s));
         let (m, _) = min.get_or_insert((CgSupport::Always, None));
         if s < *m {
-            min = Some((s, Some(backend_class(g.backend))));
+            min = Some((s, Some(group_class(p, g))));
         }
     }
     let (support, backend) = min.map_or((None, None), |(s, b)| (Some(s), b));
+    let backend = backend.as_deref();
     let udql = 1 + num_speculative_tokens;
     t.steps = trace_steps;
     t.step(

@@ -45,6 +45,9 @@ pub struct Platform {
     /// model: an EAGLE / EAGLE-3 / MTP drafter is built under the target's model config (crate::drafter). `None`: the
     /// layer's own dims (a target layer; a non-MLA model's layer has none).
     pub model_mla: Option<MlaDims>,
+    /// The model's `attention_chunk_size` when it has chunked local attention layers (Llama 4): the chunked
+    /// backend's class name carries it (`ChunkedLocalAttention_8192_FlashAttentionBackend`).
+    pub attention_chunk_size: Option<u32>,
 }
 
 impl Platform {
@@ -72,6 +75,7 @@ impl Platform {
             },
             resolved_graphs: None,
             model_mla: None,
+            attention_chunk_size: None,
         }
     }
 

@@ -241,6 +241,7 @@ pub fn attention_name(k: AttentionKind) -> &'static str {
         AttentionKind::LinearAttention => "linear_attention",
         AttentionKind::Mamba => "mamba",
         AttentionKind::Indexer => "indexer",
+        AttentionKind::ChunkedLocal => "chunked_local",
     }
 }
 

@@ -81,6 +81,12 @@ enum ConfigClass {
     Qwen3_5Moe,
     /// transformers' `NemotronHConfig` (every release), restated in `hybrid::nemotron_h`.
     NemotronH,
+    /// transformers' `Llama4TextConfig` (configuration_llama4.py, 5.5.3 to 5.16.1: the same fields and defaults):
+    /// `num_key_value_heads` 8 (None: the heads), `head_dim` 128 (None: hidden_size // heads), `attention_chunk_size`
+    /// 8192, `no_rope_layers` None or empty → `[int((i + 1) % no_rope_layer_interval != 0) for i in range(n)]`
+    /// (interval default 4): layers 3, 7, ... are NoPE (`:180-183` in 5.16.1). `layer_types` is derived from it, and
+    /// llama4.py never reads it.
+    Llama4Text,
     /// The DeepSeek-architecture configs, by `model_type`: `DeepseekV2Config`, `DeepseekV3Config` (also
     /// `deepseek_v32`, `kimi_k2`), `GlmMoeDsaConfig`, restated in `deepseek`.
     Deepseek,
@@ -215,6 +221,22 @@ pub const ARCHITECTURES: &[Architecture] = &[
         vllm_model: VllmModel::NemotronH,
         config_class: ConfigClass::NemotronH,
         nested: false,
+    },
+    // Llama 4: the text model in every release (registry.py:153@0.24.0, 156@0.33.0) and the multimodal wrapper, which
+    // builds llama4.py's Llama4ForCausalLM from text_config (mllama4.py; registry.py:468@0.24.0, 502@0.33.0).
+    Architecture {
+        name: "Llama4ForCausalLM",
+        registry_lines: (153, 156),
+        vllm_model: VllmModel::Llama4,
+        config_class: ConfigClass::Llama4Text,
+        nested: false,
+    },
+    Architecture {
+        name: "Llama4ForConditionalGeneration",
+        registry_lines: (468, 502),
+        vllm_model: VllmModel::Llama4,
+        config_class: ConfigClass::Llama4Text,
+        nested: true,
     },
     // The DeepSeek-architecture (MLA) entries, every release (source::MLA_MODEL_REG_DEEPSEEK_V2 … _GLM_MOE_DSA);
     // DeepseekV32ForCausalLM and GlmMoeDsaForCausalLM map to vllm.models.deepseek_v32 from 0.29.0 (model::mla).
@@ -652,6 +674,7 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
         | ConfigClass::Deepseek => {}
         ConfigClass::Gemma4Text => gemma4_text(&c, given_types, &mut t)?,
         ConfigClass::GptOss => gpt_oss(&c, given_types, &mut t)?,
+        ConfigClass::Llama4Text => llama4_text(&c, &mut t)?,
     }
     Ok(t)
 }
@@ -691,6 +714,76 @@ impl Common<'_, '_> {
                 .unwrap_or(self.heads),
         ))
     }
+}
+
+/// `Llama4TextConfig` ([`ConfigClass::Llama4Text`]): the heads, the head size, and the two fields llama4.py's layers
+/// read, written into `raw` as the constructed object holds them.
+fn llama4_text(c: &Common, t: &mut TextConfig) -> Result<(), ModelError> {
+    let f = c.f;
+    t.num_key_value_heads = c.kv_or_heads(Some(8))?;
+    t.head_dim = match f.get("head_dim") {
+        Field::Absent => Some(128),
+        Field::Null => c.derived_from_hidden("head_dim")?,
+        Field::Set(_) => f.int("head_dim", MAX_HEAD_DIM)?,
+    };
+    let mut raw = f.map.clone();
+    let chunk = match f.get("attention_chunk_size") {
+        Field::Absent => Value::from(8192),
+        Field::Null => Value::Null,
+        Field::Set(v) if v.as_u64().is_some() => v.clone(),
+        Field::Set(v) => {
+            return err(format!(
+                "{}: {} = {}: must be an integer or null",
+                f.file,
+                f.path("attention_chunk_size"),
+                show(v)
+            ))
+        }
+    };
+    raw.insert("attention_chunk_size".into(), chunk);
+    let given = match f.get("no_rope_layers") {
+        Field::Set(Value::Array(a)) if !a.is_empty() => Some(a.clone()),
+        Field::Absent | Field::Null | Field::Set(Value::Array(_)) => None,
+        Field::Set(v) => {
+            return err(format!(
+                "{}: {} = {}: must be a list",
+                f.file,
+                f.path("no_rope_layers"),
+                show(v)
+            ))
+        }
+    };
+    let no_rope = match given {
+        Some(list) => list,
+        None => {
+            let interval = match f.get("no_rope_layer_interval") {
+                Field::Absent => 4,
+                Field::Set(v) if v.as_u64().is_some_and(|k| k >= 1 && k <= u64::from(MAX_LAYERS)) => v.as_u64().unwrap_or(4),
+                Field::Set(v) if v.as_u64() == Some(0) => {
+                    return err(format!(
+                        "{}: {} = 0: Llama4TextConfig computes (i + 1) % no_rope_layer_interval and raises \
+                         ZeroDivisionError",
+                        f.file,
+                        f.path("no_rope_layer_interval")
+                    ))
+                }
+                Field::Null | Field::Set(_) => {
+                    return cannot(
+                        f.file,
+                        format!("{} (qpath reads a positive integer)", f.path("no_rope_layer_interval")),
+                    )
+                }
+            };
+            (0..u64::from(c.n))
+                .map(|i| Value::from(u64::from((i + 1) % interval != 0)))
+                .collect()
+        }
+    };
+    raw.insert("no_rope_layers".into(), Value::Array(no_rope));
+    t.raw = std::sync::Arc::new(raw);
+    t.sliding_window = None;
+    t.layer_types = None;
+    Ok(())
 }
 
 /// `OPTConfig` (opt.py): the head size from `hidden_size`, `num_key_value_heads` and `head_dim` as given.

@@ -23,21 +23,29 @@ pub enum AttentionKind {
     /// The lightning indexer beside a sparse MLA layer (DeepSeek-V3.2, GLM-5): its own key cache, which scores the
     /// tokens the layer's top-k attention then reads.
     Indexer,
+    /// Chunked local attention (`ChunkedLocalAttention`, Llama 4's RoPE layers): attention within fixed chunks of
+    /// `attention_chunk_size` tokens; its own KV spec (`ChunkedLocalAttentionSpec`), so its own group, and a metadata
+    /// builder that never runs in full CUDA graphs (`source::CHUNKED_LOCAL_CG_NEVER`).
+    ChunkedLocal,
 }
 
 impl AttentionKind {
     /// Every kind, in the order above.
-    pub const ALL: [AttentionKind; 5] = [
+    pub const ALL: [AttentionKind; 6] = [
         AttentionKind::Full,
         AttentionKind::SlidingWindow,
         AttentionKind::LinearAttention,
         AttentionKind::Mamba,
         AttentionKind::Indexer,
+        AttentionKind::ChunkedLocal,
     ];
 
-    /// Whether the layer is softmax attention with a KV cache (full or sliding window).
+    /// Whether the layer is softmax attention with a KV cache (full, sliding window or chunked local).
     pub fn is_attention(self) -> bool {
-        matches!(self, AttentionKind::Full | AttentionKind::SlidingWindow)
+        matches!(
+            self,
+            AttentionKind::Full | AttentionKind::SlidingWindow | AttentionKind::ChunkedLocal
+        )
     }
 }
 
@@ -132,6 +140,9 @@ pub(super) fn build_layers(
             kind: match (recurrent, window) {
                 (Some(kind), _) => kind,
                 (None, Some(_)) => AttentionKind::SlidingWindow,
+                (None, None) if rule == VllmModel::Llama4 && llama4_chunked(name, i, cfg)?.is_some() => {
+                    AttentionKind::ChunkedLocal
+                }
                 (None, None) => AttentionKind::Full,
             },
             sliding_window: window,
@@ -154,6 +165,38 @@ pub(super) fn build_layers(
         source.push(|| format!("hybrid layers ({}): {}", rule.file(), h.layers_rule));
     }
     Ok((layers, hybrid))
+}
+
+/// `llama4.py`'s layer i (`Llama4Attention.__init__`, the same text in every release 0.24.0-0.33.0):
+/// `self.nope = config.no_rope_layers[i] == 0` (`source::LLAMA4_NOPE`), then `use_chunked_local_attn = not self.nope
+/// and config.attention_chunk_size` (`source::LLAMA4_CHUNKED_LAYER`): a RoPE layer is a `ChunkedLocalAttention` of
+/// `attention_chunk_size` tokens when that is set and non-zero, a NoPE layer a plain `Attention`. Returns the chunk
+/// size of a chunked layer. The config class fills `no_rope_layers` (`config_json`), and the presets carry it.
+pub fn llama4_chunked(name: &str, i: u32, cfg: &TextConfig) -> Result<Option<u32>, ModelError> {
+    let Some(serde_json::Value::Array(no_rope)) = cfg.raw.get("no_rope_layers") else {
+        return err(format!(
+            "{name}: vLLM's llama4.py reads config.no_rope_layers[{i}], which is not set"
+        ));
+    };
+    let Some(rope) = no_rope.get(i as usize) else {
+        return err(format!(
+            "{name}: vLLM's llama4.py reads config.no_rope_layers[{i}] but no_rope_layers has only {} entries \
+             (IndexError)",
+            no_rope.len()
+        ));
+    };
+    // Python truthiness of the entry (`== 0` is the NoPE test) and of attention_chunk_size.
+    let nope = rope.as_f64() == Some(0.0) || rope.as_bool() == Some(false);
+    let chunk = cfg
+        .raw
+        .get("attention_chunk_size")
+        .and_then(serde_json::Value::as_u64)
+        .filter(|&c| c > 0);
+    Ok(if nope {
+        None
+    } else {
+        chunk.map(|c| c.min(u32::MAX as u64) as u32)
+    })
 }
 
 /// A gemma-4 full-attention layer's head size and KV heads (`source::GEMMA4_LAYER_SHAPE`). From 0.28.0 vLLM takes them
@@ -260,16 +303,19 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
             source.push(|| format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
             d
         }
-        VllmModel::Llama | VllmModel::Qwen3 | VllmModel::Qwen3Next | VllmModel::Qwen3_5 | VllmModel::NemotronH => {
-            match cfg.head_dim {
-                Some(h) => h,
-                None => {
-                    let d = derived("head_dim")?;
-                    source.push(|| format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
-                    d
-                }
+        VllmModel::Llama
+        | VllmModel::Llama4
+        | VllmModel::Qwen3
+        | VllmModel::Qwen3Next
+        | VllmModel::Qwen3_5
+        | VllmModel::NemotronH => match cfg.head_dim {
+            Some(h) => h,
+            None => {
+                let d = derived("head_dim")?;
+                source.push(|| format!("head_dim = hidden_size / num_attention_heads = {d} ({file})"));
+                d
             }
-        }
+        },
         VllmModel::Gemma3 | VllmModel::GptOss | VllmModel::Gemma4 => match cfg.head_dim {
             Some(h) => h,
             None => return err(format!("{name}: vLLM's {file} reads config.head_dim, which is not set")),
@@ -352,6 +398,7 @@ fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfi
         | VllmModel::Qwen3Next
         | VllmModel::Qwen3_5
         | VllmModel::NemotronH
+        | VllmModel::Llama4
         | VllmModel::DeepseekV2 => None,
         VllmModel::GptOss => model_window.filter(|_| i % 2 == 0),
         VllmModel::Llama | VllmModel::Gemma3 | VllmModel::Gemma4 => match cfg.layer_types.as_deref() {

@@ -171,6 +171,9 @@ pub struct ModelSpec {
     /// of layer initialisation); `None` for every other model file.
     #[serde(skip)]
     pub mla: Option<MlaModel>,
+    /// `attention_chunk_size` of a model with chunked local attention layers (Llama 4); `None` for every other.
+    #[serde(skip)]
+    pub attention_chunk_size: Option<u32>,
 }
 
 impl ModelSpec {
@@ -337,6 +340,7 @@ pub fn resolve_model_in(
         model_type: preset.map(|p| p.model_type),
     };
     let (layers, hybrid, mla) = build_layers(release, env, model, rule, &cfg.text, &mut source)?;
+    let chunk = chunk_size(&layers, &cfg.text);
     Ok(ModelSpec {
         id: name.to_string(),
         preset: preset.is_some(),
@@ -355,7 +359,18 @@ pub fn resolve_model_in(
         hybrid,
         architecture: preset.map(|p| p.architecture),
         vision_bidirectional: vision_bidirectional(&cfg.text),
+        attention_chunk_size: chunk,
         mla,
+    })
+}
+
+/// `attention_chunk_size` when some layer is chunked local attention (the model file read it from the config).
+fn chunk_size(layers: &[LayerSpec], cfg: &config::TextConfig) -> Option<u32> {
+    layers.iter().any(|l| l.kind == AttentionKind::ChunkedLocal).then(|| {
+        cfg.raw
+            .get("attention_chunk_size")
+            .and_then(Value::as_u64)
+            .map_or(0, |c| c.min(u32::MAX as u64) as u32)
     })
 }
 
@@ -475,6 +490,7 @@ fn from_config(
         model_type: read.model_type.as_deref(),
     };
     let (layers, hybrid, mla) = build_layers(release, env, model, rule, &cfg.text, &mut source)?;
+    let chunk = chunk_size(&layers, &cfg.text);
     Ok(ModelSpec {
         decoder_layers: cfg
             .text
@@ -497,6 +513,7 @@ fn from_config(
         checkpoint_kv: read.checkpoint_kv,
         architecture: Some(arch.name),
         vision_bidirectional: vision_bidirectional(&cfg.text),
+        attention_chunk_size: chunk,
         mla,
     })
 }

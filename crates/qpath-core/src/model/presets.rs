@@ -34,6 +34,10 @@ pub enum VllmModel {
     /// (`source::GEMMA4_LAYER_WINDOW`); full-attention layers have their own head size (`global_head_dim`) and, with
     /// `attention_k_eq_v`, their own KV heads (`num_global_key_value_heads`) (`source::GEMMA4_LAYER_SHAPE`).
     Gemma4,
+    /// `llama4.py` (Llama 4 Scout / Maverick; `mllama4.py` builds it from `text_config`): head size `config.head_dim`,
+    /// no per-layer window; layer i is chunked local attention or full attention by `config.no_rope_layers[i]` and
+    /// `config.attention_chunk_size` ([`super::layout::llama4_chunked`]).
+    Llama4,
     /// `qwen3_next.py` (hybrid): layer i is gated-delta-net linear attention or full attention by
     /// `config.layer_types[i]`; attention head_dim = `config.head_dim` or hidden_size // heads (see `hybrid`).
     Qwen3Next,
@@ -66,6 +70,7 @@ impl VllmModel {
             // `ModelConfig.verify_with_parallel_config` makes unreachable (it rejects the same TP first).
             VllmModel::Opt | VllmModel::GptOss | VllmModel::DeepseekV2 => return None,
             VllmModel::Llama => (&LLAMA_KV_SPLIT_ASSERT, &LLAMA_TP_SPLIT_ASSERT),
+            VllmModel::Llama4 => (&LLAMA4_KV_SPLIT_ASSERT, &LLAMA4_TP_SPLIT_ASSERT),
             VllmModel::Qwen2 => (&QWEN2_KV_SPLIT_ASSERT, &QWEN2_TP_SPLIT_ASSERT),
             VllmModel::Qwen3 => (&QWEN3_KV_SPLIT_ASSERT, &QWEN3_TP_SPLIT_ASSERT),
             VllmModel::Gemma3 => (&GEMMA3_KV_SPLIT_ASSERT, &GEMMA3_TP_SPLIT_ASSERT),
@@ -86,6 +91,7 @@ impl VllmModel {
         match self {
             VllmModel::Opt => "vllm/model_executor/models/opt.py",
             VllmModel::Llama => "vllm/model_executor/models/llama.py",
+            VllmModel::Llama4 => "vllm/model_executor/models/llama4.py",
             VllmModel::Qwen2 => "vllm/model_executor/models/qwen2.py",
             VllmModel::Qwen3 => "vllm/model_executor/models/qwen3.py",
             VllmModel::Gemma3 => "vllm/model_executor/models/gemma3.py",

@@ -246,9 +246,11 @@ fn resolve_into(
     mla_cache_dtype(r, &spec, &cmd)?;
     let turboquant_logs = crate::backends::turboquant::engine_config(r, &spec, &mut cmd, report)?;
     let forced = forced_backend(r, &cmd)?;
+    let (hma_off, hma_record) = chunked_local_kv_manager(s, &cmd, &spec, report)?;
     gemma4_backend(r, &spec, forced)?;
     let mut p = platform(s, cc, &cmd, &env, model_dtype);
     p.resolved_graphs = resolved_graphs;
+    p.attention_chunk_size = spec.attention_chunk_size;
     input_notes(&cmd, &spec, report);
     let checkpoint_set = report.model.as_ref().is_some_and(|m| m.checkpoint_kv_cache_dtype.is_some());
     model_init_assert(r, &spec)?;
@@ -261,6 +263,7 @@ fn resolve_into(
     report.log_records.extend(cache_record);
     report.log_records.extend(checkpoint_records(r, &checkpoint_logs));
     report.log_records.extend(turboquant_logs);
+    report.log_records.extend(hma_record);
     report.logs = report.log_records.iter().map(|l| l.text.clone()).collect();
     let selection = selection_logs(r, &rows);
     report.logs.extend(selection.iter().map(|l| l.text.clone()));
@@ -313,10 +316,122 @@ fn resolve_into(
     if let Some(d) = crate::drafter::drafter(r, &cmd, &spec, forced, s.draft_model_config.as_deref())? {
         drafter_groups(&p, &cmd, &engine, d, &mut groups, report)?;
     }
+    if let Some(why) = &hma_off {
+        chunked_local_kv_groups(r, why, &spec, report);
+    }
     crate::backends::turboquant::layout::layout_conflict(&p, &mut groups);
     cuda_graphs(&p, &cmd, &spec, n_spec, &mut groups, report)?;
     report.groups = groups;
     Ok(())
+}
+
+/// A model with chunked local attention layers (`ModelConfig.attention_chunk_size` set: Llama 4) and the hybrid
+/// KV-cache manager (`VllmConfig.__post_init__`, the same rule in every release 0.24.0-0.33.0): with an EAGLE-style
+/// speculative method (`use_eagle()`: eagle, eagle3, mtp, dflash, and from 0.25.0 dspark;
+/// `source::HMA_CHUNKED_EAGLE`) or `VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0` (default 1; its warning,
+/// `source::HMA_CHUNKED_ENV_WARNING`) vLLM turns the manager off, unless `--no-disable-hybrid-kv-cache-manager`
+/// (0.33.0: `--enable-hybrid-kv-cache-manager`) forces it on, which raises (`source::HMA_EXPLICIT_ENABLE_RAISE`);
+/// `--disable-hybrid-kv-cache-manager` turns it off in any case. Off, `unify_hybrid_kv_cache_specs` makes the chunked
+/// layers' spec a full-attention spec with the chunk size and warns (`source::HMA_DISABLED_WARNING`): one KV-cache
+/// group for every layer, which still compute chunked. On (the default), the chunked layers are their own group.
+fn chunked_local_kv_manager(
+    s: &Scenario,
+    cmd: &ServeCommand,
+    spec: &ModelSpec,
+    report: &mut Report,
+) -> Result<(Option<String>, Option<LogRecord>), ScenarioError> {
+    let r = s.release;
+    if spec.attention_chunk_size.is_none() {
+        return Ok((None, None));
+    }
+    let flag = "--disable-hybrid-kv-cache-manager";
+    let mut explicit: Option<bool> = None;
+    for entry in &cmd.unused {
+        if let Some(o) = serve::unused_option(r, entry).filter(|o| o.flag == flag) {
+            explicit = Some(o.option == flag);
+        }
+    }
+    report
+        .unused_flags
+        .retain(|u| serve::unused_option(r, u).is_none_or(|o| o.flag != flag));
+    // The method SpeculativeConfig settles on (its own errors are reported where the drafter is built).
+    let drafter = crate::drafter::drafter(r, cmd, spec, None, s.draft_model_config.as_deref())
+        .ok()
+        .flatten();
+    let method = drafter.as_ref().map(|d| d.report.method.as_str());
+    let eagle =
+        matches!(method, Some("eagle" | "eagle3" | "mtp" | "dflash")) || (r >= Release::V0_25_0 && method == Some("dspark"));
+    let name = "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE";
+    let allowed = match cmd.env_value(name) {
+        None => true,
+        Some(v) => serve::py_int_bool(v).map_err(|e| {
+            scenario_error(
+                ScenarioErrorKind::ValueError,
+                format!("{name}={v}: vLLM reads int(os.getenv(\"{name}\", \"1\")), and int() raises ValueError: {e}"),
+                None,
+                r,
+            )
+        })?,
+    };
+    let mut record = None;
+    let need_disable = eagle || !allowed;
+    if !eagle && !allowed {
+        record = Some(LogRecord::new(
+            LogLevel::Warning,
+            &source::HMA_CHUNKED_ENV_WARNING,
+            (r, r.flashinfer_pin()),
+            "There is a latency regression when using chunked local attention with the hybrid KV cache manager. \
+             Disabling it, by default. To enable it, set the environment \
+             VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1.",
+        ));
+    }
+    if explicit == Some(false) && need_disable {
+        let spelled = if r >= Release::V0_33_0 {
+            "--enable-hybrid-kv-cache-manager"
+        } else {
+            "--no-disable-hybrid-kv-cache-manager"
+        };
+        let text = format!(
+            "Hybrid KV cache manager was explicitly enabled but is not supported in this configuration. Consider \
+             omitting the {spelled} flag to let vLLM decide automatically."
+        );
+        return Err(vllm_config_error(r, cmd, &text, &source::HMA_EXPLICIT_ENABLE_RAISE));
+    }
+    if !explicit.unwrap_or(need_disable) {
+        return Ok((None, record));
+    }
+    let why = match (explicit, eagle) {
+        (Some(true), _) => flag.to_string(),
+        (_, true) => format!("the speculative method {} (use_eagle())", method.unwrap_or("")),
+        _ => format!("{name}=0"),
+    };
+    Ok((Some(why), record))
+}
+
+/// The hybrid KV-cache manager off for a model with chunked local attention ([`chunked_local_kv_manager`]):
+/// `unify_hybrid_kv_cache_specs`' warning when the KV cache is planned (after the layers are built), and the note.
+fn chunked_local_kv_groups(r: Release, why: &str, spec: &ModelSpec, report: &mut Report) {
+    let cite = if r >= Release::V0_33_0 {
+        &source::HMA_DISABLED_WARNING_PLANNING
+    } else {
+        &source::HMA_DISABLED_WARNING
+    };
+    let rec = LogRecord::new(
+        LogLevel::Warning,
+        cite,
+        (r, r.flashinfer_pin()),
+        "Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any optimizations for \
+         saving KV cache memory (e.g., dropping the KV cache outside the sliding window). The compute of layers like \
+         sliding window is still saved.",
+    );
+    report.logs.push(rec.text.clone());
+    report.log_records.push(rec);
+    report.notes.push(Note::info(format!(
+        "{why} turns vLLM's hybrid KV-cache manager off: the chunked layers' ChunkedLocalAttentionSpec becomes a \
+         FullAttentionSpec with attention_chunk_size {}, so vLLM allocates every attention layer in one KV-cache \
+         group; the chunked layers still compute chunked local attention (their own group here)",
+        spec.attention_chunk_size.unwrap_or(0)
+    )));
 }
 
 /// `vllm serve`'s argparse (`FlexibleArgumentParser`): a command line it rejects is an `ArgumentError`.
@@ -736,6 +851,7 @@ fn platform(s: &Scenario, cc: ComputeCapability, cmd: &ServeCommand, env: &Env, 
         graphs: crate::serve::cuda_graphs(cmd),
         resolved_graphs: None,
         model_mla: None,
+        attention_chunk_size: None,
     }
 }
 
