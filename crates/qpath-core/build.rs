@@ -280,10 +280,11 @@ mod models_table {
             "qwen3_next" => "VllmModel::Qwen3Next",
             "qwen3_5" => "VllmModel::Qwen3_5",
             "llama4" => "VllmModel::Llama4",
+            "granitemoehybrid" => "VllmModel::GraniteMoeHybrid",
             "nemotron_h" => "VllmModel::NemotronH",
             "deepseek_v2" => "VllmModel::DeepseekV2",
             other => panic!(
-                "data/models.toml: model `{id}`: vllm_model = {other:?} is not one of opt, llama, qwen2, qwen3, gemma3, gpt_oss, llama4, qwen3_next, qwen3_5, nemotron_h, deepseek_v2"
+                "data/models.toml: model `{id}`: vllm_model = {other:?} is not one of opt, llama, qwen2, qwen3, gemma3, gpt_oss, llama4, qwen3_next, qwen3_5, nemotron_h, granitemoehybrid, deepseek_v2"
             ),
         }
     }

@@ -240,6 +240,13 @@ fn mamba_page(
     let ssm_name = nemotron_h_ssm_dtype(h, ssm_name, t, logs);
     let ssm_name = qwen3_5_ssm_dtype(h, ssm_name, t, logs);
     let (conv, ssm) = state_dtypes(p.model_dtype, &conv_name, &ssm_name, t)?;
+    // granitemoehybrid.py passes num_spec to mamba2_state_shape from 0.32.0 (granitemoehybrid.py:646@0.32.0); before,
+    // the calculator's default 0.
+    let spec_tokens = if h.model == VllmModel::GraniteMoeHybrid && p.release < Release::V0_32_0 {
+        0
+    } else {
+        spec_tokens
+    };
     let (cite, conv_elems, temporal_elems, what) = state_shape(h, tp, spec_tokens)?;
     let page = conv_elems * conv + temporal_elems * ssm;
     let (shape_cite, dtype_cite) = match (h.model, h.architecture) {
@@ -248,6 +255,7 @@ fn mamba_page(
             (&source::QWEN3_5_CAUSAL_STATE_SHAPE, &source::QWEN3_5_CAUSAL_STATE_DTYPE)
         }
         (VllmModel::Qwen3_5, _) => (&source::QWEN3_5_STATE_SHAPE, &source::QWEN3_5_STATE_DTYPE),
+        (VllmModel::GraniteMoeHybrid, _) => (&source::GRANITE_STATE_SHAPE, &source::GRANITE_STATE_DTYPE),
         _ => match h.state {
             HybridState::Gdn { .. } => (&source::QWEN3NEXT_STATE_SHAPE, &source::QWEN3NEXT_STATE_DTYPE),
             HybridState::Mamba2 { .. } => (&source::NEMOTRONH_STATE_SHAPE, &source::NEMOTRONH_STATE_DTYPE),
@@ -294,7 +302,7 @@ pub fn state_torch_dtypes(model: TorchDtype, h: &HybridSpec, f: &HybridFlags) ->
     let conv = named(f.mamba_cache_dtype.as_deref().unwrap_or("auto"))?;
     let mut ssm_name = f.mamba_ssm_cache_dtype.as_deref().unwrap_or("auto");
     match &h.state {
-        HybridState::Mamba2 { ssm_cache_dtype, .. } if ssm_name == "auto" => {
+        HybridState::Mamba2 { ssm_cache_dtype, .. } if ssm_name == "auto" && h.model == VllmModel::NemotronH => {
             ssm_name = ssm_cache_dtype.as_deref().unwrap_or("float32");
         }
         HybridState::Gdn { ssm_dtype: Some(d), .. } if ssm_name == "auto" && qwen3_5_config_runs(h) => ssm_name = d,
@@ -306,6 +314,10 @@ pub fn state_torch_dtypes(model: TorchDtype, h: &HybridSpec, f: &HybridFlags) ->
 
 /// Step 2, NemotronH's config: `--mamba-ssm-cache-dtype auto` becomes config.json's dtype (else float32), logged.
 fn nemotron_h_ssm_dtype(h: &HybridSpec, mut ssm_name: String, t: &mut Trace, logs: &mut Vec<LogRecord>) -> String {
+    if h.model != VllmModel::NemotronH {
+        // Only NemotronH has a MODELS_CONFIG_MAP entry that sets the SSM dtype (Granite-4.0-H has none).
+        return ssm_name;
+    }
     if let HybridState::Mamba2 { ssm_cache_dtype, .. } = &h.state {
         if ssm_name == "auto" {
             let to = ssm_cache_dtype.clone().unwrap_or_else(|| "float32".into());

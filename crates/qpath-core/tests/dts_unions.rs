@@ -90,7 +90,8 @@ fn unions_match_the_enums() {
         | AttentionKind::SlidingWindow
         | AttentionKind::LinearAttention
         | AttentionKind::Mamba
-        | AttentionKind::Indexer => {}
+        | AttentionKind::Indexer
+        | AttentionKind::ChunkedLocal => {}
     };
     same("AttentionKind", json(&attention));
 

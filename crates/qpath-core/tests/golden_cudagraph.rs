@@ -36,6 +36,7 @@ fn platform(r: Release, report: &Report, command: &str) -> Platform {
         graphs: serve::cuda_graphs(&cmd),
         resolved_graphs: None,
         model_mla: None,
+        attention_chunk_size: None,
     }
 }
 

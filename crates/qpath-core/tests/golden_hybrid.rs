@@ -323,3 +323,57 @@ fn checkpoint_alignment_follows_the_active_gdn_prefill() {
     assert_eq!(r.logs[1..], [set_log(544), pad_log("1.49")]);
     assert_eq!(group(&r, 0).kernel.prefill, Some(Kernel::GdnChunkCuteDsl));
 }
+
+/// Granite-4.0-H (`GraniteMoeHybridForCausalLM`, granitemoehybrid.py, every release) from a config.json: the 350M
+/// checkpoint's fields as tests/fixtures/granite-4.0-h-350m.restated.config.json restates them (from a public MLX
+/// copy that mirrors the checkpoint's 32-entry layer_types; `architectures` and `torch_dtype` added, the MLX
+/// `quantization` block removed: not IBM's file byte for byte). By hand:
+/// - attention layers 10, 13, 17, 27 (`attention`), 28 Mamba2 layers; attention head size 768 // 12 = 64, 4 KV heads.
+/// - Mamba2 state: intermediate = mamba_expand 2 * 768 = 1536 (= 48 heads * 32); conv (3, 1536 + 2*1*128 = 1792) =
+///   5376 elements, temporal (48, 32, 128) = 196608 elements, both bf16 (no MODELS_CONFIG_MAP entry: the SSM dtype
+///   stays auto): page = (5376 + 196608) * 2 = 403968 bytes; attention page per token = 2 * 4 * 64 * 2 = 1024.
+/// - none / align mode: 16 * cdiv(403968, 16384) = 16 * 25 = 400, padding 5632 / 403968 = 1.39%.
+/// - 0.26.0-0.27.x with prefix caching on (the default from 0.26.0) and SupportsMambaPrefixCaching: "all" mode, the
+///   smallest multiple of lcm(mamba_chunk_size 256, 16) covering 403968 / 1024 = 394.5 tokens: 512, padding 29.78%.
+#[test]
+fn granite_4_0_h_from_its_config_json() {
+    let config = include_str!("fixtures/granite-4.0-h-350m.restated.config.json");
+    let run_at = |vllm: Release, text: &str| {
+        let mut s = Scenario::new(
+            Hardware::parse("h100-sxm").unwrap(),
+            vllm,
+            "vllm serve ibm-granite/granite-4.0-h-350m",
+        );
+        s.model_config = Some(text.to_string());
+        resolve(&s)
+    };
+    for (vllm, block, pad) in [
+        (V0_24_0, 400, "1.39"),
+        (V0_27_0, 512, "29.78"),
+        (Release::LATEST, 400, "1.39"),
+    ] {
+        let r = run_at(vllm, config);
+        assert!(r.error.is_none(), "{vllm}: {:?}", r.error);
+        let (m, a) = (&r.groups[0], &r.groups[1]);
+        assert_eq!(
+            (m.attention, m.backend, m.layers.len()),
+            (AttentionKind::Mamba, Backend::Mamba2, 28),
+            "{vllm}"
+        );
+        assert_eq!((a.attention, a.layers.clone()), (AttentionKind::Full, vec![10, 13, 17, 27]));
+        assert_eq!((a.num_kv_heads, a.head_dim), (4, 64));
+        assert_eq!(r.logs[1..], [set_log(block), pad_log(pad)], "{vllm}");
+        // Granite has no NemotronH-style SSM dtype update: no "Updating mamba_ssm_cache_dtype" line.
+        assert!(r.logs.iter().all(|l| !l.starts_with("Updating mamba_ssm_cache_dtype")));
+    }
+    // transformers >= 5.13's names in config.json: 0.24.0's layer map has only `attention` / `mamba` (KeyError);
+    // 0.33.0 reads them, the same answer.
+    let renamed = config
+        .replace("\"mamba\"", "\"linear_attention\"")
+        .replace("\"attention\"", "\"full_attention\"");
+    let old = run_at(V0_24_0, &renamed);
+    let e = old.error.as_ref().expect("KeyError");
+    assert!(e.message.contains("raises KeyError: 'linear_attention'"), "{}", e.message);
+    let new = run_at(Release::LATEST, &renamed);
+    assert_eq!(new.groups, run_at(Release::LATEST, config).groups);
+}

@@ -85,6 +85,7 @@ impl Case {
             },
             resolved_graphs: None,
             model_mla: None,
+            attention_chunk_size: None,
         }
     }
 

@@ -55,6 +55,7 @@ fn platform(gpu: &str, vllm: &str) -> Platform {
         },
         resolved_graphs: None,
         model_mla: None,
+        attention_chunk_size: None,
     }
 }
 

@@ -142,6 +142,7 @@ fn builder_grid() {
                                                         },
                                                         resolved_graphs: None,
                                                         model_mla: None,
+                                                        attention_chunk_size: None,
                                                     };
                                                     let spec_dtype = match *kv {
                                                         "float16" => TorchDtype::Float16,

@@ -81,6 +81,8 @@ enum ConfigClass {
     Qwen3_5Moe,
     /// transformers' `NemotronHConfig` (every release), restated in `hybrid::nemotron_h`.
     NemotronH,
+    /// transformers' `GraniteMoeHybridConfig` (every release), restated in `hybrid::granite`.
+    GraniteMoeHybrid,
     /// transformers' `Llama4TextConfig` (configuration_llama4.py, 5.5.3 to 5.16.1: the same fields and defaults):
     /// `num_key_value_heads` 8 (None: the heads), `head_dim` 128 (None: hidden_size // heads), `attention_chunk_size`
     /// 8192, `no_rope_layers` None or empty → `[int((i + 1) % no_rope_layer_interval != 0) for i in range(n)]`
@@ -220,6 +222,14 @@ pub const ARCHITECTURES: &[Architecture] = &[
         registry_lines: (178, 186),
         vllm_model: VllmModel::NemotronH,
         config_class: ConfigClass::NemotronH,
+        nested: false,
+    },
+    // Granite-4.0-H, every release (registry.py:130@0.24.0, 133@0.33.0).
+    Architecture {
+        name: "GraniteMoeHybridForCausalLM",
+        registry_lines: (130, 133),
+        vllm_model: VllmModel::GraniteMoeHybrid,
+        config_class: ConfigClass::GraniteMoeHybrid,
         nested: false,
     },
     // Llama 4: the text model in every release (registry.py:153@0.24.0, 156@0.33.0) and the multimodal wrapper, which
@@ -401,6 +411,7 @@ pub(super) fn read_as(release: Release, file: &str, text: &str, eagle_method: Op
     let text = match architecture.config_class {
         ConfigClass::Qwen3Next => hybrid::qwen3_next(release, &f, &mut notes)?,
         ConfigClass::NemotronH => hybrid::nemotron_h(&f, &mut notes)?,
+        ConfigClass::GraniteMoeHybrid => hybrid::granite(release, &f, &mut notes)?,
         ConfigClass::Qwen3_5 => hybrid::qwen3_5(release, &f, false, &mut notes)?,
         ConfigClass::Qwen3_5Moe => hybrid::qwen3_5(release, &f, true, &mut notes)?,
         ConfigClass::Deepseek => deepseek::deepseek(release, &f, architecture.name, model_type.as_deref(), &mut notes)?,
@@ -671,6 +682,7 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
         | ConfigClass::Qwen3_5
         | ConfigClass::Qwen3_5Moe
         | ConfigClass::NemotronH
+        | ConfigClass::GraniteMoeHybrid
         | ConfigClass::Deepseek => {}
         ConfigClass::Gemma4Text => gemma4_text(&c, given_types, &mut t)?,
         ConfigClass::GptOss => gpt_oss(&c, given_types, &mut t)?,

@@ -99,6 +99,7 @@ pub(super) fn layer_kinds(
     match rule {
         VllmModel::Qwen3Next | VllmModel::Qwen3_5 => qwen3_next_kinds(release, rule, (name, file), n, cfg),
         VllmModel::NemotronH => nemotron_h_kinds((name, file), n, cfg),
+        VllmModel::GraniteMoeHybrid => granite_kinds(release, (name, file), n, cfg),
         _ => Ok(None),
     }
 }
@@ -206,6 +207,52 @@ fn qwen3_next_layer_types(release: Release, rule: VllmModel, n: u32, cfg: &TextC
     }
 }
 
+/// `granitemoehybrid.py`'s decoder layers: `ALL_DECODER_LAYER_TYPES[config.layer_types[i]]`
+/// (`source::GRANITE_LAYER_TYPE`), whose keys differ by release (`source::GRANITE_LAYER_CLASSES`): 0.24.0-0.25.0
+/// `attention` / `mamba` (transformers < 5.13's names), 0.26.0-0.31.0 those and `full_attention` /
+/// `linear_attention` (5.13+), 0.32.0+ only the new names (they need transformers >= 5.16.1, which remaps the old
+/// ones when the config is built, `config_json`). Any other entry is vLLM's KeyError.
+fn granite_kinds(
+    release: Release,
+    (name, file): (&str, &str),
+    n: u32,
+    cfg: &TextConfig,
+) -> Result<Option<LayerKinds>, ModelError> {
+    let Some(Value::Array(types)) = cfg.raw.get("layer_types") else {
+        return err(format!("{name}: vLLM's {file} reads config.layer_types, which is not set"));
+    };
+    let legacy = release < Release::V0_32_0;
+    let current = release >= Release::V0_26_0;
+    let mut kinds = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
+        let Some(t) = types.get(i).and_then(Value::as_str) else {
+            return err(format!(
+                "{name}: vLLM's {file} reads config.layer_types[{i}] but layer_types has {} entries",
+                types.len()
+            ));
+        };
+        kinds.push(Some(match t {
+            "mamba" if legacy => AttentionKind::Mamba,
+            "attention" if legacy => AttentionKind::Full,
+            "linear_attention" if current => AttentionKind::Mamba,
+            "full_attention" if current => AttentionKind::Full,
+            other => {
+                return err(format!(
+                    "{name}: config.layer_types[{i}] = {other:?}: vLLM {}'s {file} looks it up in \
+                     ALL_DECODER_LAYER_TYPES ({}) and raises KeyError: '{other}'",
+                    release.name(),
+                    match (legacy, current) {
+                        (true, false) => "attention, mamba",
+                        (true, true) => "attention, mamba, full_attention, linear_attention",
+                        _ => "full_attention, linear_attention",
+                    }
+                ))
+            }
+        }));
+    }
+    Ok(Some((kinds, "config.layer_types (config.json)".to_string())))
+}
+
 /// `nemotron_h.py`'s decoder layers: one per `config.hybrid_override_pattern` character (M, *, - or E).
 fn nemotron_h_kinds((name, file): (&str, &str), n: u32, cfg: &TextConfig) -> Result<Option<LayerKinds>, ModelError> {
     let Some(pattern) = cfg.raw.get("hybrid_override_pattern").and_then(Value::as_str) else {
@@ -294,6 +341,26 @@ pub(super) fn spec(
                     .or_else(|| raw.get("chunk_size"))
                     .and_then(Value::as_u64)
                     .map(|c| c as u32),
+            },
+            mtp_layers: None,
+            supports_mamba_prefix_caching: true,
+            layers_rule,
+        }),
+        // granitemoehybrid.py's MambaMixer2 (`get_mamba_state_shape_from_config`: intermediate_size = mamba_expand *
+        // hidden_size, which GraniteMoeHybridConfig's validate_architecture makes mamba_n_heads * mamba_d_head).
+        VllmModel::GraniteMoeHybrid => Some(HybridSpec {
+            model: rule,
+            architecture,
+            kind: AttentionKind::Mamba,
+            backend: Backend::Mamba2,
+            state: State::Mamba2 {
+                num_heads: field(name, raw, "mamba_n_heads", file)?,
+                head_dim: field(name, raw, "mamba_d_head", file)?,
+                n_groups: field(name, raw, "mamba_n_groups", file)?,
+                state_size: field(name, raw, "mamba_d_state", file)?,
+                conv_kernel: field(name, raw, "mamba_d_conv", file)?,
+                ssm_cache_dtype: None,
+                chunk_size: raw.get("mamba_chunk_size").and_then(Value::as_u64).map(|c| c as u32),
             },
             mtp_layers: None,
             supports_mamba_prefix_caching: true,

@@ -292,7 +292,7 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
         }
     };
     Ok(match rule {
-        VllmModel::Opt | VllmModel::Qwen2 => {
+        VllmModel::Opt | VllmModel::Qwen2 | VllmModel::GraniteMoeHybrid => {
             let d = derived("the head size")?;
             if let Some(h) = cfg.head_dim.filter(|h| *h != d) {
                 return err(format!(
@@ -398,6 +398,7 @@ fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfi
         | VllmModel::Qwen3Next
         | VllmModel::Qwen3_5
         | VllmModel::NemotronH
+        | VllmModel::GraniteMoeHybrid
         | VllmModel::Llama4
         | VllmModel::DeepseekV2 => None,
         VllmModel::GptOss => model_window.filter(|_| i % 2 == 0),

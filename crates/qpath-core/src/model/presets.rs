@@ -47,6 +47,10 @@ pub enum VllmModel {
     /// config class (`full_attention_interval`, default 4), and `mamba_ssm_dtype` of the text config sets the SSM state
     /// dtype (`crate::hybrid`).
     Qwen3_5,
+    /// `granitemoehybrid.py` (hybrid; Granite-4.0-H): layer i is Mamba2 or attention by `config.layer_types[i]`
+    /// (`mamba` / `attention`, or transformers >= 5.13's `linear_attention` / `full_attention`, per release);
+    /// attention head size `hidden_size // num_attention_heads` (config.json's `head_dim` is not read).
+    GraniteMoeHybrid,
     /// `nemotron_h.py` (hybrid): layer i is Mamba2 (`M`), attention (`*`), MLP (`-`) or MoE (`E`) by
     /// `config.hybrid_override_pattern[i]`; attention head_dim = `config.head_dim` or hidden_size // heads.
     NemotronH,
@@ -78,6 +82,7 @@ impl VllmModel {
             // qwen3_5.py builds qwen3_next.py's Qwen3NextAttention.
             VllmModel::Qwen3Next | VllmModel::Qwen3_5 => (&QWEN3_NEXT_KV_SPLIT_ASSERT, &QWEN3_NEXT_TP_SPLIT_ASSERT),
             VllmModel::NemotronH => (&NEMOTRON_H_KV_SPLIT_ASSERT, &NEMOTRON_H_TP_SPLIT_ASSERT),
+            VllmModel::GraniteMoeHybrid => (&GRANITE_KV_SPLIT_ASSERT, &GRANITE_TP_SPLIT_ASSERT),
         })
     }
 
@@ -100,6 +105,7 @@ impl VllmModel {
             VllmModel::Qwen3Next => "vllm/model_executor/models/qwen3_next.py",
             VllmModel::Qwen3_5 => "vllm/model_executor/models/qwen3_5.py",
             VllmModel::NemotronH => "vllm/model_executor/models/nemotron_h.py",
+            VllmModel::GraniteMoeHybrid => "vllm/model_executor/models/granitemoehybrid.py",
             VllmModel::DeepseekV2 => "vllm/model_executor/models/deepseek_v2.py",
         }
     }

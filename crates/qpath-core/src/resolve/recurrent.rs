@@ -103,6 +103,10 @@ pub(super) fn recurrent_layer_steps(r: Release, h: &model::HybridSpec, layers: &
             &source::NEMOTRONH_LAYER_TYPE,
             "`M`: NemotronHMambaDecoderLayer (a Mamba2 mixer)",
         ),
+        model::VllmModel::GraniteMoeHybrid => (
+            &source::GRANITE_LAYER_TYPE,
+            "Mamba2 (GraniteMoeHybridMambaDecoderLayer's MambaMixer2)",
+        ),
         model::VllmModel::Qwen3_5 => (
             &source::QWEN3_5_LAYER_TYPE,
             "\"linear_attention\": a gated delta net (linear attention; Qwen3_5DecoderLayer's QwenGatedDeltaNetAttention)",

@@ -300,6 +300,128 @@ fn qwen3_next_layer_kinds(f: &Fields, names: &[&str], raise_at: (&str, &str)) ->
     Ok(kinds)
 }
 
+/// transformers' `GraniteMoeHybridConfig` (models/granitemoehybrid/configuration_granitemoehybrid.py, the same
+/// fields from 5.5.3 to 5.16.1): `layers_block_type` is stored as `layer_types` (attribute_map); `hidden_size` 4096,
+/// `num_attention_heads` 32, `num_key_value_heads` None → the heads; `mamba_n_heads` 128, `mamba_n_groups` 1,
+/// `mamba_d_state` 256, `mamba_d_conv` 4, `mamba_expand` 2, `mamba_chunk_size` 256, `mamba_d_head` "auto" →
+/// `mamba_expand * hidden_size // mamba_n_heads`, and `validate_architecture` requires `mamba_d_head * mamba_n_heads ==
+/// mamba_expand * hidden_size`. `layer_types` None → all Mamba; from transformers 5.13 the names are
+/// `linear_attention` / `full_attention` and given legacy names (`mamba`, `attention`) are remapped. qpath reads the
+/// config with the oldest transformers each release accepts (its METADATA): 5.5.3 / 5.10.4 for 0.24.0-0.31.0 (legacy
+/// names kept), 5.16.1 for 0.32.0+ (remapped).
+pub(super) fn granite(release: Release, f: &Fields, notes: &mut Provenance) -> Result<TextConfig, ModelError> {
+    let new_names = release >= Release::V0_32_0;
+    notes.push(|| {
+        format!(
+            "config class: transformers' GraniteMoeHybridConfig ({}; layer names {})",
+            if new_names {
+                "transformers 5.16.1"
+            } else {
+                "transformers 5.5.3 / 5.10.4"
+            },
+            if new_names {
+                "remapped to linear_attention / full_attention"
+            } else {
+                "kept as mamba / attention"
+            }
+        )
+    });
+    let n = f.required("num_hidden_layers", MAX_LAYERS)?;
+    let heads = f.required("num_attention_heads", MAX_HEADS)?;
+    let strict = |key: &str| strict_null("GraniteMoeHybridConfig", key);
+    let hidden = f
+        .declared("hidden_size", MAX_HIDDEN_SIZE, 4096, strict("hidden_size"))?
+        .unwrap_or(4096);
+    let kv = match f.get("num_key_value_heads") {
+        Field::Absent | Field::Null => heads,
+        Field::Set(_) => f.int("num_key_value_heads", MAX_HEADS)?.unwrap_or(heads),
+    };
+    f.no_window("GraniteMoeHybrid")?;
+    let mut raw = f.map.clone();
+    let mut ints = std::collections::HashMap::new();
+    for (key, max, default) in [
+        ("mamba_n_heads", MAX_STATE_HEADS, 128),
+        ("mamba_n_groups", MAX_STATE_HEADS, 1),
+        ("mamba_d_state", MAX_STATE_DIM, 256),
+        ("mamba_d_conv", MAX_CONV_KERNEL, 4),
+        ("mamba_expand", MAX_STATE_HEADS, 2),
+        ("mamba_chunk_size", MAX_CHUNK_SIZE, 256),
+    ] {
+        let v = f.declared(key, max, default, strict(key))?.unwrap_or(default);
+        ints.insert(key, v);
+        raw.insert(key.to_string(), Value::from(v));
+    }
+    let intermediate = u64::from(ints["mamba_expand"]) * u64::from(hidden);
+    let mamba_heads = u64::from(ints["mamba_n_heads"]);
+    let d_head = match f.get("mamba_d_head") {
+        Field::Absent | Field::Set(Value::String(_)) if f.map.get("mamba_d_head").is_none_or(|v| v == "auto") => {
+            intermediate / mamba_heads
+        }
+        Field::Set(v) if v.as_u64().is_some() => v.as_u64().unwrap_or(0),
+        _ => {
+            return cannot(
+                f.file,
+                format!("{} (qpath reads \"auto\" or a positive integer)", f.path("mamba_d_head")),
+            )
+        }
+    };
+    if d_head * mamba_heads != intermediate {
+        return err(format!(
+            "{}: mamba_d_head * mamba_n_heads = {d_head} * {mamba_heads} is not mamba_expand * hidden_size = \
+             {intermediate}: GraniteMoeHybridConfig's validate_architecture raises ValueError",
+            f.file
+        ));
+    }
+    raw.insert("mamba_d_head".into(), Value::from(d_head));
+    let given = match (f.get("layer_types"), f.get("layers_block_type")) {
+        (Field::Set(v), _) | (Field::Absent | Field::Null, Field::Set(v)) => Some(v),
+        _ => None,
+    };
+    let names: Vec<Value> = match given {
+        None => (0..n)
+            .map(|_| Value::from(if new_names { "linear_attention" } else { "mamba" }))
+            .collect(),
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let Some(t) = item.as_str() else {
+                    return err(format!(
+                        "{}: {}[{i}] = {}: must be a string",
+                        f.file,
+                        f.path("layer_types"),
+                        show(item)
+                    ));
+                };
+                out.push(Value::from(if new_names { remap_legacy(t) } else { t }));
+            }
+            out
+        }
+        Some(v) => {
+            return err(format!(
+                "{}: {} = {}: must be a list of strings",
+                f.file,
+                f.path("layer_types"),
+                show(v)
+            ))
+        }
+    };
+    if names.len() != n as usize {
+        notes.push(|| format!("layer_types has {} entries for {n} layers", names.len()));
+    }
+    raw.insert("layer_types".into(), Value::Array(names));
+    Ok(TextConfig {
+        num_hidden_layers: Some(n),
+        num_attention_heads: Some(heads),
+        num_key_value_heads: Some(kv),
+        hidden_size: Some(hidden),
+        head_dim: None,
+        sliding_window: None,
+        layer_types: None,
+        layer_types_origin: format!("{}layer_types of the config file", f.prefix),
+        raw: raw.into(),
+    })
+}
+
 /// The Qwen3.5 text configs: vLLM's own `Qwen3_5TextConfig` / `Qwen3_5MoeTextConfig` (0.24.0-0.31.0, registered for
 /// `qwen3_5` / `qwen3_5_moe` in `_CONFIG_REGISTRY`, transformers_utils/config.py:122-123@0.24.0; configs/qwen3_5.py:
 /// 42-117, configs/qwen3_5_moe.py) or transformers' (0.32.0+, which register none: transformers 5.16.1
