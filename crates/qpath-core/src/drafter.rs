@@ -242,6 +242,9 @@ fn drafter_layers(
     notes: &mut Vec<Note>,
 ) -> Result<(String, Option<ModelSpec>), ScenarioError> {
     let sc = cmd.speculative_config.as_ref().expect("a drafter has a speculative config");
+    // The page has no drafter config.json box (its drafters are presets): the reader stays out of the wasm.
+    #[cfg(target_arch = "wasm32")]
+    let draft_config: Option<&str> = draft_config.and(None);
     let Some(id) = model_id else {
         notes.push(Note::limit(format!(
             "qpath cannot model this: speculative method {method} without a model and without num_speculative_tokens"
