@@ -372,6 +372,10 @@ pub enum Kernel {
     /// GDN_ATTN: `fused_sigmoid_gating_delta_rule_update (Triton)`.
     #[serde(rename = "fla-sigmoid-gating-gdr")]
     GdnSigmoidGating,
+    /// GDN_ATTN (0.28.0+, non-interleaved layers such as Qwen3.5's): the speculative decodes' fused CUDA kernel,
+    /// `fused_gdn_decode_post_conv_mtp (CUDA, torch.ops._C)`.
+    #[serde(rename = "cuda-fused-mtp-decode-gdr")]
+    GdnFusedMtpDecode,
     /// MAMBA2: `mamba_chunk_scan_combined_varlen (Triton SSD)`.
     #[serde(rename = "mamba-chunk-scan")]
     MambaChunkScan,
@@ -400,7 +404,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, in the order above.
-    pub const ALL: [Kernel; 49] = [
+    pub const ALL: [Kernel; 50] = [
         Kernel::TrtllmGen,
         Kernel::Xqa,
         Kernel::Fa3,
@@ -442,6 +446,7 @@ impl Kernel {
         Kernel::GdnChunkCuteDsl,
         Kernel::GdnPackedDecode,
         Kernel::GdnSigmoidGating,
+        Kernel::GdnFusedMtpDecode,
         Kernel::MambaChunkScan,
         Kernel::SelectiveStateUpdate,
         Kernel::FlashInferSelectiveStateUpdate,
@@ -496,6 +501,7 @@ impl Kernel {
             Kernel::GdnChunkCuteDsl => "cutedsl-chunk-gdr",
             Kernel::GdnPackedDecode => "fla-packed-decode-gdr",
             Kernel::GdnSigmoidGating => "fla-sigmoid-gating-gdr",
+            Kernel::GdnFusedMtpDecode => "cuda-fused-mtp-decode-gdr",
             Kernel::MambaChunkScan => "mamba-chunk-scan",
             Kernel::SelectiveStateUpdate => "selective-state-update",
             Kernel::FlashInferSelectiveStateUpdate => "flashinfer-selective-state-update",
@@ -557,6 +563,7 @@ impl Kernel {
             Kernel::GdnChunkCuteDsl => "chunk_gated_delta_rule_cutedsl (CuTe DSL)",
             Kernel::GdnPackedDecode => "fused_recurrent_gated_delta_rule_packed_decode (Triton)",
             Kernel::GdnSigmoidGating => "fused_sigmoid_gating_delta_rule_update (Triton)",
+            Kernel::GdnFusedMtpDecode => "fused_gdn_decode_post_conv_mtp (CUDA, torch.ops._C)",
             Kernel::MambaChunkScan => "mamba_chunk_scan_combined_varlen (Triton SSD)",
             Kernel::SelectiveStateUpdate => "selective_state_update (Triton)",
             Kernel::FlashInferSelectiveStateUpdate => "flashinfer.mamba.selective_state_update",
@@ -613,6 +620,7 @@ impl Kernel {
             Kernel::GdnChunkCuteDsl => Backend::GdnAttn,
             Kernel::GdnPackedDecode => Backend::GdnAttn,
             Kernel::GdnSigmoidGating => Backend::GdnAttn,
+            Kernel::GdnFusedMtpDecode => Backend::GdnAttn,
             Kernel::MambaChunkScan => Backend::Mamba2,
             Kernel::SelectiveStateUpdate => Backend::Mamba2,
             Kernel::FlashInferSelectiveStateUpdate => Backend::Mamba2,

@@ -511,6 +511,399 @@ fn float32_fails_fla_prefill_at_the_first_prefill() {
     assert_eq!(rep.verdict, Verdict::CannotModel);
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Qwen3.5-27B: the same GDN layers built with gqa_interleaved_layout=False (qwen3_5.py:144@0.28.0, :150@0.33.0),
+// K = V = 128, 16 key heads and 48 value heads (ratio 3), no output_gate_type in the text config (so
+// `getattr(config, "output_gate_type", "silu")` = silu, gdn.py:460@0.28.0), bfloat16, and the text config's
+// mamba_ssm_dtype float32 (conv state bfloat16, recurrent state float32). `_fused_gdn_decode_unsupported_reason`
+// (gdn.py:512@0.28.0, :779@0.33.0) then finds every condition met on a GPU of capability 8.0+, and the op is built
+// (the 0.28.0 and 0.33.0 PyPI wheels' vllm/_C_stable_libtorch.abi3.so register `fused_gdn_decode_post_conv_mtp`).
+// ---------------------------------------------------------------------------------------------------------------
+
+const QWEN3_5: &str = "vllm serve Qwen/Qwen3.5-27B";
+const MTP2: &str = " --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'";
+const SPEC_SIGMOID: &str = "speculative decodes (with num_accepted_tokens), and the decodes of a batch that also has prefills";
+const MTP_ONLY: &str =
+    "speculative decodes of a batch without prefills (1 + num_speculative_tokens <= MAX_FUSED_GDN_MTP_TOKENS 8)";
+const MTP_SIGMOID: &str =
+    "speculative decodes of a batch that also has prefills, and the decodes of a batch that also has prefills";
+const PACKED_ONLY: &str = "decode-only batches without spec tokens";
+
+/// Without speculative decoding, H100:
+/// - 0.27.0: no VLLM_GDN_DECODE_KERNEL (envs.py has it from 0.28.0): the prefill log lines only (gdn.py:150, :157);
+///   packed decode for decode-only batches, sigmoid gating beside prefills.
+/// - 0.28.0: the variable defaults to "cuda"; the reason is None, so `gdn_decode_kernel` stays "cuda",
+///   `enable_fused_gdn_decode` = True (gdn.py:504) and `logger.info_once("GDN decode kernel: %s", …)` (gdn.py:505)
+///   prints "GDN decode kernel: cuda". forward_cuda (gdn.py:892) then calls
+///   `qwen_gdn_attention_core_fused_norm_packed` (:903), whose `_forward_core_fused_norm` finds no spec decodes
+///   (`_can_use_fused_gdn_mtp_decode` needs `spec_sequence_masks`) and runs `_forward_core` (the same packed /
+///   sigmoid Triton kernels) then `_rms_norm_gated_cuda` (:1885). The kernels do not change.
+/// - 0.33.0: `enable_fused_gdn_spec_decode` = cuda and a speculative config (gdn.py:725): False, and the kernel log
+///   needs a speculative config (gdn.py:728): no decode line, the plain Triton path (no fused-norm op).
+#[test]
+fn qwen3_5_h100_fused_decode_without_spec() {
+    for (r, prefill_log, jit) in [(V0_27_0, 150, 157), (V0_28_0, 158, 165), (V0_33_0, 300, 307)] {
+        let rep = run("h100-sxm", r, QWEN3_5);
+        let g = recurrent(&rep);
+        assert_eq!((g.backend, g.layers.len()), (Backend::GdnAttn, 48));
+        assert_eq!(g.cache_dtype, "conv bfloat16 / ssm float32");
+        assert_eq!((g.q_dtype.prefill, g.q_dtype.decode), (BF16, BF16));
+        assert_eq!(
+            kernels(g),
+            (Some(Kernel::GdnChunkFlashInfer), Some(Kernel::GdnPackedDecode)),
+            "{r}"
+        );
+        assert_eq!(
+            choices(&g.kernels.decode),
+            [
+                (Kernel::GdnPackedDecode, Some(PACKED_ONLY)),
+                (
+                    Kernel::GdnSigmoidGating,
+                    Some("the decodes of a batch that also has prefills")
+                ),
+            ],
+            "{r}"
+        );
+        let mut expected = vec![
+            rec(LogLevel::Info, GDN, prefill_log, &using_prefill("FlashInfer", "auto")),
+            rec(LogLevel::Warning, GDN, jit, JIT_WARNING),
+        ];
+        if r == V0_28_0 {
+            expected.push(rec(LogLevel::Info, GDN, 505, "GDN decode kernel: cuda"));
+        }
+        assert_eq!(records(g), expected, "{r}");
+        assert!(g.error.is_none() && g.unmodelled.is_none());
+        assert_eq!(rep.verdict, Verdict::Serves);
+        let fused_op = g.trace.iter().any(|s| s.rule == "GDN fused-norm op");
+        assert_eq!(
+            fused_op,
+            r == V0_28_0,
+            "{r}: the fused-norm op carries the forward only in 0.28.0-0.31.x"
+        );
+    }
+    let g_of = |r| run("h100-sxm", r, QWEN3_5);
+    let rep = g_of(V0_28_0);
+    let g = recurrent(&rep);
+    assert_eq!(step_source(g, "fused CUDA GDN decode"), format!("{GDN}:516"));
+    assert!(step(g, "fused CUDA GDN decode").starts_with("every condition holds"));
+    assert!(step(g, "GDN gate activation").contains("\"silu\""));
+    assert_eq!(step_source(g, "GDN gate activation"), format!("{GDN}:460"));
+    assert_eq!(
+        step_source(g, "GDN layer layout"),
+        "vllm/model_executor/models/qwen3_5.py:144"
+    );
+    assert_eq!(step_source(g, "fused CUDA GDN decode op"), format!("{GDN}:532"));
+    assert_eq!(step_source(g, "GDN fused-norm op"), format!("{GDN}:903"));
+    assert!(step(g, "GDN decode kernel").starts_with("cuda: enable_fused_gdn_decode = True"));
+    let rep = g_of(V0_33_0);
+    let g = recurrent(&rep);
+    assert_eq!(step_source(g, "fused CUDA GDN decode"), format!("{GDN}:783"));
+    assert!(step(g, "fused CUDA GDN decode op").starts_with("supports_fused_mtp_decode()"));
+    assert_eq!(step_source(g, "fused CUDA GDN decode op"), format!("{GDN}:115"));
+    assert!(step(g, "GDN decode kernel").starts_with("cuda: enable_fused_gdn_spec_decode = False"));
+    let rep = g_of(V0_27_0);
+    assert!(!recurrent(&rep).trace.iter().any(|s| s.rule == "fused CUDA GDN decode"));
+}
+
+/// MTP with 2 speculative tokens (1 + 2 = 3 state slots <= MAX_FUSED_GDN_MTP_TOKENS 8), H100:
+/// - 0.27.0: every speculative decode runs `fused_sigmoid_gating_delta_rule_update` (no fused kernel exists).
+/// - 0.28.0: "GDN decode kernel: cuda" (gdn.py:505), but `_can_use_fused_gdn_mtp_decode` (gdn.py:1798) needs
+///   `num_v_heads == 8 * num_k_heads`: 48 != 128, so speculative decodes still take the Triton kernels (through
+///   the fused-norm op): the same kernel list as Qwen3-Next's.
+/// - 0.29.0: the ratio may be 1, 2, 3, 4 or 8 (gdn.py:1827): 48 / 16 = 3: a batch of speculative decodes only runs
+///   `ops.fused_gdn_decode_post_conv_mtp` (gdn.py:1766); speculative decodes beside prefills and plain decodes
+///   beside prefills run sigmoid gating; decode-only batches without spec tokens the packed decode. Log
+///   "GDN decode kernel: cuda" (gdn.py:519).
+/// - 0.33.0: the same through `fused_mtp_decode_impl()` (gdn.py:2097); the log is "GDN spec decode kernel: cuda"
+///   (gdn.py:729).
+#[test]
+fn qwen3_5_h100_mtp_runs_the_fused_cuda_kernel_from_0_29_0() {
+    let cmd = format!("{QWEN3_5}{MTP2}");
+    for (r, prefill_log, decode_log, text) in [
+        (V0_27_0, 150, None, ""),
+        (V0_28_0, 158, Some(505), "GDN decode kernel: cuda"),
+        (V0_29_0, 167, Some(519), "GDN decode kernel: cuda"),
+        (V0_33_0, 300, Some(729), "GDN spec decode kernel: cuda"),
+    ] {
+        let rep = run("h100-sxm", r, &cmd);
+        let g = recurrent(&rep);
+        let recs = records(g);
+        assert_eq!(
+            recs[0],
+            rec(LogLevel::Info, GDN, prefill_log, &using_prefill("FlashInfer", "auto"))
+        );
+        match decode_log {
+            None => assert_eq!(recs.len(), 2, "{r}: {recs:?}"),
+            Some(line) => assert_eq!(recs[2..], [rec(LogLevel::Info, GDN, line, text)], "{r}"),
+        }
+        let fused = r >= V0_29_0;
+        if fused {
+            assert_eq!(g.kernel.decode, Some(Kernel::GdnFusedMtpDecode), "{r}");
+            assert_eq!(
+                choices(&g.kernels.decode),
+                [
+                    (Kernel::GdnFusedMtpDecode, Some(MTP_ONLY)),
+                    (Kernel::GdnSigmoidGating, Some(MTP_SIGMOID)),
+                    (Kernel::GdnPackedDecode, Some(PACKED_ONLY)),
+                ],
+                "{r}"
+            );
+        } else {
+            assert_eq!(g.kernel.decode, Some(Kernel::GdnSigmoidGating), "{r}");
+            assert_eq!(
+                choices(&g.kernels.decode),
+                [
+                    (Kernel::GdnSigmoidGating, Some(SPEC_SIGMOID)),
+                    (Kernel::GdnPackedDecode, Some(PACKED_ONLY)),
+                ],
+                "{r}"
+            );
+        }
+        assert!(g.error.is_none() && g.unmodelled.is_none());
+    }
+    let rep = run("h100-sxm", V0_28_0, &cmd);
+    let g = recurrent(&rep);
+    assert_eq!(step_source(g, "fused MTP decode"), format!("{GDN}:1802"));
+    assert!(step(g, "fused MTP decode").contains("num_v_heads 48 == 8 * num_k_heads 16: false"));
+    for (r, can_use, call) in [(V0_29_0, 1820, 1766), (V0_33_0, 2151, 2097)] {
+        let rep = run("h100-sxm", r, &cmd);
+        let g = recurrent(&rep);
+        assert_eq!(step_source(g, "fused MTP decode"), format!("{GDN}:{can_use}"));
+        assert!(step(g, "fused MTP decode").contains("num_v_heads 48 / num_k_heads 16 = 3 in (1, 2, 3, 4, 8): true"));
+        assert_eq!(step_source(g, "GDN fused MTP decode call"), format!("{GDN}:{call}"));
+    }
+    assert_eq!(
+        Kernel::GdnFusedMtpDecode.call(),
+        "fused_gdn_decode_post_conv_mtp (CUDA, torch.ops._C)"
+    );
+}
+
+/// RTX 4090 (SM89, capability 8.9 >= 8.0): no FlashInfer GDN prefill (FLA's Triton chunk kernel), but the fused
+/// CUDA decode is supported like on H100: 0.33.0 with MTP runs it for spec-decode-only batches
+/// ("GDN spec decode kernel: cuda", gdn.py:729); 0.30.0 logs "GDN decode kernel: cuda" (gdn.py:528).
+#[test]
+fn qwen3_5_rtx4090_fused_mtp_decode() {
+    for (r, prefill_log, line, text) in [
+        (V0_30_0, 176, 528, "GDN decode kernel: cuda"),
+        (V0_33_0, 300, 729, "GDN spec decode kernel: cuda"),
+    ] {
+        let rep = run("rtx-4090", r, &format!("{QWEN3_5}{MTP2}"));
+        let g = recurrent(&rep);
+        assert_eq!(
+            kernels(g),
+            (Some(Kernel::GdnChunkFla), Some(Kernel::GdnFusedMtpDecode)),
+            "{r}"
+        );
+        assert_eq!(
+            records(g),
+            [
+                rec(LogLevel::Info, GDN, prefill_log, &using_prefill("Triton/FLA", "auto")),
+                rec(LogLevel::Info, GDN, line, text),
+            ],
+            "{r}"
+        );
+        assert!(step(g, "fused CUDA GDN decode").ends_with("compute capability 8.9 >= 8.0"));
+    }
+}
+
+/// T4 (SM75): `--dtype auto` resolves bfloat16 to float16 below 8.0, so the model dtype, the conv state (auto: the
+/// model dtype) and the capability all fail the reason's condition (gdn.py:516@0.28.0, :783@0.33.0). The default
+/// (unset) kernel falls back: 0.28.0 logs "Falling back to the Triton GDN decode path: <reason>" (gdn.py:500) and
+/// "GDN decode kernel: triton" (:505); 0.33.0 logs only with a speculative config, "… spec decode path …" (:715)
+/// and "GDN spec decode kernel: triton" (:729). An explicit VLLM_GDN_DECODE_KERNEL=cuda raises the reason as a
+/// ValueError at layer init (gdn.py:497@0.28.0, :711@0.33.0).
+#[test]
+fn qwen3_5_t4_falls_back_to_triton() {
+    let rep = run("t4", V0_28_0, QWEN3_5);
+    let g = recurrent(&rep);
+    assert_eq!(g.cache_dtype, "conv float16 / ssm float32");
+    assert_eq!(kernels(g), (Some(Kernel::GdnChunkFla), Some(Kernel::GdnPackedDecode)));
+    assert_eq!(
+        records(g)[1..],
+        [
+            rec(
+                LogLevel::Info,
+                GDN,
+                500,
+                &format!("Falling back to the Triton GDN decode path: {REASON_0_28}")
+            ),
+            rec(LogLevel::Info, GDN, 505, "GDN decode kernel: triton"),
+        ]
+    );
+    assert!(step(g, "fused CUDA GDN decode")
+        .starts_with("unsupported: model dtype float16, conv state float16, compute capability 7.5"));
+
+    let rep = run("t4", V0_33_0, &format!("{QWEN3_5}{MTP2}"));
+    let g = recurrent(&rep);
+    assert_eq!(g.kernel.decode, Some(Kernel::GdnSigmoidGating));
+    assert_eq!(
+        records(g)[1..],
+        [
+            rec(
+                LogLevel::Info,
+                GDN,
+                715,
+                &format!("Falling back to the Triton GDN spec decode path: {REASON_0_29}")
+            ),
+            rec(LogLevel::Info, GDN, 729, "GDN spec decode kernel: triton"),
+        ]
+    );
+    let rep = run("t4", V0_33_0, QWEN3_5);
+    assert_eq!(recurrent(&rep).logs.len(), 1, "0.33.0 without spec: the prefill line only");
+
+    for (r, reason, line) in [(V0_28_0, REASON_0_28, 497), (V0_33_0, REASON_0_29, 711)] {
+        let rep = run("t4", r, &format!("VLLM_GDN_DECODE_KERNEL=cuda {QWEN3_5}"));
+        let e = recurrent(&rep).error.clone().unwrap();
+        assert_eq!(e.kind, GroupErrorKind::ValueError);
+        assert_eq!(e.message, format!("VLLM_GDN_DECODE_KERNEL=cuda is not supported: {reason}"));
+        assert_eq!((e.stage, e.source), (Stage::Init, Some(format!("{GDN}:{line}"))));
+        assert_eq!(rep.verdict, Verdict::Fails);
+    }
+}
+
+/// An explicit VLLM_GDN_DECODE_KERNEL (0.28.0+, `env_with_choices`, case-insensitive):
+/// - `cuda` where the reason is None: nothing raises (the raise needs a reason); the same logs as unset
+///   (0.28.0 "GDN decode kernel: cuda", gdn.py:505; 0.33.0 with MTP "GDN spec decode kernel: cuda", :729).
+/// - `triton`: the reason is not asked; 0.28.0 logs "GDN decode kernel: triton" (:505), 0.33.0 with MTP
+///   "GDN spec decode kernel: triton" (:729); speculative decodes run sigmoid gating.
+/// - 0.27.0 does not read it: no error, no log.
+#[test]
+fn qwen3_5_gdn_decode_kernel_env() {
+    let rep = run("h100-sxm", V0_28_0, &format!("VLLM_GDN_DECODE_KERNEL=CUDA {QWEN3_5}"));
+    let g = recurrent(&rep);
+    assert!(g.error.is_none());
+    assert_eq!(records(g)[2], rec(LogLevel::Info, GDN, 505, "GDN decode kernel: cuda"));
+    let rep = run("h100-sxm", V0_33_0, &format!("VLLM_GDN_DECODE_KERNEL=cuda {QWEN3_5}{MTP2}"));
+    let g = recurrent(&rep);
+    assert!(g.error.is_none());
+    assert_eq!(g.kernel.decode, Some(Kernel::GdnFusedMtpDecode));
+    assert_eq!(records(g)[2], rec(LogLevel::Info, GDN, 729, "GDN spec decode kernel: cuda"));
+
+    for (r, line, text) in [
+        (V0_28_0, 505, "GDN decode kernel: triton"),
+        (V0_33_0, 729, "GDN spec decode kernel: triton"),
+    ] {
+        let rep = run("h100-sxm", r, &format!("VLLM_GDN_DECODE_KERNEL=triton {QWEN3_5}{MTP2}"));
+        let g = recurrent(&rep);
+        assert_eq!(records(g)[2..], [rec(LogLevel::Info, GDN, line, text)], "{r}");
+        assert_eq!(g.kernel.decode, Some(Kernel::GdnSigmoidGating), "{r}");
+        assert!(!g.trace.iter().any(|s| s.rule == "fused CUDA GDN decode"), "{r}");
+        assert!(step(g, "GDN decode kernel").starts_with("triton:"), "{r}");
+    }
+    let rep = run("h100-sxm", V0_27_0, &format!("VLLM_GDN_DECODE_KERNEL=cuda {QWEN3_5}{MTP2}"));
+    let g = recurrent(&rep);
+    assert!(g.error.is_none());
+    assert_eq!(g.logs.len(), 2, "{:?}", g.logs);
+    assert_eq!(g.kernel.decode, Some(Kernel::GdnSigmoidGating));
+}
+
+/// `--mamba-ssm-cache-dtype float16` (kept over the text config's float32 with the config's warning): a float16
+/// recurrent state is not in FUSED_GDN_STATE_DTYPES (float32, bfloat16; gdn.py:90@0.28.0, :110@0.33.0), so the
+/// reason is returned: 0.28.0 falls back with its log (gdn.py:500, :505); 0.33.0 logs nothing without a speculative
+/// config and, with MTP, the spec fallback (:715, :729); speculative decodes run sigmoid gating. Explicit `cuda`
+/// raises (gdn.py:497@0.28.0, :711@0.33.0).
+#[test]
+fn qwen3_5_float16_ssm_state_has_no_fused_decode() {
+    let fp16 = format!("{QWEN3_5} --mamba-ssm-cache-dtype float16");
+    let rep = run("h100-sxm", V0_28_0, &fp16);
+    let g = recurrent(&rep);
+    assert_eq!(g.cache_dtype, "conv bfloat16 / ssm float16");
+    assert_eq!(
+        records(g)[2..],
+        [
+            rec(
+                LogLevel::Info,
+                GDN,
+                500,
+                &format!("Falling back to the Triton GDN decode path: {REASON_0_28}")
+            ),
+            rec(LogLevel::Info, GDN, 505, "GDN decode kernel: triton"),
+        ]
+    );
+    assert_eq!(
+        step(g, "fused CUDA GDN decode").split(" (").next(),
+        Some("unsupported: recurrent state float16")
+    );
+    let rep = run("h100-sxm", V0_33_0, &fp16);
+    assert_eq!(recurrent(&rep).logs.len(), 2);
+    let rep = run("h100-sxm", V0_33_0, &format!("{fp16}{MTP2}"));
+    let g = recurrent(&rep);
+    assert_eq!(g.kernel.decode, Some(Kernel::GdnSigmoidGating));
+    assert_eq!(
+        choices(&g.kernels.decode),
+        [
+            (Kernel::GdnSigmoidGating, Some(SPEC_SIGMOID)),
+            (Kernel::GdnPackedDecode, Some(PACKED_ONLY)),
+        ]
+    );
+    assert_eq!(
+        records(g)[2..],
+        [
+            rec(
+                LogLevel::Info,
+                GDN,
+                715,
+                &format!("Falling back to the Triton GDN spec decode path: {REASON_0_29}")
+            ),
+            rec(LogLevel::Info, GDN, 729, "GDN spec decode kernel: triton"),
+        ]
+    );
+    for (r, reason, line) in [(V0_28_0, REASON_0_28, 497), (V0_33_0, REASON_0_29, 711)] {
+        let rep = run("h100-sxm", r, &format!("VLLM_GDN_DECODE_KERNEL=cuda {fp16}"));
+        let e = recurrent(&rep).error.clone().unwrap();
+        assert_eq!(e.message, format!("VLLM_GDN_DECODE_KERNEL=cuda is not supported: {reason}"));
+        assert_eq!(e.source, Some(format!("{GDN}:{line}")));
+    }
+    // bfloat16 is in FUSED_GDN_STATE_DTYPES: the fused kernel stays.
+    let rep = run(
+        "h100-sxm",
+        V0_33_0,
+        &format!("{QWEN3_5} --mamba-ssm-cache-dtype bfloat16{MTP2}"),
+    );
+    assert_eq!(recurrent(&rep).kernel.decode, Some(Kernel::GdnFusedMtpDecode));
+}
+
+/// VLLM_ENABLE_FLA_PACKED_RECURRENT_DECODE=0 with MTP on 0.33.0: the fused check in `_forward_core_fused_norm`
+/// comes before `_forward_core`, so spec-decode-only batches still run the fused kernel; every other decode runs
+/// sigmoid gating.
+#[test]
+fn qwen3_5_mtp_without_packed_decode() {
+    let rep = run(
+        "h100-sxm",
+        V0_33_0,
+        &format!("VLLM_ENABLE_FLA_PACKED_RECURRENT_DECODE=0 {QWEN3_5}{MTP2}"),
+    );
+    let g = recurrent(&rep);
+    assert_eq!(
+        choices(&g.kernels.decode),
+        [
+            (Kernel::GdnFusedMtpDecode, Some(MTP_ONLY)),
+            (Kernel::GdnSigmoidGating, Some("every other decode")),
+        ]
+    );
+}
+
+/// MTP with 8 speculative tokens: 1 + 8 state slots exceed MAX_FUSED_GDN_MTP_TOKENS (8,
+/// qwen_gdn_linear_attn.py:109@0.33.0), so `_can_use_fused_gdn_mtp_decode` is false for every batch and the speculative
+/// decodes run the Triton kernels; 7 tokens (8 slots) still take the fused kernel.
+#[test]
+fn qwen3_5_mtp_beyond_eight_slots_has_no_fused_decode() {
+    let mtp = |n: u32| format!(" --speculative-config '{{\"method\":\"mtp\",\"num_speculative_tokens\":{n}}}'");
+    let seven = run("h100-sxm", V0_33_0, &format!("{QWEN3_5}{}", mtp(7)));
+    assert_eq!(recurrent(&seven).kernel.decode, Some(Kernel::GdnFusedMtpDecode));
+    let eight = run("h100-sxm", V0_33_0, &format!("{QWEN3_5}{}", mtp(8)));
+    let g = recurrent(&eight);
+    assert!(
+        g.kernels.decode.iter().all(|k| k.kernel != Kernel::GdnFusedMtpDecode),
+        "{:?}",
+        g.kernels.decode
+    );
+    assert!(g
+        .trace
+        .iter()
+        .any(|s| s.rule == "fused MTP decode tokens" && s.outcome.contains("= 9 > 8")));
+}
+
 /// Nemotron-Nano-9B-v2 on H100: the memory profile warms the SSD kernels up (mixer2.py:578@0.24.0, :623@0.33.0), the
 /// KV-cache init builds the Triton SSU backend and logs it (ssu.py:224@0.24.0, :635@0.33.0); prefills run
 /// `mamba_chunk_scan_combined_varlen`, decodes Triton's `selective_state_update`. x, B, C are bfloat16; the state is
@@ -634,7 +1027,7 @@ fn no_running_recurrent_group_without_dtype_or_kernel() {
     for r in Release::ALL {
         for gpu in gpus {
             for cuda in [(12, 9), (13, 0)] {
-                for model in [QWEN3_NEXT, NEMOTRON] {
+                for model in [QWEN3_NEXT, QWEN3_5, NEMOTRON] {
                     for extra in extras {
                         let mut s = Scenario::new(Hardware::parse(gpu).unwrap(), r, format!("{model}{extra}"));
                         s.cuda = CudaVersion::new(cuda.0, cuda.1);

@@ -7,7 +7,10 @@
 //!   init `ChunkGatedDeltaRule` resolves the prefill kernel ([`gdn_prefill`]: FlashInfer's, the in-tree CuTe DSL one,
 //!   or FLA's Triton `chunk_gated_delta_rule`) and logs it; the layer reads `VLLM_ENABLE_FLA_PACKED_RECURRENT_DECODE`
 //!   and (0.28.0+) `VLLM_GDN_DECODE_KERNEL`; decodes run `fused_recurrent_gated_delta_rule_packed_decode` or
-//!   `fused_sigmoid_gating_delta_rule_update` per batch. q, k, v are the model dtype; float32 fails FLA's prefill.
+//!   `fused_sigmoid_gating_delta_rule_update` per batch, and (0.29.0+, a non-interleaved model such as Qwen3.5 whose
+//!   fused CUDA decode is supported, with a speculative config) batches of speculative decodes only run
+//!   `fused_gdn_decode_post_conv_mtp` (`docs/source-notes/gdn-decode-qwen3_5.md`). q, k, v are the model dtype;
+//!   float32 fails FLA's prefill.
 //! - MAMBA2 (`mamba_mixer2.py`): the SSD chunk scan for prefills, `selective_state_update` for decodes from the SSU
 //!   backend `--mamba-backend` names (Triton, or FlashInfer's), chosen when the KV cache is initialised.
 //! - MAMBA1, LINEAR, SHORT_CONV: the kernel names per phase only (qpath builds no model with such layers).
@@ -15,7 +18,7 @@
 use super::{BackendRules, CgDecision, GroupContext, KernelSizes, LayerQuery, Raise};
 use crate::attention::{Backend, CgSupport, GroupErrorKind, Kernel, Phases, Stage, QPATH_LIMIT};
 use crate::dtype::TorchDtype;
-use crate::model::{HybridSpec, HybridState};
+use crate::model::{HybridSpec, HybridState, VllmModel};
 use crate::platform::Platform;
 use crate::release::Release::*;
 use crate::report::{GroupError, GroupReport, KernelChoice};
@@ -41,6 +44,8 @@ pub struct RecurrentInputs<'a> {
     pub gdn_decode_kernel_env: Option<&'a str>,
     /// A `--speculative-config` (the layers' `speculative_config is not None`).
     pub speculative: bool,
+    /// Its `num_speculative_tokens` (0 without one).
+    pub num_speculative_tokens: u32,
     /// The mamba cache mode the engine settled on (`none`, `all`, `align`).
     pub mamba_cache_mode: &'a str,
     /// The conv and temporal (ssm) state dtypes (`MAMBA_STATE_DTYPE`); `None` when qpath could not read them.
@@ -295,10 +300,10 @@ fn gdn(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut GroupReport) 
         return;
     }
     gdn_prefill_logs(p, &d, hk, t);
-    let Some(packed) = gdn_decode_init(p, inp, t, g) else { return };
+    let Some(decode) = gdn_decode_init(p, inp, t, g) else { return };
     gdn_inputs(p, t, g);
     gdn_prefill_kernel(p, inp, &d, t, g);
-    gdn_decode_kernels(inp, packed, t, g);
+    gdn_decode_kernels(p, inp, decode, t, g);
 }
 
 /// `_resolve_gdn_prefill_backend`'s steps: the request, what the platform supports, the pick or the raise.
@@ -450,12 +455,31 @@ fn gdn_prefill_logs(p: &Platform, d: &GdnPrefillDecision, hk: u32, t: &mut Trace
     }
 }
 
+/// What `QwenGatedDeltaNetAttention.__init__` settled for the decodes.
+#[derive(Clone, Copy, Debug)]
+struct GdnDecode {
+    /// `enable_packed_recurrent_decode` (`VLLM_ENABLE_FLA_PACKED_RECURRENT_DECODE`).
+    packed: bool,
+    /// 0.28.0+: `self.gdn_decode_kernel` is still `"cuda"` after `_fused_gdn_decode_unsupported_reason`: 0.28.0-0.31.x
+    /// `enable_fused_gdn_decode`, 0.32.0+ `enable_fused_gdn_spec_decode` with a speculative config.
+    fused: bool,
+}
+
+/// `gqa_interleaved_layout`, the argument the model file builds its GDN layers with: `True` for Qwen3-Next
+/// (`qwen3_next.py`), `False` for Qwen3.5 (`qwen3_5.py`, `source::RECURRENT_QWEN3_5_GDN_LAYER`).
+fn gqa_interleaved(spec: &HybridSpec) -> bool {
+    spec.model != VllmModel::Qwen3_5
+}
+
 /// The decode environment `QwenGatedDeltaNetAttention.__init__` reads after the prefill kernel:
 /// `VLLM_ENABLE_FLA_PACKED_RECURRENT_DECODE` (`bool(int(…))`, default 1), then 0.28.0+ `VLLM_GDN_DECODE_KERNEL`
-/// (`cuda` / `triton`, case-insensitive, default `cuda`): the fused CUDA decode is never possible for Qwen3-Next
-/// (interleaved GQA layout), so an explicit `cuda` raises, else the kernel falls back to Triton with a log line
-/// (0.32.0+: only with a speculative config). Returns whether packed decode is on; `None` when the layer raised.
-fn gdn_decode_init(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut GroupReport) -> Option<bool> {
+/// (`cuda` / `triton`, case-insensitive, default `cuda`). With `cuda` the layer asks
+/// `_fused_gdn_decode_unsupported_reason` ([`fused_decode_supported`]): never supported for Qwen3-Next (interleaved
+/// GQA layout); for Qwen3.5 when the head dims, the gate activation, the model and state dtypes and the GPU allow it.
+/// An unsupported `cuda` raises when set explicitly, else falls back to Triton with a log line (0.32.0+: only with a
+/// speculative config); then the kernel's log line (0.32.0+: only with a speculative config). `None` when the layer
+/// raised (or qpath cannot tell).
+fn gdn_decode_init(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut GroupReport) -> Option<GdnDecode> {
     let r = p.release;
     let packed = match inp.packed_decode_env.map(crate::serve::py_int_bool) {
         None => true,
@@ -499,7 +523,7 @@ fn gdn_decode_init(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut G
                 format!("not in vLLM {r}'s vllm/envs.py (0.28.0+): the GDN layers do not read it"),
             );
         }
-        return Some(packed);
+        return Some(GdnDecode { packed, fused: false });
     }
     let kernel = match inp.gdn_decode_kernel_env {
         None => "cuda".to_string(),
@@ -542,49 +566,199 @@ fn gdn_decode_init(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut G
         "the fused CUDA kernel requires a BF16 GDN model with K=V=128, SiLU or sigmoid gating, non-interleaved GQA \
          layout, BF16 convolution cache, BF16 or FP32 recurrent state, and a GPU with compute capability 8.0+"
     };
-    if kernel == "cuda" {
-        t.step(
-            Some(&source::RECURRENT_GDN_FUSED_REASON),
-            "fused CUDA GDN decode",
-            "unsupported: Qwen3-Next's GDN layers use the interleaved GQA layout (gqa_interleaved_layout=True)",
-        );
-        if inp.gdn_decode_kernel_env.is_some() {
-            super::init_error(
-                p,
-                Some(Raise {
-                    kind: GroupErrorKind::ValueError,
-                    message: format!("VLLM_GDN_DECODE_KERNEL=cuda is not supported: {reason}"),
-                    cite: &source::RECURRENT_GDN_DECODE_KERNEL_RAISE,
-                    raised_in: "QwenGatedDeltaNetAttention.__init__",
-                }),
-                t,
-                g,
+    let interleaved = gqa_interleaved(inp.spec);
+    let mut fused = kernel == "cuda";
+    if fused {
+        let supported = if interleaved {
+            t.step(
+                Some(&source::RECURRENT_GDN_FUSED_REASON),
+                "fused CUDA GDN decode",
+                "unsupported: Qwen3-Next's GDN layers use the interleaved GQA layout (gqa_interleaved_layout=True)",
             );
-            return None;
-        }
-        if r < V0_32_0 {
-            t.info(
-                &source::RECURRENT_GDN_DECODE_FALLBACK_LOG,
-                format!("Falling back to the Triton GDN decode path: {reason}"),
-            );
-        } else if inp.speculative {
-            t.info(
-                &source::RECURRENT_GDN_DECODE_FALLBACK_LOG,
-                format!("Falling back to the Triton GDN spec decode path: {reason}"),
-            );
+            false
+        } else {
+            match fused_decode_supported(p, inp, t) {
+                Ok(s) => s,
+                Err(why) => {
+                    g.unmodelled = Some(why);
+                    return None;
+                }
+            }
+        };
+        if !supported {
+            if inp.gdn_decode_kernel_env.is_some() {
+                super::init_error(
+                    p,
+                    Some(Raise {
+                        kind: GroupErrorKind::ValueError,
+                        message: format!("VLLM_GDN_DECODE_KERNEL=cuda is not supported: {reason}"),
+                        cite: &source::RECURRENT_GDN_DECODE_KERNEL_RAISE,
+                        raised_in: "QwenGatedDeltaNetAttention.__init__",
+                    }),
+                    t,
+                    g,
+                );
+                return None;
+            }
+            if r < V0_32_0 {
+                t.info(
+                    &source::RECURRENT_GDN_DECODE_FALLBACK_LOG,
+                    format!("Falling back to the Triton GDN decode path: {reason}"),
+                );
+            } else if inp.speculative {
+                t.info(
+                    &source::RECURRENT_GDN_DECODE_FALLBACK_LOG,
+                    format!("Falling back to the Triton GDN spec decode path: {reason}"),
+                );
+            }
+            fused = false;
         }
     }
+    let name = if fused { "cuda" } else { "triton" };
     if r < V0_32_0 {
-        t.info(&source::RECURRENT_GDN_DECODE_KERNEL_LOG, "GDN decode kernel: triton");
+        t.info(&source::RECURRENT_GDN_DECODE_KERNEL_LOG, format!("GDN decode kernel: {name}"));
     } else if inp.speculative {
-        t.info(&source::RECURRENT_GDN_DECODE_KERNEL_LOG, "GDN spec decode kernel: triton");
+        t.info(
+            &source::RECURRENT_GDN_DECODE_KERNEL_LOG,
+            format!("GDN spec decode kernel: {name}"),
+        );
+    }
+    if interleaved {
+        t.step(
+            Some(&source::RECURRENT_GDN_DECODE_KERNEL_LOG),
+            "GDN decode kernel",
+            "triton: the fused CUDA kernel (torch.ops._C.fused_gdn_decode_post_conv_mtp) is never used for Qwen3-Next",
+        );
+    } else {
+        let (what, on) = if r < V0_32_0 {
+            ("enable_fused_gdn_decode", fused)
+        } else {
+            ("enable_fused_gdn_spec_decode", fused && inp.speculative)
+        };
+        let why = match (fused, r >= V0_32_0, inp.speculative) {
+            (false, _, _) => "the layers keep the Triton decode path",
+            (true, false, _) => "every forward takes the fused-norm op (whose speculative decodes may run the fused CUDA kernel)",
+            (true, true, true) => {
+                "a speculative config: forwards take the fused-norm op, whose speculative decodes may run the fused CUDA kernel"
+            }
+            (true, true, false) => {
+                "no speculative config (it needs one): the layers keep the Triton decode path, and no log line"
+            }
+        };
+        t.step(
+            Some(&source::RECURRENT_GDN_FUSED_ENABLE),
+            "GDN decode kernel",
+            format!("{name}: {what} = {}: {why}", if on { "True" } else { "False" }),
+        );
+    }
+    Some(GdnDecode { packed, fused })
+}
+
+/// `_fused_gdn_decode_unsupported_reason` (0.28.0+) for a layer built with `gqa_interleaved_layout=False` (Qwen3.5):
+/// `head_k_dim` and `head_v_dim` 128, `self.norm.activation` silu (0.29.0+: or sigmoid; the layer's
+/// `output_gate_type`, `getattr(config, "output_gate_type", "silu")` with "swish" read as "silu": Qwen3.5's configs
+/// have none and qpath reads none, so a config.json saying "sigmoid" is taken as silu), the model dtype
+/// bfloat16, the conv state bfloat16 and the recurrent state in `FUSED_GDN_STATE_DTYPES` (float32, bfloat16),
+/// `has_device_capability(80)`; then the op must be registered (`hasattr(torch.ops._C,
+/// "fused_gdn_decode_post_conv_mtp")`, 0.33.0 `supports_fused_mtp_decode()`), which every released CUDA wheel does
+/// (its `vllm/_C_stable_libtorch.abi3.so` carries the op's schema: read in the 0.28.0 and 0.33.0 wheels). `Err`: the
+/// state dtypes qpath could not read.
+fn fused_decode_supported(p: &Platform, inp: &RecurrentInputs, t: &mut Trace) -> Result<bool, String> {
+    let r = p.release;
+    let (hk, hv) = gdn_head_dims(inp.spec);
+    t.step(
+        Some(&source::RECURRENT_QWEN3_5_GDN_LAYER),
+        "GDN layer layout",
+        "Qwen3_5DecoderLayer builds QwenGatedDeltaNetAttention(gqa_interleaved_layout=False): separate q, k, v, z and \
+         b, a projections, not Qwen3-Next's interleaved GQA layout",
+    );
+    t.step(
+        Some(&source::RECURRENT_GDN_INTERLEAVED_ATTR),
+        "gqa_interleaved_layout",
+        "self.gqa_interleaved_layout = False: the reason's first condition holds",
+    );
+    t.step(
+        Some(&source::RECURRENT_GDN_OUTPUT_GATE_TYPE),
+        "GDN gate activation",
+        format!(
+            "self.norm.activation = getattr(config, \"output_gate_type\", \"silu\") (\"swish\" becomes \"silu\"): \
+             \"silu\" (Qwen3.5's text config has no output_gate_type; qpath does not read one), which the fused \
+             kernel accepts ({})",
+            if r < V0_29_0 {
+                "0.28.0 accepts silu only"
+            } else {
+                "silu or sigmoid from 0.29.0"
+            }
+        ),
+    );
+    let Some((conv, ssm)) = inp.state else {
+        return Err(format!(
+            "{QPATH_LIMIT}: the GDN state dtypes (--mamba-cache-dtype / --mamba-ssm-cache-dtype) that \
+             _fused_gdn_decode_unsupported_reason reads"
+        ));
+    };
+    t.step(
+        Some(&source::RECURRENT_GDN_FUSED_STATE_DTYPES),
+        "fused GDN state dtypes",
+        format!(
+            "get_state_dtype(): conv {conv}, recurrent {ssm}; FUSED_GDN_STATE_DTYPES = (torch.float32, \
+             torch.bfloat16): the recurrent state {} in it",
+            if matches!(ssm, TorchDtype::Float32 | TorchDtype::BFloat16) {
+                "is"
+            } else {
+                "is not"
+            }
+        ),
+    );
+    let dt = p.model_dtype;
+    let cc = p.cc;
+    let checks = [
+        (hk == 128, format!("head_k_dim {hk}")),
+        (hv == 128, format!("head_v_dim {hv}")),
+        (dt == TorchDtype::BFloat16, format!("model dtype {dt}")),
+        (conv == TorchDtype::BFloat16, format!("conv state {conv}")),
+        (
+            matches!(ssm, TorchDtype::Float32 | TorchDtype::BFloat16),
+            format!("recurrent state {ssm}"),
+        ),
+        (cc.to_int() >= 80, format!("compute capability {cc}")),
+    ];
+    let failing: Vec<&str> = checks.iter().filter(|(ok, _)| !ok).map(|(_, what)| what.as_str()).collect();
+    if !failing.is_empty() {
+        t.step(
+            Some(&source::RECURRENT_GDN_FUSED_CONDITIONS),
+            "fused CUDA GDN decode",
+            format!(
+                "unsupported: {} (it needs head_k_dim = head_v_dim = 128, a bfloat16 model and conv state, a float32 \
+                 or bfloat16 recurrent state (FUSED_GDN_STATE_DTYPES), compute capability 8.0+)",
+                failing.join(", ")
+            ),
+        );
+        return Ok(false);
     }
     t.step(
-        Some(&source::RECURRENT_GDN_DECODE_KERNEL_LOG),
-        "GDN decode kernel",
-        "triton: the fused CUDA kernel (torch.ops._C.fused_gdn_decode_post_conv_mtp) is never used for Qwen3-Next",
+        Some(&source::RECURRENT_GDN_FUSED_CONDITIONS),
+        "fused CUDA GDN decode",
+        format!(
+            "every condition holds: non-interleaved layout, head_k_dim {hk}, head_v_dim {hv}, silu gating, model \
+             dtype {dt}, conv state {conv}, recurrent state {ssm} (in FUSED_GDN_STATE_DTYPES: float32, bfloat16), \
+             compute capability {cc} >= 8.0"
+        ),
     );
-    Some(packed)
+    if r >= V0_33_0 {
+        t.step(
+            Some(&source::RECURRENT_GDN_SUPPORTS_FUSED_MTP),
+            "fused CUDA GDN decode op",
+            "supports_fused_mtp_decode(): not ROCm, so hasattr(torch.ops._C, \"fused_gdn_decode_post_conv_mtp\")",
+        );
+    }
+    t.step(
+        Some(&source::RECURRENT_GDN_FUSED_BUILT),
+        "fused CUDA GDN decode op",
+        "torch.ops._C.fused_gdn_decode_post_conv_mtp is registered: the released CUDA wheels build it (their \
+         vllm/_C_stable_libtorch.abi3.so carries its schema); no reason, gdn_decode_kernel stays \"cuda\"",
+    );
+    Ok(true)
 }
 
 /// q, k, v of every GDN kernel: the model dtype (the conv returns its input's dtype, the post-conv prep allocates
@@ -731,9 +905,53 @@ fn fla_float32(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut Group
 
 /// The decode kernels per batch (`_forward_core`): decode-only batches without spec tokens take the packed decode
 /// when it is enabled; the decodes of a mixed batch, and speculative decodes (with `num_accepted_tokens`), take
-/// `fused_sigmoid_gating_delta_rule_update`. The first decode batch qpath models is decode-only (a speculative one
-/// with a speculative config).
-fn gdn_decode_kernels(inp: &RecurrentInputs, packed: bool, t: &mut Trace, g: &mut GroupReport) {
+/// `fused_sigmoid_gating_delta_rule_update`. With the fused CUDA decode on ([`GdnDecode::fused`]; 0.32.0+ only with a
+/// speculative config) `forward_cuda` calls `qwen_gdn_attention_core_fused_norm_packed` instead, whose
+/// `_forward_core_fused_norm` sends a batch of speculative decodes only to `fused_gdn_decode_post_conv_mtp` when
+/// `_can_use_fused_gdn_mtp_decode` holds ([`fused_mtp_decode`]) and every other batch to the same `_forward_core`
+/// (then FLA's gated RMSNorm). The first decode batch qpath models is decode-only (a speculative one with a
+/// speculative config).
+fn gdn_decode_kernels(p: &Platform, inp: &RecurrentInputs, d: GdnDecode, t: &mut Trace, g: &mut GroupReport) {
+    let fused_forward = d.fused && (p.release < V0_32_0 || inp.speculative);
+    let mut mtp = false;
+    if fused_forward {
+        let dt = p.model_dtype;
+        t.step(
+            Some(&source::RECURRENT_GDN_FUSED_FORWARD),
+            "GDN fused-norm forward",
+            format!(
+                "{} and hidden states {dt}, self.norm.weight {dt} (the model dtype; bfloat16 or float32 accepted): \
+                 forward_cuda takes the fused path",
+                if p.release < V0_32_0 {
+                    "enable_fused_gdn_decode"
+                } else {
+                    "enable_fused_gdn_spec_decode"
+                }
+            ),
+        );
+        t.step(
+            Some(&source::RECURRENT_GDN_FUSED_NORM_OP),
+            "GDN fused-norm op",
+            "torch.ops.vllm.qwen_gdn_attention_core_fused_norm_packed(mixed_qkvz, ba, …) → _forward_core_fused_norm: \
+             the recurrent kernel and the gated RMSNorm in one custom op (the same kernels for prefills)",
+        );
+        if inp.speculative {
+            mtp = fused_mtp_decode(p, inp, t);
+        }
+        t.step(
+            Some(&source::RECURRENT_GDN_FUSED_RMS_NORM),
+            "GDN fused-norm fallback",
+            format!(
+                "{}: _forward_core (the kernels below), then _rms_norm_gated_cuda (FLA's layer_norm_fwd, Triton) \
+                 for the gated norm",
+                if mtp {
+                    "every batch but a spec-decode-only one"
+                } else {
+                    "every batch"
+                }
+            ),
+        );
+    }
     t.step(
         Some(&source::RECURRENT_GDN_CONV_DECODE),
         "GDN decode path",
@@ -743,18 +961,37 @@ fn gdn_decode_kernels(inp: &RecurrentInputs, packed: bool, t: &mut Trace, g: &mu
         t.step(
             Some(&source::RECURRENT_GDN_SPEC_CALL),
             "GDN speculative decode",
-            "the drafted requests (1 + num_speculative_tokens tokens each) run fused_sigmoid_gating_delta_rule_update \
-             with num_accepted_tokens; plain decodes in such a batch are reclassified as prefills",
+            if mtp {
+                "the drafted requests of a batch that also has prefills (1 + num_speculative_tokens tokens each) run \
+                 fused_sigmoid_gating_delta_rule_update with num_accepted_tokens; plain decodes in such a batch are \
+                 reclassified as prefills"
+            } else {
+                "the drafted requests (1 + num_speculative_tokens tokens each) run fused_sigmoid_gating_delta_rule_update \
+                 with num_accepted_tokens; plain decodes in such a batch are reclassified as prefills"
+            },
         );
     }
-    if !packed {
+    let mtp_choice = KernelChoice::when(
+        Kernel::GdnFusedMtpDecode,
+        "speculative decodes of a batch without prefills (1 + num_speculative_tokens <= MAX_FUSED_GDN_MTP_TOKENS 8)",
+    );
+    if !d.packed {
         t.step(
             Some(&source::RECURRENT_GDN_DECODE_ONLY_CALL),
             "GDN decode",
-            "packed decode disabled: every decode runs fused_sigmoid_gating_delta_rule_update",
+            if mtp {
+                "packed decode disabled: every other decode runs fused_sigmoid_gating_delta_rule_update"
+            } else {
+                "packed decode disabled: every decode runs fused_sigmoid_gating_delta_rule_update"
+            },
         );
-        g.kernel.decode = Some(Kernel::GdnSigmoidGating);
-        g.kernels.decode = vec![KernelChoice::always(Kernel::GdnSigmoidGating)];
+        if mtp {
+            g.kernel.decode = Some(Kernel::GdnFusedMtpDecode);
+            g.kernels.decode = vec![mtp_choice, KernelChoice::when(Kernel::GdnSigmoidGating, "every other decode")];
+        } else {
+            g.kernel.decode = Some(Kernel::GdnSigmoidGating);
+            g.kernels.decode = vec![KernelChoice::always(Kernel::GdnSigmoidGating)];
+        }
         return;
     }
     t.step(
@@ -774,6 +1011,19 @@ fn gdn_decode_kernels(inp: &RecurrentInputs, packed: bool, t: &mut Trace, g: &mu
         "a batch with prefills and decodes: the decodes are split off to fused_sigmoid_gating_delta_rule_update",
     );
     let packed_choice = KernelChoice::when(Kernel::GdnPackedDecode, "decode-only batches without spec tokens");
+    if mtp {
+        g.kernel.decode = Some(Kernel::GdnFusedMtpDecode);
+        g.kernels.decode = vec![
+            mtp_choice,
+            KernelChoice::when(
+                Kernel::GdnSigmoidGating,
+                "speculative decodes of a batch that also has prefills, and the decodes of a batch that also has \
+                 prefills",
+            ),
+            packed_choice,
+        ];
+        return;
+    }
     let (first, sigmoid) = if inp.speculative {
         (
             Kernel::GdnSigmoidGating,
@@ -789,6 +1039,96 @@ fn gdn_decode_kernels(inp: &RecurrentInputs, packed: bool, t: &mut Trace, g: &mu
     } else {
         vec![packed_choice, sigmoid]
     };
+}
+
+/// `_can_use_fused_gdn_mtp_decode` (0.28.0+), asked per batch by `_forward_core_fused_norm` with `num_prefills == 0`:
+/// speculative decodes only (`spec_sequence_masks` set, `num_decodes == 0`, `num_spec_decodes > 0`), the recurrent
+/// state in `FUSED_GDN_STATE_DTYPES` and the kernel `cuda` (both settled at init), `num_v_heads` a multiple of
+/// `num_k_heads` (0.28.0: exactly 8 times; 0.29.0+: 1, 2, 3, 4 or 8 times), `spec_state_indices_tensor.size(1)`
+/// (1 + num_speculative_tokens) at most `MAX_FUSED_GDN_MTP_TOKENS` (8), and the op registered. Whether such batches
+/// run `fused_gdn_decode_post_conv_mtp`.
+fn fused_mtp_decode(p: &Platform, inp: &RecurrentInputs, t: &mut Trace) -> bool {
+    let (nk, nv) = match inp.spec.state {
+        HybridState::Gdn {
+            num_k_heads,
+            num_v_heads,
+            ..
+        } => (num_k_heads, num_v_heads),
+        HybridState::Mamba2 { .. } => (0, 0),
+    };
+    let ratio_ok = if p.release < V0_29_0 {
+        nk > 0 && nv == 8 * nk
+    } else {
+        nk > 0 && nv % nk == 0 && matches!(nv / nk, 1 | 2 | 3 | 4 | 8)
+    };
+    let heads = if p.release < V0_29_0 {
+        format!("num_v_heads {nv} == 8 * num_k_heads {nk}: {ratio_ok}")
+    } else {
+        format!(
+            "num_v_heads {nv} / num_k_heads {nk}{} in (1, 2, 3, 4, 8): {ratio_ok}",
+            if nk > 0 && nv % nk == 0 {
+                format!(" = {}", nv / nk)
+            } else {
+                " (not a multiple)".to_string()
+            }
+        )
+    };
+    t.step(
+        Some(&source::RECURRENT_GDN_FUSED_MTP_CAN_USE),
+        "fused MTP decode",
+        format!(
+            "_can_use_fused_gdn_mtp_decode: {heads}; the recurrent state dtype and gdn_decode_kernel \"cuda\" hold (as \
+             at init); a batch of speculative decodes only, each with 1 + num_speculative_tokens state slots \
+             (spec_state_indices_tensor) <= MAX_FUSED_GDN_MTP_TOKENS 8: {}",
+            if ratio_ok {
+                "such batches (with no prefill) run the fused CUDA kernel"
+            } else {
+                "never, every speculative decode runs the Triton kernels"
+            }
+        ),
+    );
+    if !ratio_ok {
+        return false;
+    }
+    let slots = 1 + inp.num_speculative_tokens;
+    t.step(
+        Some(&source::RECURRENT_GDN_FUSED_MTP_MAX),
+        "fused MTP decode tokens",
+        format!(
+            "MAX_FUSED_GDN_MTP_TOKENS = 8: 1 + num_speculative_tokens = {slots} {}",
+            if slots <= 8 {
+                "<= 8"
+            } else {
+                "> 8: every speculative decode runs the Triton kernels"
+            }
+        ),
+    );
+    if slots > 8 {
+        return false;
+    }
+    t.step(
+        Some(&source::RECURRENT_GDN_SPEC_STATE_INDICES),
+        "speculative state slots",
+        "GDNAttentionMetadataBuilder: spec_state_indices_tensor = block_table_tensor[:num_spec_decodes, : num_spec + 1]",
+    );
+    t.step(
+        Some(&source::RECURRENT_GDN_FUSED_MTP_BRANCH),
+        "GDN spec-decode-only batch",
+        "_forward_core_fused_norm: _can_use_fused_gdn_mtp_decode and num_prefills == 0: \
+         _forward_core_decode_spec_fused_norm (causal_conv1d_update with num_accepted_tokens, then the fused kernel with \
+         the gated RMSNorm; what FULL decode CUDA graphs capture, uniform batches of 1 + num_speculative_tokens tokens)",
+    );
+    t.step(
+        Some(&source::RECURRENT_GDN_FUSED_MTP_CALL),
+        "GDN fused MTP decode call",
+        if p.release >= V0_33_0 {
+            "fused_mtp_decode_impl() → ops.fused_gdn_decode_post_conv_mtp (not ROCm) → \
+             torch.ops._C.fused_gdn_decode_post_conv_mtp"
+        } else {
+            "ops.fused_gdn_decode_post_conv_mtp → torch.ops._C.fused_gdn_decode_post_conv_mtp"
+        },
+    );
+    true
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1048,6 +1388,7 @@ mod tests {
                 packed_decode_env: None,
                 gdn_decode_kernel_env: None,
                 speculative: false,
+                num_speculative_tokens: 0,
                 mamba_cache_mode: "align",
                 state: Some((TorchDtype::BFloat16, TorchDtype::Float32)),
             };
@@ -1078,6 +1419,95 @@ mod tests {
         assert!(logs.is_empty());
         let (pre, dec, _) = run(Backend::ShortConv, None);
         assert_eq!((pre, dec), (Some(Kernel::CausalConv1d), Some(Kernel::CausalConv1dUpdate)));
+    }
+
+    /// `_fused_gdn_decode_unsupported_reason`'s conditions one at a time for a non-interleaved layer (every failing
+    /// one is named), and `_can_use_fused_gdn_mtp_decode`'s head ratio: exactly 8 in 0.28.0, 1/2/3/4/8 from 0.29.0.
+    #[test]
+    fn fused_gdn_decode_conditions() {
+        let gdn = |nk: u32, nv: u32, hk: u32| crate::model::HybridSpec {
+            model: VllmModel::Qwen3_5,
+            architecture: None,
+            kind: crate::model::AttentionKind::LinearAttention,
+            backend: Backend::GdnAttn,
+            state: HybridState::Gdn {
+                num_k_heads: nk,
+                num_v_heads: nv,
+                head_k_dim: hk,
+                head_v_dim: 128,
+                conv_kernel: 4,
+                ssm_dtype: Some("float32".into()),
+            },
+            mtp_layers: None,
+            supports_mamba_prefix_caching: false,
+            layers_rule: String::new(),
+        };
+        fn inputs(spec: &HybridSpec, state: Option<(TorchDtype, TorchDtype)>) -> RecurrentInputs<'_> {
+            RecurrentInputs {
+                spec,
+                layers: &[0],
+                gdn_prefill_backend: None,
+                mamba_backend: None,
+                mamba_ssu_algorithm: None,
+                use_replayssm: false,
+                packed_decode_env: None,
+                gdn_decode_kernel_env: None,
+                speculative: true,
+                num_speculative_tokens: 0,
+                mamba_cache_mode: "align",
+                state,
+            }
+        }
+        use TorchDtype::{BFloat16 as BF, Float16 as F16, Float32 as F32};
+        let check = |r, cc, dt: TorchDtype, spec: &crate::model::HybridSpec, state| {
+            let p = Platform {
+                model_dtype: dt,
+                ..platform(r, cc, (12, 9))
+            };
+            let mut t = Trace::new(r);
+            let ok = fused_decode_supported(&p, &inputs(spec, state), &mut t).unwrap();
+            let why = t
+                .steps
+                .iter()
+                .find(|s| s.rule == "fused CUDA GDN decode")
+                .unwrap()
+                .outcome
+                .to_string();
+            (ok, why)
+        };
+        let qwen = gdn(16, 48, 128);
+        assert!(check(V0_28_0, (9, 0), BF, &qwen, Some((BF, F32))).0);
+        assert!(check(V0_33_0, (8, 0), BF, &qwen, Some((BF, BF))).0);
+        let (ok, why) = check(V0_33_0, (7, 5), BF, &qwen, Some((BF, F32)));
+        assert!(!ok && why.starts_with("unsupported: compute capability 7.5 ("), "{why}");
+        let (ok, why) = check(V0_33_0, (9, 0), BF, &qwen, Some((BF, F16)));
+        assert!(!ok && why.starts_with("unsupported: recurrent state float16 ("), "{why}");
+        let (ok, why) = check(V0_33_0, (9, 0), BF, &qwen, Some((F32, F32)));
+        assert!(!ok && why.starts_with("unsupported: conv state float32 ("), "{why}");
+        let (ok, why) = check(V0_28_0, (9, 0), F16, &qwen, Some((F16, F32)));
+        assert!(
+            !ok && why.starts_with("unsupported: model dtype float16, conv state float16 ("),
+            "{why}"
+        );
+        let (ok, why) = check(V0_33_0, (9, 0), BF, &gdn(16, 48, 64), Some((BF, F32)));
+        assert!(!ok && why.starts_with("unsupported: head_k_dim 64 ("), "{why}");
+        let mut t = Trace::new(V0_33_0);
+        assert!(fused_decode_supported(&platform(V0_33_0, (9, 0), (12, 9)), &inputs(&qwen, None), &mut t).is_err());
+
+        let mtp = |r, nk, nv| {
+            let spec = gdn(nk, nv, 128);
+            fused_mtp_decode(
+                &platform(r, (9, 0), (12, 9)),
+                &inputs(&spec, Some((BF, F32))),
+                &mut Trace::new(r),
+            )
+        };
+        assert!(!mtp(V0_28_0, 16, 48));
+        assert!(mtp(V0_28_0, 16, 128));
+        assert!(mtp(V0_29_0, 16, 48));
+        assert!(mtp(V0_29_0, 16, 16));
+        assert!(!mtp(V0_29_0, 16, 96), "ratio 6");
+        assert!(!mtp(V0_33_0, 16, 40), "not a multiple");
     }
 
     /// `_resolve_gdn_prefill_backend` on CUDA: SM90 without conditions; SM10x needs head dim 128 and CUDA 13; SM12x

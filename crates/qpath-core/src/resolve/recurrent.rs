@@ -83,6 +83,11 @@ pub(super) fn recurrent_group(
         packed_decode_env: cmd.env_value("VLLM_ENABLE_FLA_PACKED_RECURRENT_DECODE"),
         gdn_decode_kernel_env: cmd.env_value("VLLM_GDN_DECODE_KERNEL"),
         speculative: cmd.speculative_config.is_some(),
+        num_speculative_tokens: cmd
+            .speculative_config
+            .as_ref()
+            .and_then(|s| s.num_speculative_tokens)
+            .unwrap_or(0),
         mamba_cache_mode: &mode,
         state: hybrid::state_torch_dtypes(p.model_dtype, h, &f),
     };
