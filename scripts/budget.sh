@@ -56,6 +56,11 @@
 # Issue 24's first items (MTP on a model whose type qpath does not know is "cannot model"; a dev build by its release
 # commit; any flashinfer-python from 0.6.12, kept as given in the link): +1,659 B (453,890; 1,128,798 raw), total
 # 469,034 B; not paid.
+# Issue 24's models (Qwen3.5 / 3.6 config classes, SSM dtype rule and MTP; Llama 4's chunked local attention, its
+# CUDA-graph class name and the hybrid KV-cache manager rule; Granite-4.0-H; the fused GDN decode for non-interleaved
+# layers; three presets; release dates in the dev-build note; ~60 cited statements x 10 releases): +13,011 B
+# (466,901; 1,164,462 raw), total 482,046 B; not paid (the drafter config.json reader was kept out of the wasm,
+# -3 KB raw; BENCHMARKS.md says why the rest is not).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
@@ -65,10 +70,10 @@ TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced
 # The total's ceiling lets index.html reach its own ceiling: it carries the other files' integrity hashes, so its gzip
 # size moves by a few bytes from one build to the next (1,704-1,707 B measured on 2026-12-02); without that room the
 # total failed a clean clone's build by 2 B.
-TOTAL_GZIP_LIMIT=469050
+TOTAL_GZIP_LIMIT=482065
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 453890  1128798
+qpath-web_bg.wasm                 466901  1164462
 qpath-web.js                        7018        -
 snippets/*/inline0.js                502        -
 snippets/*/inline1.js               1181        -
