@@ -23,22 +23,33 @@ pub fn find_model_config(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<FoundConfig>, String> {
     if let Some(file) = model_config {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("--model-config {file}: {e}"))?;
-        return Ok(Some(FoundConfig {
-            text,
-            origin: format!("--model-config {file}"),
-        }));
+        return given_file("--model-config", file).map(Some);
     }
     let Ok(cmd) = qpath_core::serve::parse(scenario.release, &scenario.command_line) else {
         return Ok(None);
     };
-    // `HF_HOME=/x vllm serve …`: the command's own assignments (the last of a name wins) before the process's.
-    let env = |name: &str| {
+    let env = command_env(&cmd, env);
+    config_of_model(&cmd.model, &env)
+}
+
+/// A config.json given by the option `flag`, read whole.
+fn given_file(flag: &str, file: &str) -> Result<FoundConfig, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{flag} {file}: {e}"))?;
+    Ok(FoundConfig {
+        text,
+        origin: format!("{flag} {file}"),
+    })
+}
+
+/// `HF_HOME=/x vllm serve …`: the command's own assignments (the last of a name wins) before the process's.
+fn command_env<'a>(
+    cmd: &'a qpath_core::serve::ServeCommand,
+    env: &'a dyn Fn(&str) -> Option<String>,
+) -> impl Fn(&str) -> Option<String> + 'a {
+    move |name: &str| {
         let own = cmd.env.iter().rev().find(|(k, _)| k == name);
         own.map(|(_, v)| v.clone()).or_else(|| env(name))
-    };
-    let env: &dyn Fn(&str) -> Option<String> = &env;
-    config_of_model(&cmd.model, env)
+    }
 }
 
 /// The speculative drafter's config.json, found as the target's is: `--draft-model-config FILE`, else the speculative
@@ -50,11 +61,7 @@ pub fn find_draft_config(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<FoundConfig>, String> {
     if let Some(file) = draft_config {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("--draft-model-config {file}: {e}"))?;
-        return Ok(Some(FoundConfig {
-            text,
-            origin: format!("--draft-model-config {file}"),
-        }));
+        return given_file("--draft-model-config", file).map(Some);
     }
     let Ok(cmd) = qpath_core::serve::parse(scenario.release, &scenario.command_line) else {
         return Ok(None);
@@ -65,10 +72,7 @@ pub fn find_draft_config(
     if model == cmd.model {
         return Ok(None);
     }
-    let env = |name: &str| {
-        let own = cmd.env.iter().rev().find(|(k, _)| k == name);
-        own.map(|(_, v)| v.clone()).or_else(|| env(name))
-    };
+    let env = command_env(&cmd, env);
     config_of_model(&model, &env)
 }
 

@@ -148,16 +148,7 @@ pub(super) fn qwen3_next(release: Release, f: &Fields, notes: &mut Provenance) -
     )?;
     f.no_window("Qwen3Next")?;
     let mut raw = f.map.clone();
-    for (key, max, default) in [
-        ("linear_num_key_heads", MAX_STATE_HEADS, 16),
-        ("linear_num_value_heads", MAX_STATE_HEADS, 32),
-        ("linear_key_head_dim", MAX_STATE_DIM, 128),
-        ("linear_value_head_dim", MAX_STATE_DIM, 128),
-        ("linear_conv_kernel_dim", MAX_CONV_KERNEL, 4),
-    ] {
-        let v = f.declared(key, max, default, null(key))?;
-        raw.insert(key.to_string(), v.map_or(Value::Null, Value::from));
-    }
+    gdn_state_fields(f, &null, &mut raw)?;
     if !vllm_class {
         qwen3_next_full_attention_interval(f)?;
     }
@@ -173,6 +164,27 @@ pub(super) fn qwen3_next(release: Release, f: &Fields, notes: &mut Provenance) -
         layer_types_origin: format!("{}layer_types of the config file", f.prefix),
         raw: raw.into(),
     })
+}
+
+/// The gated-delta-net state sizes the Qwen3-Next and Qwen3.5 text configs both declare, with the same defaults
+/// (`linear_num_key_heads` 16, `linear_num_value_heads` 32, `linear_key_head_dim` / `linear_value_head_dim` 128,
+/// `linear_conv_kernel_dim` 4), written into `raw`; `null` is the class's handling of None.
+fn gdn_state_fields(
+    f: &Fields,
+    null: &dyn Fn(&str) -> Result<Option<u32>, String>,
+    raw: &mut Map<String, Value>,
+) -> Result<(), ModelError> {
+    for (key, max, default) in [
+        ("linear_num_key_heads", MAX_STATE_HEADS, 16),
+        ("linear_num_value_heads", MAX_STATE_HEADS, 32),
+        ("linear_key_head_dim", MAX_STATE_DIM, 128),
+        ("linear_value_head_dim", MAX_STATE_DIM, 128),
+        ("linear_conv_kernel_dim", MAX_CONV_KERNEL, 4),
+    ] {
+        let v = f.declared(key, max, default, null(key))?;
+        raw.insert(key.to_string(), v.map_or(Value::Null, Value::from));
+    }
+    Ok(())
 }
 
 /// transformers' `Qwen3NextConfig.__init__`: `full_attention_interval`, a positive integer (`(i + 1) % k`).
@@ -463,16 +475,7 @@ pub(super) fn qwen3_5(release: Release, f: &Fields, moe: bool, notes: &mut Prove
     let head_dim = f.declared("head_dim", MAX_HEAD_DIM, 256, null("head_dim"))?;
     f.no_window("Qwen3.5")?;
     let mut raw = f.map.clone();
-    for (key, max, default) in [
-        ("linear_num_key_heads", MAX_STATE_HEADS, 16),
-        ("linear_num_value_heads", MAX_STATE_HEADS, 32),
-        ("linear_key_head_dim", MAX_STATE_DIM, 128),
-        ("linear_value_head_dim", MAX_STATE_DIM, 128),
-        ("linear_conv_kernel_dim", MAX_CONV_KERNEL, 4),
-    ] {
-        let v = f.declared(key, max, default, null(key))?;
-        raw.insert(key.to_string(), v.map_or(Value::Null, Value::from));
-    }
+    gdn_state_fields(f, &null, &mut raw)?;
     match f.get("mamba_ssm_dtype") {
         Field::Absent | Field::Null | Field::Set(Value::String(_)) => {}
         Field::Set(v) => {
