@@ -459,6 +459,9 @@ export interface ReleaseInfo {
   vllm: string;
   /** The flashinfer-python release it pins. */
   flashinfer: string;
+  /** The UTC day PyPI received its first wheel (`YYYY-MM-DD`), `null` for a state never published. Printed by
+   * `qpath releases --format json`; the page's `releases()` leaves it out. */
+  published?: string | null;
   /** Whether qpath assumes TRTLLM cubins by default: `true` for every release (flashinfer-cubin, required up to 0.25.1
    * and in the common images after, or a networked machine reaching NVIDIA's artifactory). */
   cubinsByDefault: boolean;
