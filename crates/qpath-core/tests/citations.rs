@@ -339,6 +339,17 @@ const REJECTED: &[&str] = &[
     "meta-llama/Llama-3.1-8B-Instruct --attention-backend FLASH_ATTN --kv-cache-dtype nvfp4",
 ];
 
+/// Issue 24's models, whole command lines run once per GPU and release: Qwen3.5's SSM dtype warning and MTP (the GDN
+/// decode logs), Llama 4's chunked local attention (the CUDA-graph downgrade naming the wrapper class) and the hybrid
+/// KV-cache manager's warnings and error.
+const ONCE: &[&str] = &[
+    "vllm serve Qwen/Qwen3.5-27B --mamba-ssm-cache-dtype bfloat16 --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'",
+    "vllm serve Qwen/Qwen3.5-35B-A3B --speculative-config '{\"method\": \"qwen3_5_mtp\", \"num_speculative_tokens\": 2}'",
+    "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0 vllm serve meta-llama/Llama-4-Scout-17B-16E-Instruct",
+    "vllm serve meta-llama/Llama-4-Scout-17B-16E-Instruct --disable-hybrid-kv-cache-manager --attention-backend FLASHINFER",
+    "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0 vllm serve meta-llama/Llama-4-Scout-17B-16E-Instruct --no-disable-hybrid-kv-cache-manager",
+];
+
 /// The Llama-3.1-8B config.json with a checkpoint's `quantization_config`: a compressed-tensors FP8 KV scheme, an
 /// int8 one, and a ModelOpt checkpoint with an algorithm vLLM does not know.
 const CHECKPOINTS: &[&str] = &[
@@ -406,6 +417,9 @@ impl Corpus {
         for cmd in REJECTED {
             let cmd = format!("vllm serve {cmd}");
             self.add(r, &cmd, &resolve(&Scenario::new(Hardware::Gpu(gpu), r, cmd.clone())));
+        }
+        for cmd in ONCE {
+            self.add(r, cmd, &resolve(&Scenario::new(Hardware::Gpu(gpu), r, cmd.to_string())));
         }
         for extra in CHECKPOINTS {
             let i = LLAMA_31_8B.rfind('}').unwrap();
