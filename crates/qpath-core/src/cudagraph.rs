@@ -30,7 +30,7 @@ pub fn support(p: &Platform, g: &GroupReport, model_q_heads: u32, non_causal: bo
             format!("{} CUDA-graph support", group_class(p, g)),
             format!(
                 "the chunked local attention builder returns AttentionCGSupport.NEVER, whatever {}'s own support → {}",
-                crate::backends::rules(g.backend).class_name(),
+                backend_class(g.backend),
                 CgSupport::Never
             ),
         );

@@ -302,8 +302,8 @@ fn drafter_layers(
     Ok((detected, layers))
 }
 
-/// The drafter's own config.json: an EAGLE head when the method is (or its name makes it) `eagle` / `eagle3`, the
-/// detection chain's first two steps ([`detect_method`]), else a draft model read like a target. A config qpath cannot
+/// The drafter's own config.json: an EAGLE head when the method is (or its name makes it) `eagle` / `eagle3`
+/// ([`eagle_method`], the detection chain's first two steps), else a draft model read like a target. A config qpath cannot
 /// read is the scenario's input error, naming the file.
 fn draft_from_config(r: Release, method: &str, id: &str, text: &str, t: &mut Trace) -> Result<ModelSpec, ScenarioError> {
     let cap = crate::serve::limits::MAX_CONFIG_JSON_BYTES;
@@ -320,13 +320,7 @@ fn draft_from_config(r: Release, method: &str, id: &str, text: &str, t: &mut Tra
             text.len()
         )));
     }
-    let lower = id.to_ascii_lowercase();
-    let eagle = match method {
-        "eagle" | "eagle3" => Some(method),
-        _ if lower.contains("eagle-") => Some("eagle"),
-        _ if lower.contains("eagle3") => Some("eagle3"),
-        _ => None,
-    };
+    let eagle = eagle_method(method, id).map(|(m, _)| m);
     let spec = model::resolve_drafter_from_config(r, eagle, id, &file, text).map_err(|e| input(e.to_string()))?;
     t.step(
         Some(&source::EAGLE_CONFIG_ARCHITECTURES),
@@ -337,6 +331,24 @@ fn draft_from_config(r: Release, method: &str, id: &str, text: &str, t: &mut Tra
         },
     );
     Ok(spec)
+}
+
+/// The detection chain's first two steps (`__post_init__`): an EAGLE method kept, else "eagle-" / "eagle3" in the
+/// model id (lower-cased); the flag says the name decided it.
+fn eagle_method(method: &str, id: &str) -> Option<(&'static str, bool)> {
+    match method {
+        "eagle" => return Some(("eagle", false)),
+        "eagle3" => return Some(("eagle3", false)),
+        _ => {}
+    }
+    let lower = id.to_ascii_lowercase();
+    if lower.contains("eagle-") {
+        Some(("eagle", true))
+    } else if lower.contains("eagle3") {
+        Some(("eagle3", true))
+    } else {
+        None
+    }
 }
 
 /// `__post_init__`'s detection chain for a model-based drafter, in its order: an EAGLE method kept, "eagle-" / "eagle3"
@@ -350,11 +362,13 @@ fn detect_method(
     t: &mut Trace,
     notes: &mut Vec<Note>,
 ) -> Result<Option<String>, ScenarioError> {
-    let lower = id.to_ascii_lowercase();
+    match eagle_method(method, id) {
+        Some((m, false)) => return Ok(Some(m.to_string())),
+        Some(("eagle", true)) => return Ok(Some(step_to(t, &source::SPEC_EAGLE_BY_NAME, "eagle", id))),
+        Some((m, true)) => return Ok(Some(step_to(t, &source::SPEC_EAGLE3_BY_NAME, m, id))),
+        None => {}
+    }
     Ok(Some(match method {
-        "eagle" | "eagle3" => method.to_string(),
-        _ if lower.contains("eagle-") => step_to(t, &source::SPEC_EAGLE_BY_NAME, "eagle", id),
-        _ if lower.contains("eagle3") => step_to(t, &source::SPEC_EAGLE3_BY_NAME, "eagle3", id),
         _ if draft.and_then(|d| mtp_model_type(r, d)).is_some() => {
             let ty = draft.and_then(|d| mtp_model_type(r, d)).unwrap_or("mtp");
             if let Some(d) = draft.filter(|d| d.vllm_model == VllmModel::DeepseekV2) {

@@ -246,7 +246,17 @@ fn resolve_into(
     mla_cache_dtype(r, &spec, &cmd)?;
     let turboquant_logs = crate::backends::turboquant::engine_config(r, &spec, &mut cmd, report)?;
     let forced = forced_backend(r, &cmd)?;
-    let (hma_off, hma_record) = chunked_local_kv_manager(s, &cmd, &spec, report)?;
+    // A model with chunked local attention needs the method SpeculativeConfig settles on before its layers are built
+    // (the hybrid KV-cache manager rule): its drafter is built here, once, and its errors are raised where every
+    // other model's are (below).
+    let early_drafter = spec
+        .attention_chunk_size
+        .map(|_| crate::drafter::drafter(r, &cmd, &spec, forced, s.draft_model_config.as_deref()));
+    let method = match &early_drafter {
+        Some(Ok(Some(d))) => Some(d.report.method.as_str()),
+        _ => None,
+    };
+    let (hma_off, hma_record) = chunked_local_kv_manager(r, &cmd, &spec, method, report)?;
     gemma4_backend(r, &spec, forced)?;
     let mut p = platform(s, cc, &cmd, &env, model_dtype);
     p.resolved_graphs = resolved_graphs;
@@ -313,7 +323,11 @@ fn resolve_into(
             g.trace.extend(step);
         }
     }
-    if let Some(d) = crate::drafter::drafter(r, &cmd, &spec, forced, s.draft_model_config.as_deref())? {
+    let drafter = match early_drafter {
+        Some(d) => d?,
+        None => crate::drafter::drafter(r, &cmd, &spec, forced, s.draft_model_config.as_deref())?,
+    };
+    if let Some(d) = drafter {
         drafter_groups(&p, &cmd, &engine, d, &mut groups, report)?;
     }
     if let Some(why) = &hma_off {
@@ -334,13 +348,14 @@ fn resolve_into(
 /// `--disable-hybrid-kv-cache-manager` turns it off in any case. Off, `unify_hybrid_kv_cache_specs` makes the chunked
 /// layers' spec a full-attention spec with the chunk size and warns (`source::HMA_DISABLED_WARNING`): one KV-cache
 /// group for every layer, which still compute chunked. On (the default), the chunked layers are their own group.
+/// `method` is the speculative method the drafter settled on.
 fn chunked_local_kv_manager(
-    s: &Scenario,
+    r: Release,
     cmd: &ServeCommand,
     spec: &ModelSpec,
+    method: Option<&str>,
     report: &mut Report,
 ) -> Result<(Option<String>, Option<LogRecord>), ScenarioError> {
-    let r = s.release;
     if spec.attention_chunk_size.is_none() {
         return Ok((None, None));
     }
@@ -354,11 +369,6 @@ fn chunked_local_kv_manager(
     report
         .unused_flags
         .retain(|u| serve::unused_option(r, u).is_none_or(|o| o.flag != flag));
-    // The method SpeculativeConfig settles on (its own errors are reported where the drafter is built).
-    let drafter = crate::drafter::drafter(r, cmd, spec, None, s.draft_model_config.as_deref())
-        .ok()
-        .flatten();
-    let method = drafter.as_ref().map(|d| d.report.method.as_str());
     let eagle =
         matches!(method, Some("eagle" | "eagle3" | "mtp" | "dflash")) || (r >= Release::V0_25_0 && method == Some("dspark"));
     let name = "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE";
