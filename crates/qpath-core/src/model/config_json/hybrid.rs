@@ -365,12 +365,11 @@ pub(super) fn granite(release: Release, f: &Fields, notes: &mut Provenance) -> R
     }
     let intermediate = u64::from(ints["mamba_expand"]) * u64::from(hidden);
     let mamba_heads = u64::from(ints["mamba_n_heads"]);
-    let d_head = match f.get("mamba_d_head") {
-        Field::Absent | Field::Set(Value::String(_)) if f.map.get("mamba_d_head").is_none_or(|v| v == "auto") => {
-            intermediate / mamba_heads
-        }
-        Field::Set(v) if v.as_u64().is_some() => v.as_u64().unwrap_or(0),
-        _ => {
+    let d_head = match f.map.get("mamba_d_head") {
+        None => intermediate / mamba_heads,
+        Some(Value::String(a)) if a == "auto" => intermediate / mamba_heads,
+        Some(v) if v.as_u64().is_some() => v.as_u64().unwrap_or(0),
+        Some(_) => {
             return cannot(
                 f.file,
                 format!("{} (qpath reads \"auto\" or a positive integer)", f.path("mamba_d_head")),
