@@ -60,7 +60,10 @@
 # CUDA-graph class name and the hybrid KV-cache manager rule; Granite-4.0-H; the fused GDN decode for non-interleaved
 # layers; three presets; release dates in the dev-build note; ~60 cited statements x 10 releases): +13,011 B
 # (466,901; 1,164,462 raw), total 482,046 B; not paid (the drafter config.json reader was kept out of the wasm,
-# -3 KB raw; BENCHMARKS.md says why the rest is not).
+# -3 KB raw; BENCHMARKS.md says why the rest is not). Then the review of that change (one drafter per scenario for
+# chunked-attention models, one restatement of the detection chain's EAGLE steps, Granite's mamba_d_head read by
+# value; no behaviour changed): raw -98 B (1,164,364), but +273 B gzip (467,174), total 482,320 B; not paid (measured by
+# reverting each file: the gzip of the reordered code, not new code).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
@@ -70,10 +73,10 @@ TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced
 # The total's ceiling lets index.html reach its own ceiling: it carries the other files' integrity hashes, so its gzip
 # size moves by a few bytes from one build to the next (1,704-1,707 B measured on 2026-12-02); without that room the
 # total failed a clean clone's build by 2 B.
-TOTAL_GZIP_LIMIT=482065
+TOTAL_GZIP_LIMIT=482338
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 466901  1164462
+qpath-web_bg.wasm                 467174  1164462
 qpath-web.js                        7018        -
 snippets/*/inline0.js                502        -
 snippets/*/inline1.js               1181        -
