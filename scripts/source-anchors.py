@@ -208,6 +208,55 @@ def fix(src, cites):
     return 0
 
 
+def propose(src, cites, new, base, report):
+    """Adds `"NEW" = line` to every table that has a line in BASE (the next release, whose lines are checked): the line
+    in NEW's file that starts with the table's anchor and whose whole statement equals BASE's; else, when exactly one
+    line starts with the anchor, that line, listed in REPORT as "differs" (the statement changed: read it); else none,
+    listed as "gone" or "ambiguous". A table that already has NEW is left alone."""
+    texts, rows, added = {}, [], 0
+    for name, c in cites:
+        lines_of = c["lines"]
+        if new in lines_of or base not in lines_of:
+            continue
+        try:
+            nlines, nspans = src.read(c["repo"], new, c["file"])
+        except FileNotFoundError:
+            rows.append(f"{name}\tgone\t{c['file']} is not in {new}")
+            continue
+        blines, bspans = src.read(c["repo"], base, c["file"])
+        want = statement(blines, bspans, lines_of[base])
+        anchor = anchor_of(c, base)
+        hits = [i + 1 for i, l in enumerate(nlines) if l.strip().startswith(anchor)]
+        same = [h for h in hits if statement(nlines, nspans, h) == want]
+        if len(same) > 1:
+            # several identical statements (a repeated raise): the one at the same rank as BASE's
+            bhits = [i + 1 for i, l in enumerate(blines) if l.strip().startswith(anchor) and statement(blines, bspans, i + 1) == want]
+            rank = bhits.index(lines_of[base]) if lines_of[base] in bhits else 0
+            pick, kind = (same[rank], "same") if rank < len(same) else (None, "ambiguous")
+        elif same:
+            pick, kind = same[0], "same"
+        elif len(hits) == 1:
+            pick, kind = hits[0], "differs"
+        else:
+            pick, kind = None, "gone" if not hits else "ambiguous"
+        if kind != "same":
+            detail = f"{c['file']}:{pick}" if pick else f"{c['file']} ({len(hits)} lines start with the anchor)"
+            rows.append(f"{name}\t{kind}\t{detail}\t{base}: {want[:160]}" + (f"\t{new}: {statement(nlines, nspans, pick)[:160]}" if pick else ""))
+        if pick is None:
+            continue
+        added += 1
+        path = c["_file"]
+        text = texts.setdefault(path, path.read_text())
+        head = text.index(f"[{name}]\n")
+        at = text.index("lines = {", head) + len("lines = {")
+        texts[path] = text[:at] + f' "{new}" = {pick},' + text[at:]
+    for path, text in texts.items():
+        path.write_text(text.replace("lines = {  ", "lines = { "))
+    Path(report).write_text("\n".join(rows) + "\n")
+    print(f"{added} line(s) added for {new}; {len(rows)} to read listed in {report}")
+    return 0
+
+
 def show(src, cites):
     for name, c, key, line, lines, _ in each(src, cites):
         print(f"{name}\t{key}\t{line}\t{lines[line - 1].strip() if line <= len(lines) else '<past the end>'}")
@@ -222,6 +271,9 @@ def main():
     mode.add_argument("--write", action="store_true")
     mode.add_argument("--show", action="store_true")
     mode.add_argument("--fix", action="store_true", help="move lines inside a statement to its first line")
+    mode.add_argument("--propose", metavar="NEW", help="add NEW's lines to every table with a line in --base (see propose)")
+    ap.add_argument("--base", help="with --propose: the release (or FlashInfer) whose lines NEW's are found from")
+    ap.add_argument("--report", default="propose-report.tsv", help="with --propose: where the tables to read are listed")
     ap.add_argument("--out", default=str(REPO / "data/source-statements.tsv"), help="where --write writes")
     ap.add_argument("--lines", default=None, help="read only this cite file (default: data/source-lines.toml and data/source-lines/*.toml)")
     args = ap.parse_args()
@@ -231,6 +283,8 @@ def main():
     src, cites = Source(args.src), load_cites()
     if args.write:
         sys.exit(write(src, cites, args.out))
+    if args.propose:
+        sys.exit(propose(src, cites, args.propose, args.base, args.report))
     run = check if args.check else fix if args.fix else show
     sys.exit(run(src, cites))
 
