@@ -431,6 +431,10 @@ class Tree:
             base = self.as_type(self.lookup(node.value, mod), depth) if isinstance(
                 node.value, (ast.Name, ast.Attribute)) else Unknown(ast.unparse(node.value))
             elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if isinstance(base, Ext) and base.mod.split(".")[0] == "pydantic" and base.name == "SkipValidation":
+                # pydantic's SkipValidation[X] is Annotated[X, SkipValidation()] (its __class_getitem__), so vLLM's
+                # get_type_hints reads X; 0.20.0 to 0.22.1 declare CacheConfig.block_size so
+                return TAnn(self.type_of(elts[0], mod, depth + 1))
             if isinstance(base, Ext) and base.mod in TYPING_MODS:
                 if base.name == "Literal":
                     vals = []
@@ -686,7 +690,10 @@ class ComputeRules:
                 node = node.orelse[0]
             else:
                 break
-        if tests != self.EXPECTED_CHAIN:
+        # 0.20.x has no `{bool, str, None}` branch (0.21.0 added it between the dataclass and bool rules)
+        self.optional_str_branch = "type_hints == {bool, str, type(None)}" in tests
+        older = [x for x in self.EXPECTED_CHAIN if x != "type_hints == {bool, str, type(None)}"]
+        if tests != self.EXPECTED_CHAIN and tests != older:
             DIAG.warn(f"_compute_kwargs ({self.where}) has another rule chain than the one modelled here: {tests}")
         # int branch: `if name == "max_model_len": ... elif name in (...) / name in var: ...` -> {name: type}
         self.int_names = {}
@@ -758,7 +765,7 @@ class ComputeRules:
             DIAG.warn(f"{where}: several dataclasses in one hint ({dcs}); vLLM picks one from a set")
         if dcs:
             kw["type"] = f"parse_dataclass[{dcs[0].name}]"
-        elif set(th) == {B("bool"), B("str"), TNONE} and len(th) == 3:
+        elif self.optional_str_branch and set(th) == {B("bool"), B("str"), TNONE} and len(th) == 3:
             kw.update(type="str", nargs="?", const="True")
         elif contains(th, "bool"):
             kw["action"] = "BooleanOptionalAction"

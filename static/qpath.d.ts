@@ -172,7 +172,7 @@ export interface QueryQuant {
 export type LogLevel = "DEBUG" | "INFO" | "WARNING" | "ERROR";
 
 /** A flashinfer-python release some vLLM release qpath knows pins (the values {@link ResolveOptions.flashinfer} takes). */
-export type FlashInferVersion = "0.6.12" | "0.6.13" | "0.6.14" | "0.6.16.post3" | "0.6.18" | "0.6.18.post1" | "0.7.0.post1" | "0.7.2.post1";
+export type FlashInferVersion = "0.6.8.post1" | "0.6.11.post2" | "0.6.12" | "0.6.13" | "0.6.14" | "0.6.16.post3" | "0.6.18" | "0.6.18.post1" | "0.7.0.post1" | "0.7.2.post1";
 
 /** Whose layers a group holds: the served model's, or the speculative-decoding drafter's (an MTP layer, an EAGLE head,
  *  a draft model), which vLLM builds with the drafter's own config and numbers apart (so its layer indices can equal

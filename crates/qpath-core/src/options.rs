@@ -390,11 +390,11 @@ mod tests {
         );
         o.set(OptionKey::Vllm, "0.27.2rc1.dev77+g1234abc").unwrap();
         assert_eq!(o.release, Some(Release::V0_27_1));
-        let e = o.set(OptionKey::Vllm, "0.20.0").unwrap_err();
+        let e = o.set(OptionKey::Vllm, "0.19.1").unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(
-                "vllm `0.20.0` is before the first vLLM release qpath knows ({})",
+                "vllm `0.19.1` is before the first vLLM release qpath knows ({})",
                 Release::range_text()
             )
         );
@@ -410,7 +410,7 @@ mod tests {
         let e = o.set(OptionKey::FlashInfer, "0.5.3").unwrap_err();
         assert!(
             e.to_string()
-                .starts_with("flashinfer `0.5.3` is before flashinfer-python 0.6.12, the first qpath models"),
+                .starts_with("flashinfer `0.5.3` is before flashinfer-python 0.6.8.post1, the first qpath models"),
             "{e}"
         );
         assert!(o

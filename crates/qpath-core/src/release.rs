@@ -455,7 +455,7 @@ mod tests {
     fn pins_match_the_wheels() {
         // the wheels' METADATA (Requires-Dist: flashinfer-python==…)
         let pins: Vec<&str> = [
-            V0_24_0, V0_25_0, V0_26_0, V0_27_0, V0_27_1, V0_28_0, V0_29_0, V0_30_0, V0_31_0, V0_32_0, V0_33_0,
+            V0_20_0, V0_20_1, V0_20_2, V0_21_0, V0_22_0, V0_22_1, V0_23_0, V0_24_0, V0_25_0, V0_26_0, V0_27_0, V0_27_1, V0_28_0, V0_29_0, V0_30_0, V0_31_0, V0_32_0, V0_33_0,
         ]
         .iter()
         .map(|r| r.flashinfer())
@@ -463,6 +463,13 @@ mod tests {
         assert_eq!(
             pins,
             [
+                "0.6.8.post1",
+                "0.6.8.post1",
+                "0.6.8.post1",
+                "0.6.8.post1",
+                "0.6.11.post2",
+                "0.6.11.post2",
+                "0.6.12",
                 "0.6.12",
                 "0.6.13",
                 "0.6.14",
@@ -478,7 +485,8 @@ mod tests {
         );
         assert!(V0_25_1.requires_flashinfer_cubin() && !V0_26_0.requires_flashinfer_cubin());
         assert_eq!(V0_28_0.flashinfer_pin(), FlashInfer::F0_6_16Post3);
-        assert_eq!(FlashInfer::ALL.len(), 8);
+        assert_eq!(FlashInfer::ALL.len(), 10);
+        assert_eq!(V0_21_0.flashinfer_pin(), FlashInfer::F0_6_8Post1);
         assert!(FlashInfer::ALL.windows(2).all(|w| w[0] < w[1]));
         for f in FlashInfer::ALL {
             assert_eq!(f.name().parse::<FlashInfer>().unwrap(), f);
@@ -503,8 +511,8 @@ mod tests {
         ] {
             assert_eq!(release_for_version(given), want, "{given}");
         }
-        assert!(release_for_version("0.23.9").unwrap_err().contains(&Release::range_text()));
-        assert!(release_for_version("0.24.0rc2").unwrap_err().contains("before the first"));
+        assert!(release_for_version("0.19.9").unwrap_err().contains(&Release::range_text()));
+        assert!(release_for_version("0.20.0rc2").unwrap_err().contains("before the first"));
         for bad in ["banana", "0.27.x", "", "0.27.1+", "0.27.1 rc"] {
             assert!(
                 release_for_version(bad).unwrap_err().starts_with("is not a vLLM version"),

@@ -341,11 +341,11 @@ fn a_patch_and_a_newer_dev_version() {
 #[test]
 fn versions_qpath_cannot_place_are_named_errors() {
     let mut o = ScenarioOptions::default();
-    let e = o.set(Vllm, "0.23.0").unwrap_err();
+    let e = o.set(Vllm, "0.19.1").unwrap_err();
     assert_eq!(
         e.to_string(),
         format!(
-            "vllm `0.23.0` is before the first vLLM release qpath knows ({})",
+            "vllm `0.19.1` is before the first vLLM release qpath knows ({})",
             Release::range_text()
         )
     );
@@ -354,12 +354,14 @@ fn versions_qpath_cannot_place_are_named_errors() {
         e.to_string(),
         format!("vllm `latest` is not a vLLM version (qpath knows {})", Release::range_text())
     );
-    let e = o.set(Fi, "0.6.11").unwrap_err();
+    let e = o.set(Fi, "0.6.7").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "flashinfer `0.6.11` is before flashinfer-python 0.6.12, the first qpath models (0.6.12, 0.6.13, 0.6.14, \
-         0.6.16.post3, 0.6.18, 0.6.18.post1, 0.7.0.post1, 0.7.2.post1)"
+        "flashinfer `0.6.7` is before flashinfer-python 0.6.8.post1, the first qpath models (0.6.8.post1, \
+         0.6.11.post2, 0.6.12, 0.6.13, 0.6.14, 0.6.16.post3, 0.6.18, 0.6.18.post1, 0.7.0.post1, 0.7.2.post1)"
     );
+    // a version between two modelled ones runs as the lower (0.6.9 as 0.6.8.post1)
+    assert!(o.set(Fi, "0.6.9").is_ok());
 }
 
 /// Issue 24, item 6: any flashinfer-python from 0.6.12 on. One no release pins (0.6.15.post1, 0.7.4) runs with the
