@@ -268,7 +268,10 @@ fn bad_options_throw_errors_naming_option_and_value() {
     let cmd: JsValue = LLAMA.into();
     for (options, must_name) in [
         (r#"{"gpu": "h900"}"#, &["gpu", "\"h900\""][..]),
-        (r#"{"vllm": "0.19.1"}"#, &["vllm", "0.19.1", "before the first vLLM release qpath knows"]),
+        (
+            r#"{"vllm": "0.19.1"}"#,
+            &["vllm", "0.19.1", "before the first vLLM release qpath knows"],
+        ),
         (r#"{"vllm": "newest"}"#, &["vllm", "newest", "is not a vLLM version"]),
         (r#"{"flashinfer": "0.6.1"}"#, &["flashinfer", "0.6.1", "0.7.2.post1"]),
         (r#"{"cuda": "twelve"}"#, &["cuda", "twelve"]),

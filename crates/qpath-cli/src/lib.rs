@@ -569,7 +569,10 @@ mod tests {
         );
         let e = parse_args(&args("--flashinfer 0.6.1 -- vllm serve m")).unwrap_err();
         assert!(
-            e.starts_with(&format!("--flashinfer `0.6.1` is before flashinfer-python {}", FlashInfer::ALL[0])),
+            e.starts_with(&format!(
+                "--flashinfer `0.6.1` is before flashinfer-python {}",
+                FlashInfer::ALL[0]
+            )),
             "{e}"
         );
     }

@@ -12,8 +12,8 @@ use crate::source::{self, Cite};
 use crate::trace::Trace;
 
 /// The backend class's `__name__`, as `min_cg_attn_backend` carries it into vLLM's messages.
-pub fn backend_class(b: Backend) -> &'static str {
-    crate::backends::rules(b).class_name()
+pub fn backend_class(p: &Platform, b: Backend) -> &'static str {
+    crate::backends::mla::class_name_at(b, p.release).unwrap_or_else(|| crate::backends::rules(b).class_name())
 }
 
 /// The CUDA-graph support `g`'s builder declares in this release, and the step that says why. `model_q_heads` is
@@ -23,14 +23,14 @@ pub fn backend_class(b: Backend) -> &'static str {
 pub fn support(p: &Platform, g: &GroupReport, model_q_heads: u32, non_causal: bool) -> (CgSupport, TraceStep) {
     if g.attention == crate::report::AttentionKind::ChunkedLocal {
         // `create_chunked_local_attention_backend` subclasses the selected backend; its builder overrides
-        // `get_cudagraph_support` to NEVER whatever the backend's own (every release 0.24.0-0.33.0).
+        // `get_cudagraph_support` to NEVER whatever the backend's own (every release 0.20.0-0.33.0).
         let mut t = trace(p);
         t.step(
             Some(&source::CHUNKED_LOCAL_CG_NEVER),
             format!("{} CUDA-graph support", group_class(p, g)),
             format!(
                 "the chunked local attention builder returns AttentionCGSupport.NEVER, whatever {}'s own support → {}",
-                backend_class(g.backend),
+                backend_class(p, g.backend),
                 CgSupport::Never
             ),
         );
@@ -41,7 +41,7 @@ pub fn support(p: &Platform, g: &GroupReport, model_q_heads: u32, non_causal: bo
     let mut t = trace(p);
     t.step(
         Some(d.cite),
-        format!("{} CUDA-graph support", rules.class_name()),
+        format!("{} CUDA-graph support", backend_class(p, g.backend)),
         format!("{} → {}", d.why, d.support),
     );
     (d.support, t.steps.remove(0))
@@ -50,7 +50,7 @@ pub fn support(p: &Platform, g: &GroupReport, model_q_heads: u32, non_causal: bo
 /// The class `min_cg_attn_backend` names for a group: its backend's, or for chunked local attention the subclass
 /// `ChunkedLocalAttention_{attention_chunk_size}_{class}` (`source::CHUNKED_LOCAL_BACKEND_NAME`).
 fn group_class(p: &Platform, g: &GroupReport) -> String {
-    let class = backend_class(g.backend);
+    let class = backend_class(p, g.backend);
     match (g.attention, p.attention_chunk_size) {
         (crate::report::AttentionKind::ChunkedLocal, Some(c)) => format!("ChunkedLocalAttention_{c}_{class}"),
         _ => class.to_string(),
@@ -227,7 +227,8 @@ mod tests {
         );
     }
 
-    /// The mixed-FULL check raises under NEVER (no qpath backend declares NEVER, so only this test reaches it).
+    /// The mixed-FULL check raises under NEVER (only 0.20.0-0.21.0's TRITON_MLA builder declares NEVER, the base
+    /// builder's class attribute; golden_old_platform reaches it with `-cc.cudagraph_mode FULL`).
     #[test]
     fn mixed_full_with_never_raises_and_decode_full_with_never_goes_piecewise() {
         let mut t = Trace::new(Release::V0_33_0);

@@ -12,7 +12,7 @@
 //! to `deepseek_mtp` for `deepseek_v3` / `deepseek_v32` / `glm_moe_dsa` only (Kimi-K2's `kimi_k2` and DeepSeek-V2's
 //! `deepseek_v2` end in vLLM's `Unsupported speculative method: 'mtp'`), checks `num_speculative_tokens` against
 //! `n_predict`, and builds `num_nextn_predict_layers` MLA layers like the target's from index `num_hidden_layers`;
-//! DeepSeek-V3.2's MTP drafter runs eagerly in 0.24.0-0.28.0. An EAGLE-3 head keeps its own attention: a Llama-type
+//! DeepSeek-V3.2's MTP drafter runs eagerly in 0.20.0-0.28.0. An EAGLE-3 head keeps its own attention: a Llama-type
 //! head's layer is standard attention (`use_mla=False`) built under the target's model config.
 
 use crate::attention::Backend;
@@ -89,10 +89,11 @@ pub fn drafter(
             format!("method {method}: the proposer runs no attention layer, so the drafter adds no attention group"),
         );
     }
+    aux_hidden_states_check(r, &method, target, &mut notes)?;
     let runner = model_runner(r, cmd, target, &method, &mut t)?;
     let (forced, kv, kv_from_target) = drafter_backend(r, cmd, sc, runner, &method, target_forced, &mut t)?;
     if eager && drafter_model.is_some() {
-        eager_drafter_graphs(runner, &mut t);
+        eager_drafter_graphs(r, runner, &mut t);
     }
     // Qwen3-Next's MTP layer is `mtp.layers.0`, index 0 like the target's first layer (a DeepSeek MTP layer's index
     // follows the target's layers).
@@ -133,9 +134,9 @@ pub fn drafter(
     }))
 }
 
-/// DeepSeek-V3.2's MTP drafter in 0.24.0-0.28.0: `speculative_config.enforce_eager = True`
+/// DeepSeek-V3.2's MTP drafter in 0.20.0-0.28.0: `speculative_config.enforce_eager = True`
 /// ([`source::MLA_MODEL_SPEC_V32_EAGER`]), read by the V1 proposer only.
-fn eager_drafter_graphs(runner: ModelRunner, t: &mut Trace) {
+fn eager_drafter_graphs(r: Release, runner: ModelRunner, t: &mut Trace) {
     match runner {
         ModelRunner::V1 => t.step(
             Some(&source::MLA_DRAFTER_V1_EAGER_GRAPHS),
@@ -145,7 +146,12 @@ fn eager_drafter_graphs(runner: ModelRunner, t: &mut Trace) {
              attention groups still count in the runner's CUDA-graph support",
         ),
         ModelRunner::V2 => t.step(
-            Some(&source::MLA_DRAFTER_V2_DRAFT_GRAPHS),
+            // 0.20.0-0.22.1: the EAGLE speculator (eagle/speculator.py); 0.23.0+ autoregressive/speculator.py.
+            Some(if r < Release::V0_23_0 {
+                &source::MLA_DRAFTER_V2_DRAFT_GRAPHS_EAGLE
+            } else {
+                &source::MLA_DRAFTER_V2_DRAFT_GRAPHS
+            }),
             "drafter CUDA graphs",
             "the V2 speculator does not read speculative_config.enforce_eager: its draft decodes are captured \
              FULL_DECODE_ONLY when the target's decode mode is FULL, as for any drafter",
@@ -155,7 +161,7 @@ fn eager_drafter_graphs(runner: ModelRunner, t: &mut Trace) {
 
 /// `SpeculativeConfig.__post_init__`'s first half: the method when none is given, a deprecated MTP name, and the
 /// model a method without one takes. Returns the method, the drafter's model id, and whether the speculative config
-/// set `enforce_eager` (DeepSeek-V3.2's MTP drafter, 0.24.0-0.28.0).
+/// set `enforce_eager` (DeepSeek-V3.2's MTP drafter, 0.20.0-0.28.0).
 fn infer_method(
     r: Release,
     sc: &SpeculativeConfig,
@@ -165,7 +171,9 @@ fn infer_method(
     let model = sc.model.clone();
     let method = match (&sc.method, &model) {
         (Some(m), _) => m.clone(),
-        (None, Some(m)) if is_custom_class_path(m) => "custom_class".into(),
+        // 0.22.0+: a dotted module path is a custom proposer class (speculative.py:527@0.22.0); before, it is a
+        // draft model's name.
+        (None, Some(m)) if r >= Release::V0_22_0 && is_custom_class_path(m) => "custom_class".into(),
         (None, Some(m)) if m == "ngram" || m == "[ngram]" => "ngram".into(),
         (None, _) => {
             t.step(
@@ -223,6 +231,62 @@ fn infer_method(
         );
     }
     Ok((method, model, eager))
+}
+
+/// 0.20.0-0.21.0 `SpeculativeConfig._verify_args` (after `__post_init__`; [`source::SPEC_AUX_HIDDEN_STATES_RAISE`],
+/// removed in 0.22.0): `eagle3`, `extract_hidden_states` and `dflash` need a target whose text config's `model_type`
+/// contains one of `aux_hidden_states_supported` (0.21.0 adds `laguna`). Raised inside the pydantic dataclass, so
+/// vLLM shows pydantic's `ValidationError` around it; qpath gives the inner `ValueError` (as
+/// [`source::SPEC_NO_MODEL_RAISE`]'s).
+fn aux_hidden_states_check(r: Release, method: &str, target: &ModelSpec, notes: &mut Vec<Note>) -> Result<(), ScenarioError> {
+    if r >= Release::V0_22_0 || !matches!(method, "eagle3" | "extract_hidden_states" | "dflash") {
+        return Ok(());
+    }
+    let mut supported = vec![
+        "llama",
+        "qwen",
+        "minicpm",
+        "gpt_oss",
+        "hunyuan_vl",
+        "hunyuan_v1_dense",
+        "afmoe",
+        "nemotron_h",
+        "deepseek_v2",
+        "deepseek_v3",
+        "kimi_k2",
+        "kimi_k25",
+        "minimax_m2",
+        "gemma4",
+    ];
+    if r >= Release::V0_21_0 {
+        supported.push("laguna");
+    }
+    // `hf_text_config.model_type`: a multimodal config's text config's type (gemma-3's `gemma3_text`).
+    let text_type = match target.model_type() {
+        Some("gemma3") => "gemma3_text".to_string(),
+        Some(ty) => ty.to_string(),
+        None => {
+            notes.push(Note::limit(format!(
+                "qpath cannot model this: {r} accepts {method} only for a target whose model_type contains one of \
+                 aux_hidden_states_supported, and qpath reads no model_type for {}",
+                target.id
+            )));
+            return Ok(());
+        }
+    };
+    if supported.iter().any(|s| text_type.contains(s)) {
+        return Ok(());
+    }
+    let list = supported.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(", ");
+    Err(error(
+        ScenarioErrorKind::ValueError,
+        format!(
+            "{method} is only supported for [{list}] models. Got \
+             self.target_model_config.hf_text_config.model_type='{text_type}'"
+        ),
+        &source::SPEC_AUX_HIDDEN_STATES_RAISE,
+        r,
+    ))
 }
 
 /// `_is_custom_proposer_path`: a dotted module path (a "." and no "/", not a URL).
@@ -676,7 +740,7 @@ fn mtp_layers(r: Release, target: &ModelSpec, t: &mut Trace, notes: &mut Vec<Not
     Some(drafter_spec(target, format!("{} (MTP)", target.id), vec![layer]))
 }
 
-/// The MTP layers of a Qwen3.5 target (`qwen3_5_mtp.py`, every release 0.24.0-0.33.0): built with the target's
+/// The MTP layers of a Qwen3.5 target (`qwen3_5_mtp.py`, every release 0.20.0-0.33.0): built with the target's
 /// VllmConfig, so from its text config: `getattr(config, "mtp_num_hidden_layers", 1)` `Qwen3_5DecoderLayer`s with
 /// `layer_type="full_attention"` (the target's full-attention shape), named `mtp.layers.{i}`, so
 /// `extract_layer_index` gives i (index 0 like the target's first layer).
@@ -801,12 +865,20 @@ fn drafter_spec(base: &ModelSpec, id: String, layers: Vec<LayerSpec>) -> ModelSp
     }
 }
 
-/// The architectures that default to Model Runner V2 in 0.24.0-0.28.0 (`DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`;
+/// The architectures that default to Model Runner V2 in 0.22.0-0.28.0 (`DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`;
 /// 0.29.0+ default every model to V2).
 fn default_v2_architecture(r: Release, arch: &str) -> bool {
-    let mut archs = vec!["DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM"];
+    // 0.22.x: {"Qwen3ForCausalLM"}; 0.23.0 adds Llama and Mistral (vllm.py:69@0.22.0, 69@0.23.0); 0.24.0 the MoE
+    // ones; 0.25.0 drops the dense ones.
+    let mut archs = Vec::new();
+    if r >= Release::V0_24_0 {
+        archs.extend(["DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM"]);
+    }
     if r < Release::V0_25_0 {
-        archs.extend(["Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM"]);
+        archs.push("Qwen3ForCausalLM");
+    }
+    if r >= Release::V0_23_0 && r < Release::V0_25_0 {
+        archs.extend(["LlamaForCausalLM", "MistralForCausalLM"]);
     }
     if r >= Release::V0_26_0 {
         archs.extend([
@@ -824,14 +896,51 @@ fn default_v2_architecture(r: Release, arch: &str) -> bool {
     archs.contains(&arch)
 }
 
-/// The speculative entry of `_get_v2_model_runner_unsupported_features`, per release.
+/// `_validate_v2_model_runner` when VLLM_USE_V2_MODEL_RUNNER=1 ([`source::V2_VALIDATE_RAISE`]): the features V2 does
+/// not support raise a ValueError. qpath reads the speculative method's entry and (0.20.0-0.22.1, where any model
+/// with inner state is unsupported) the hybrid models' `has_inner_state`; the message is
+/// "VLLM_USE_V2_MODEL_RUNNER does not yet support: …" before 0.23.0, "Model Runner V2 does not yet support: …" after.
+fn v2_validate(r: Release, target: &ModelSpec, method: &str) -> Result<(), ScenarioError> {
+    let mut features = Vec::new();
+    // 0.20.0-0.22.1: `if model_config.has_inner_state` (vllm.py:1791@0.20.0); 0.23.0+ only with the align cache mode,
+    // which qpath does not read.
+    if r < Release::V0_23_0 && target.hybrid.is_some() {
+        features.push("hybrid/mamba models".to_string());
+    }
+    if let Some((feature, _)) = v2_unsupported(r, method) {
+        features.push(feature);
+    }
+    if features.is_empty() {
+        return Ok(());
+    }
+    let head = if r < Release::V0_23_0 {
+        "VLLM_USE_V2_MODEL_RUNNER does not yet support: "
+    } else {
+        "Model Runner V2 does not yet support: "
+    };
+    Err(error(
+        ScenarioErrorKind::ValueError,
+        format!("{head}{}", features.join(", ")),
+        &source::V2_VALIDATE_RAISE,
+        r,
+    ))
+}
+
+/// The speculative entry of `_get_v2_model_runner_unsupported_features` (0.20.0-0.21.0: of
+/// `_validate_v2_model_runner`), per release.
 fn v2_unsupported(r: Release, method: &str) -> Option<(String, &'static Cite)> {
     let spec_method = || (format!("speculative method '{method}'"), &source::V2_UNSUPPORTED_SPEC_METHOD);
     if r < Release::V0_30_0 {
-        if method == "ngram" || method == "ngram_gpu" {
+        // 0.22.0+: ngram has its own entry (vllm.py:2001@0.22.0); before, it is one of the methods not in
+        // ("eagle", "eagle3", "mtp") (vllm.py:1797@0.20.0).
+        if r >= Release::V0_22_0 && (method == "ngram" || method == "ngram_gpu") {
             return Some(("ngram/ngram_gpu speculative decoding".into(), &source::V2_UNSUPPORTED_NGRAM));
         }
-        let mut supported = vec!["eagle", "eagle3", "mtp", "dflash"];
+        // 0.22.0-0.23.0: ("eagle", "eagle3", "mtp") (vllm.py:2011@0.23.0); dflash from 0.24.0.
+        let mut supported = vec!["eagle", "eagle3", "mtp"];
+        if r >= Release::V0_24_0 {
+            supported.push("dflash");
+        }
         if r >= Release::V0_25_0 {
             supported.push("dspark");
         }
@@ -853,9 +962,10 @@ fn v2_unsupported(r: Release, method: &str) -> Option<(String, &'static Cite)> {
     unsupported.contains(&method).then(spec_method)
 }
 
-/// `VllmConfig.use_v2_model_runner`: `VLLM_USE_V2_MODEL_RUNNER` wins; else (0.24.0-0.28.0) only a default-V2
-/// architecture, and (every release) only without a feature V2 does not support, of which qpath reads the
-/// speculative method's.
+/// `VllmConfig.use_v2_model_runner`: `VLLM_USE_V2_MODEL_RUNNER` wins (`=1` also validates the features V2 does not
+/// support, [`v2_validate`]); else (0.22.0-0.28.0) only a default-V2 architecture (0.22.0-0.23.0: neither MoE nor
+/// quantized), and (0.22.0+) only without a feature V2 does not support, of which qpath reads the speculative
+/// method's. 0.20.0-0.21.0 have no such property: the worker runs V2 only under `VLLM_USE_V2_MODEL_RUNNER=1`.
 fn model_runner(
     r: Release,
     cmd: &ServeCommand,
@@ -868,6 +978,25 @@ fn model_runner(
         message: m,
         source: None,
     })?;
+    // 0.20.0-0.21.0: no `VllmConfig.use_v2_model_runner`; the worker takes `envs.VLLM_USE_V2_MODEL_RUNNER`
+    // (`bool(int(os.getenv(..., "0")))`): Model Runner V2 is opt-in.
+    if env == Some(true) {
+        v2_validate(r, target, method)?;
+    }
+    if r < Release::V0_22_0 {
+        let runner = if env == Some(true) { ModelRunner::V2 } else { ModelRunner::V1 };
+        t.step(
+            Some(&source::V2_WORKER_ENV),
+            "model runner",
+            match env {
+                Some(v2) => format!("VLLM_USE_V2_MODEL_RUNNER={}: {runner:?}", u8::from(v2)),
+                None => "VLLM_USE_V2_MODEL_RUNNER is unset (default \"0\"): the V1 model runner (Model Runner V2 is \
+                         opt-in in this release)"
+                    .to_string(),
+            },
+        );
+        return Ok(runner);
+    }
     let cite = &source::V2_RUNNER_PROPERTY;
     if let Some(v2) = env {
         let runner = if v2 { ModelRunner::V2 } else { ModelRunner::V1 };
@@ -889,22 +1018,55 @@ fn model_runner(
             return Ok(ModelRunner::V1);
         }
     }
+    // 0.22.0-0.23.0: `_is_default_v2_model_runner_model` also wants `not is_moe and not is_quantized`; the default-V2
+    // architectures of these releases are dense, and qpath reads `is_quantized` from the checkpoint's
+    // `quantization_config` and `--quantization`.
+    if r < Release::V0_24_0 {
+        let flag = cmd
+            .unused
+            .iter()
+            .filter_map(|e| crate::serve::unused_option(r, e))
+            .find(|o| o.flag == "--quantization" && o.value.as_deref().is_some_and(|v| v != "None"));
+        let why = match (&target.checkpoint_kv, flag) {
+            (Some(q), _) => Some(format!("the checkpoint's quantization_config (quant_method {:?})", q.method)),
+            (None, Some(o)) => Some(format!("--quantization {}", o.value.unwrap_or_default())),
+            (None, None) => None,
+        };
+        if let Some(why) = why {
+            t.step(
+                Some(&source::V2_DEFAULT_NOT_MOE_QUANTIZED),
+                "model runner",
+                format!("the model is quantized ({why}): not a default-V2 model, the V1 model runner"),
+            );
+            return Ok(ModelRunner::V1);
+        }
+    }
     if let Some((feature, feature_cite)) = v2_unsupported(r, method) {
         t.step(
             Some(feature_cite),
             "model runner",
             format!("Model Runner V2 does not support {feature}"),
         );
+        // 0.22.x spells it "Model runner v2 … the v1 model runner" (vllm.py:509@0.22.0).
+        let (v2, v1) = if r < Release::V0_23_0 {
+            ("Model runner v2", "v1")
+        } else {
+            ("Model Runner V2", "V1")
+        };
         t.warn(
             &source::V2_UNSUPPORTED_LOG,
-            format!("Model Runner V2 does not yet support {feature}; using the V1 model runner instead."),
+            format!("{v2} does not yet support {feature}; using the {v1} model runner instead."),
         );
         return Ok(ModelRunner::V1);
     }
     t.step(
         Some(cite),
         "model runner",
-        if r < Release::V0_29_0 {
+        if r < Release::V0_24_0 {
+            "a default-V2 architecture, not quantized (its dense architectures are not MoE), and no unsupported \
+             speculative method: Model Runner V2 (qpath reads only the speculative entries of the features V2 does \
+             not support)"
+        } else if r < Release::V0_29_0 {
             "a default-V2 architecture and no unsupported speculative method: Model Runner V2 (qpath reads only the \
              speculative entries of the features V2 does not support)"
         } else {
@@ -948,6 +1110,30 @@ fn drafter_backend(
     };
     let show = |b: Option<Backend>| b.map_or("auto (selected by priority)".to_string(), |b| b.name().to_string());
     let (backend, (kv, kv_from_target)) = match runner {
+        // 0.20.x: `_create_draft_vllm_config` returns the target's VllmConfig (the speculative config has no
+        // `attention_backend` before 0.21.0), so the drafter's layers select under the target's --attention-backend.
+        ModelRunner::V1 if r < Release::V0_21_0 => {
+            t.step(
+                Some(&source::V1_DRAFT_CONFIG_INHERITED),
+                "drafter backend",
+                format!(
+                    "V1 proposer (_create_draft_vllm_config): the drafter is built with the target's VllmConfig, so \
+                     its backend is --attention-backend's: {}",
+                    show(target_forced)
+                ),
+            );
+            (
+                target_forced,
+                drafter_kv(
+                    KvSource {
+                        read_by: None,
+                        default: &source::V1_DRAFT_CONFIG_INHERITED,
+                    },
+                    &asked,
+                    t,
+                ),
+            )
+        }
         ModelRunner::V1 => {
             t.step(
                 Some(&source::V1_DRAFT_BACKEND),

@@ -55,6 +55,8 @@ pub struct HybridFlags {
     pub mamba_ssu_algorithm: Option<String>,
     /// `--use-replayssm` / `--no-use-replayssm` (0.27.0+).
     pub use_replayssm: Option<bool>,
+    /// A `--speculative-config` (until 0.21.0 it makes the default mamba cache mode `"align"`).
+    pub speculative: bool,
 }
 
 /// The flags [`HybridFlags::read`] consumes for every hybrid model (they are then no longer "unused" for it; the
@@ -75,7 +77,10 @@ pub const MAMBA_FLAGS: [&str; 3] = ["--mamba-backend", "--mamba-ssu-algorithm", 
 
 impl HybridFlags {
     pub fn read(r: Release, cmd: &ServeCommand) -> HybridFlags {
-        let mut f = HybridFlags::default();
+        let mut f = HybridFlags {
+            speculative: cmd.speculative_config.is_some(),
+            ..HybridFlags::default()
+        };
         for entry in &cmd.unused {
             let Some(o) = crate::serve::unused_option(r, entry) else {
                 continue;
@@ -140,7 +145,11 @@ pub fn mamba_cache_mode(r: Release, h: &HybridSpec, f: &HybridFlags) -> (bool, S
     let mode = if !prefix {
         "none"
     } else if asked == "none" {
-        if r < Release::V0_28_0 && h.supports_mamba_prefix_caching {
+        // models/config.py MambaModelConfig (0.21.0:352-357): until 0.21.0 a speculative config makes the default
+        // "align" (with its own warning) even for a model with SupportsMambaPrefixCaching; 0.22.0 dropped that branch.
+        if r < Release::V0_22_0 && h.supports_mamba_prefix_caching && f.speculative {
+            "align"
+        } else if r < Release::V0_28_0 && h.supports_mamba_prefix_caching {
             "all"
         } else {
             "align"
@@ -177,7 +186,9 @@ fn cache_mode(r: Release, h: &HybridSpec, f: &HybridFlags, t: &mut Trace) -> Str
             "--mamba-cache-mode {asked} with prefix caching {}: {mode:?}{}",
             if prefix { "on" } else { "off" },
             if prefix && asked == "none" {
-                if r < Release::V0_28_0 {
+                if r < Release::V0_22_0 && h.supports_mamba_prefix_caching && f.speculative {
+                    " (a model with SupportsMambaPrefixCaching and a speculative config: \"align\" until 0.21.0)".to_string()
+                } else if r < Release::V0_28_0 {
                     format!(
                         " (\"all\" for a model with SupportsMambaPrefixCaching, else \"align\"; {} has {})",
                         h.model.file(),

@@ -455,7 +455,8 @@ mod tests {
     fn pins_match_the_wheels() {
         // the wheels' METADATA (Requires-Dist: flashinfer-python==…)
         let pins: Vec<&str> = [
-            V0_20_0, V0_20_1, V0_20_2, V0_21_0, V0_22_0, V0_22_1, V0_23_0, V0_24_0, V0_25_0, V0_26_0, V0_27_0, V0_27_1, V0_28_0, V0_29_0, V0_30_0, V0_31_0, V0_32_0, V0_33_0,
+            V0_20_0, V0_20_1, V0_20_2, V0_21_0, V0_22_0, V0_22_1, V0_23_0, V0_24_0, V0_25_0, V0_26_0, V0_27_0, V0_27_1, V0_28_0,
+            V0_29_0, V0_30_0, V0_31_0, V0_32_0, V0_33_0,
         ]
         .iter()
         .map(|r| r.flashinfer())

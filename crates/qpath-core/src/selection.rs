@@ -17,7 +17,7 @@ use crate::release::Release::*;
 ///
 /// Fields qpath does not model print the value vLLM has for the scenarios qpath models: `use_mla`, `use_sparse`
 /// False (no MLA / sparse model), `attn_type` `AttentionType.DECODER` (decoder self-attention), `use_kv_connector`
-/// False (qpath does not read `--kv-transfer-config`), `use_pcp` False (nor `--prefill-context-parallel-size`),
+/// False (0.23.0+; qpath does not read `--kv-transfer-config`), `use_pcp` False (nor `--prefill-context-parallel-size`),
 /// `use_adaptive_verification` False (nor the speculative config's `enable_adaptive_verification`), `use_rswa` False
 /// (no model qpath reads has `rswa_window`).
 pub fn selector_config_repr(p: &Platform, l: &LayerQuery) -> String {
@@ -40,7 +40,11 @@ pub fn selector_config_repr(p: &Platform, l: &LayerQuery) -> String {
     }
     fields.push(("use_non_causal", py(l.use_non_causal).into()));
     fields.push(("use_batch_invariant", py(p.batch_invariant).into()));
-    fields.push(("use_kv_connector", py(false).into()));
+    // `use_kv_connector` joined the NamedTuple and its repr in 0.23.0 (selector.py:34@0.23.0); 0.20.0 - 0.22.1 end
+    // the repr at `use_batch_invariant`.
+    if r >= V0_23_0 {
+        fields.push(("use_kv_connector", py(false).into()));
+    }
     if r >= V0_28_0 {
         fields.push(("use_adaptive_verification", py(false).into()));
     }

@@ -110,7 +110,11 @@ fn the_config_json_gives_the_presets_answer() {
 #[test]
 fn the_hybrid_kv_cache_manager_off_and_its_warnings() {
     for (vllm, raise_line, spelled) in [
-        (Release::ALL[0], 1524, "--no-disable-hybrid-kv-cache-manager"),
+        (Release::V0_20_0, 1310, "--no-disable-hybrid-kv-cache-manager"),
+        (Release::V0_21_0, 1362, "--no-disable-hybrid-kv-cache-manager"),
+        (Release::V0_22_0, 1486, "--no-disable-hybrid-kv-cache-manager"),
+        (Release::V0_23_0, 1507, "--no-disable-hybrid-kv-cache-manager"),
+        (Release::V0_24_0, 1524, "--no-disable-hybrid-kv-cache-manager"),
         (Release::LATEST, 2285, "--enable-hybrid-kv-cache-manager"),
     ] {
         // VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0: the config-time warning first, then

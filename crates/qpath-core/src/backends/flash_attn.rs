@@ -144,7 +144,9 @@ fn version(p: &Platform, a: &Ask, mut t: Option<&mut Trace>) -> Option<u8> {
             );
         }
     }
-    if v == 3 && p.major() == 9 && supported(p, 4) {
+    // 0.21.0+ (fa_utils.py): FA3 -> FA4 on SM90 above head size 256 with its info line; 0.20.x upgrades in
+    // FlashAttentionImpl.__init__ instead, silently ([`impl_head_upgrade`]).
+    if r >= V0_21_0 && v == 3 && p.major() == 9 && supported(p, 4) {
         if let Some(h) = a.head_size.filter(|h| *h > 256) {
             v = 4;
             if let Some(t) = t.as_deref_mut() {
@@ -268,11 +270,15 @@ fn supports_kv(p: &Platform, kv: &str, a: &Ask) -> bool {
     ((v == Some(3) || fa4_sm90) && p.is_family(90)) || (v == Some(4) && p.is_family(100))
 }
 
-/// `FlashAttentionBackend.supports_kv_cache_dtype(kv)`: 0.24.0–0.26.0 the class list (auto, float16, bfloat16) or
-/// fp8 / fp8_e4m3 with FA3 on 9.x; 0.27.0+ the list (plus fp8, fp8_e4m3), a quantized one through
-/// [`supports_kv`] without a head size.
+/// `FlashAttentionBackend.supports_kv_cache_dtype(kv)`: 0.20.0–0.21.0 any quantized dtype (`is_quantized_kv_cache`)
+/// through [`flash_attn_supports_fp8`], else the class list (auto, float16, bfloat16); 0.22.0–0.26.0 the class list
+/// or fp8 / fp8_e4m3 with FA3 on 9.x; 0.27.0+ the list (plus fp8, fp8_e4m3), a quantized one through [`supports_kv`]
+/// without a head size.
 fn accepts_kv(p: &Platform, kv: &str) -> bool {
     let plain = matches!(kv, "auto" | "float16" | "bfloat16");
+    if p.release < V0_22_0 {
+        return plain || (super::is_quantized_kv_cache(p.release, kv) && flash_attn_supports_fp8(p));
+    }
     if p.release < V0_27_0 {
         return plain || (matches!(kv, "fp8" | "fp8_e4m3") && class_version(p) == Some(3) && p.is_family(90));
     }
@@ -280,6 +286,12 @@ fn accepts_kv(p: &Platform, kv: &str) -> bool {
         return false;
     }
     !super::is_quantized_kv_cache(p.release, kv) || supports_kv(p, kv, &Ask::default())
+}
+
+/// 0.20.0–0.21.0 `flash_attn_supports_fp8()` (`fa_utils.py`, gone in 0.22.0): the version without arguments is FA3
+/// and the GPU is in the 9.x family.
+fn flash_attn_supports_fp8(p: &Platform) -> bool {
+    class_version(p) == Some(3) && p.is_family(90)
 }
 
 /// FLASH_ATTN's `get_supported_kernel_block_sizes()` as `supports_block_size` calls it at selection (the model's head
@@ -353,7 +365,8 @@ fn combination_reason(p: &Platform, l: &LayerQuery) -> Option<String> {
         });
     }
     let mm = Ask { head_size_v: None, ..a };
-    if l.use_mm_prefix && version(p, &mm, None) != Some(4) {
+    // 0.24.0+: before it FLASH_ATTN has no supports_mm_prefix and validate_configuration refuses mm-prefix layers.
+    if r >= V0_24_0 && l.use_mm_prefix && version(p, &mm, None) != Some(4) {
         return Some(
             "mm_prefix (PrefixLM bidirectional attention) requires FlashAttention v4, which does not resolve for this \
              head_size"
@@ -388,7 +401,8 @@ impl BackendRules for FlashAttn {
                 reasons.push(BLOCK_SIZE_REASON.to_string());
             }
         }
-        if l.use_mm_prefix && !supported(p, 4) {
+        // supports_mm_prefix() = is_fa_version_supported(4) from 0.24.0; before it the base class's False.
+        if l.use_mm_prefix && (p.release < V0_24_0 || !supported(p, 4)) {
             reasons.push("partial multimodal token full attention not supported".to_string());
         }
         let class = class_version(p);
@@ -414,7 +428,8 @@ impl BackendRules for FlashAttn {
         let mut t = Trace::new(r);
         block_size_step(p, l, &mut t);
         // FlashAttentionImpl.__init__: the layer's version, its log line, the cache-dtype raise.
-        let v = version(p, &layer_ask(p, l), Some(&mut t));
+        let mut v = version(p, &layer_ask(p, l), Some(&mut t));
+        impl_head_upgrade(p, l, &mut v, &mut t);
         t.info(
             &source::FA_IMPL_INFO_VERSION,
             format!(
@@ -424,6 +439,18 @@ impl BackendRules for FlashAttn {
         );
         let kv = l.kv_cache_dtype.as_str();
         let quantized = super::is_quantized_kv_cache(r, kv);
+        // 0.20.0–0.21.0: a quantized cache raises unless flash_attn_supports_fp8() (0.22.0–0.26.0 raise nothing).
+        if r < V0_22_0 && quantized && !flash_attn_supports_fp8(p) {
+            let e = init_raise(
+                p,
+                &mut t,
+                GroupErrorKind::NotImplementedError,
+                "FlashAttention does not support fp8 kv-cache on this device.".into(),
+                &source::FA_IMPL_KV_RAISE,
+            );
+            finish(g, t, Some(e));
+            return;
+        }
         if r >= V0_27_0 && quantized {
             let a = Ask {
                 head_size_v: Some(l.head_size),
@@ -461,7 +488,8 @@ impl BackendRules for FlashAttn {
             decode: Some(q.q_dtype),
         };
         g.query_quant = q.quant;
-        if quantized {
+        // 0.20.0–0.21.0 view through get_fp8_dtype_for_flashattn, which knows fp8 / fp8_e4m3 only ([`fp8_dtype_error`]).
+        if quantized && (r >= V0_22_0 || matches!(kv, "fp8" | "fp8_e4m3")) {
             let q_descale = if g.query_quant.is_some() {
                 "q_descale = layer._q_scale"
             } else {
@@ -516,7 +544,9 @@ impl BackendRules for FlashAttn {
                 p.arch()
             ));
         }
-        let sinks_fa2 = (v == 2 && l.has_sinks).then(|| forward_error(p, &mut t));
+        let sinks_fa2 = (v == 2 && l.has_sinks)
+            .then(|| forward_error(p, &mut t))
+            .or_else(|| fp8_dtype_error(p, &mut t));
         finish(g, t, None);
         if let Some(phases) = sinks_fa2 {
             g.phase_errors = phases.clone();
@@ -664,6 +694,53 @@ fn forward_error(p: &Platform, t: &mut Trace) -> Phases<Option<GroupError>> {
         prefill: Some(e(Stage::PrefillForward)),
         decode: Some(e(Stage::DecodeForward)),
     }
+}
+
+/// 0.20.x: `FlashAttentionImpl.__init__` forces FA3 to FA4 above head size 256 on the 9.x family (no log line;
+/// 0.21.0 moved the upgrade into `get_flash_attn_version`).
+fn impl_head_upgrade(p: &Platform, l: &LayerQuery, v: &mut Option<u8>, t: &mut Trace) {
+    if p.release < V0_21_0 && l.head_size > 256 && *v == Some(3) && p.is_family(90) {
+        *v = Some(4);
+        t.step(
+            Some(&source::FA_IMPL_HEAD_UPGRADE_FA4),
+            "FA3 → FA4 on SM90",
+            format!(
+                "FlashAttentionImpl.__init__: head_size {} > 256 with FA3 on {}: self.vllm_flash_attn_version = 4, \
+                 silently",
+                l.head_size,
+                p.arch()
+            ),
+        );
+    }
+}
+
+/// 0.20.0–0.21.0: a quantized global cache dtype other than fp8 / fp8_e4m3 that selection let through (any quantized
+/// dtype passes with FA3 on 9.x): every `build()` asks `get_fp8_dtype_for_flashattn` for the scheduler's dtype, which
+/// raises, in both phases.
+fn fp8_dtype_error(p: &Platform, t: &mut Trace) -> Option<Phases<Option<GroupError>>> {
+    let kv = p.global_kv.as_str();
+    if p.release >= V0_22_0 || !super::is_quantized_kv_cache(p.release, kv) || matches!(kv, "fp8" | "fp8_e4m3") {
+        return None;
+    }
+    let message = format!("Unrecognized FP8 dtype: {kv}");
+    t.step(
+        Some(&source::FA_BUILD_FP8_DTYPE),
+        "FlashAttentionMetadataBuilder.build",
+        format!("schedule() reads the FP8 dtype of the quantized cache_dtype {kv:?} in every build()"),
+    );
+    let cite = &source::FA_FP8_DTYPE_RAISE;
+    t.step(Some(cite), "raises ValueError", message.clone());
+    let e = |stage| GroupError {
+        kind: GroupErrorKind::ValueError,
+        message: message.clone(),
+        stage,
+        source: cite.at(p.release).map(|s| s.short()),
+        raised_in: "FlashAttentionMetadataBuilder.build → get_fp8_dtype_for_flashattn".into(),
+    };
+    Some(Phases {
+        prefill: Some(e(Stage::PrefillForward)),
+        decode: Some(e(Stage::DecodeForward)),
+    })
 }
 
 /// The phase error the engine meets first: decodes first when CUDA graphs capture them at start-up.

@@ -1,9 +1,11 @@
-//! FLEX_ATTENTION (`vllm/v1/attention/backends/flex_attention.py`), every release 0.24.0 – 0.33.0: selection
+//! FLEX_ATTENTION (`vllm/v1/attention/backends/flex_attention.py`), every release 0.20.0 – 0.33.0: selection
 //! (`validate_configuration` with FlexAttentionBackend's class facts), the attention layer's `flex_attn_block_m/n`
 //! check, `FlexAttentionImpl.__init__`, the runner's DCP check (before 0.30.0), `FlexAttentionMetadataBuilder`'s block
 //! sizes, and the forward: one compiled `flex_attention` call per batch over a directly built block mask, the same
 //! kernel for prefill and decode, the query in the model dtype. `docs/source-notes/flex-turboquant-registry.md` §2
-//! restates the statements per release.
+//! restates the statements per release. Before 0.21.0 the class declares neither kernel block sizes nor batch
+//! invariance; before 0.22.0 there are no `flex_attn_*` config fields (the layer check, the impl's `block_m` /
+//! `block_n` and `_get_block_sizes` are 0.22.0's) and `get_kernel_options` sets the batch-invariant blocks itself.
 
 use super::{BackendRules, CgDecision, GroupContext, KernelSizes, LayerQuery, Raise, SINK_REASON};
 use crate::attention::{Backend, CgSupport, GroupErrorKind, Kernel, Phases};
@@ -30,17 +32,28 @@ impl BackendRules for FlexAttention {
     /// FlexAttentionBackend supports each. The PCP reason (0.26.0+) needs `-pcp > 1`, which qpath does not read.
     fn reasons(&self, p: &Platform, l: &LayerQuery) -> Vec<String> {
         let mut reasons = Vec::new();
+        let r = p.release;
         if !matches!(l.kv_cache_dtype.as_str(), "auto" | "float16" | "bfloat16") {
             reasons.push("kv_cache_dtype not supported".to_string());
         }
-        super::multiple_of_16_reason(l, &mut reasons);
+        // `get_supported_kernel_block_sizes` → `[MultipleOf(16)]` from 0.21.0 ([`source::FLEX_KERNEL_BLOCK_SIZES`],
+        // flex_attention.py L144 in 0.21.0); before it the base class's `[MultipleOf(1)]`
+        // ([`source::FLEX_BASE_KERNEL_BLOCK_SIZES`], backend.py L70 in 0.20.x) takes any block size.
+        if r >= Release::V0_21_0 {
+            super::multiple_of_16_reason(l, &mut reasons);
+        }
         if l.has_sinks {
             reasons.push(SINK_REASON.to_string());
         }
         if l.use_per_head_quant_scales {
             reasons.push("per-head quant scales not supported".to_string());
         }
-        if p.release >= Release::V0_30_0 && l.use_dcp {
+        // `supports_batch_invariance` → True from 0.21.0 (flex_attention.py L108 in 0.21.0); before it the base
+        // class's False, and `validate_configuration` (backend.py L320 in 0.20.x) refuses VLLM_BATCH_INVARIANT.
+        if r < Release::V0_21_0 && p.batch_invariant {
+            reasons.push("batch invariance not supported".to_string());
+        }
+        if r >= Release::V0_30_0 && l.use_dcp {
             reasons.push("DCP not supported".to_string());
         }
         reasons
@@ -49,7 +62,20 @@ impl BackendRules for FlexAttention {
     fn resolve_group(&self, p: &Platform, cx: &GroupContext, g: &mut GroupReport) {
         let mut t = Trace::new(p.release);
         let Some(l) = cx.query else { return };
-        super::block_size_step(Backend::FlexAttention, l, &source::FLEX_KERNEL_BLOCK_SIZES, &mut t);
+        if p.release >= Release::V0_21_0 {
+            super::block_size_step(Backend::FlexAttention, l, &source::FLEX_KERNEL_BLOCK_SIZES, &mut t);
+        } else if let Some(bs) = l.block_size {
+            // 0.20.x: FlexAttentionBackend has no `get_supported_kernel_block_sizes`; the base class's
+            // `[MultipleOf(1)]` (backend.py L70) takes any block size.
+            t.step(
+                Some(&source::FLEX_BASE_KERNEL_BLOCK_SIZES),
+                format!("{} kernel block size", Backend::FlexAttention),
+                format!(
+                    "--block-size {bs}: FlexAttentionBackend declares no kernel block sizes before 0.21.0; the base \
+                     class's [MultipleOf(1)] accepts it"
+                ),
+            );
+        }
         let outcome = run(p, cx, l, g, &mut t);
         match outcome {
             Outcome::Raised(raised) => super::init_error(p, Some(raised), &mut t, g),
@@ -140,28 +166,34 @@ fn run(p: &Platform, cx: &GroupContext, l: &LayerQuery, g: &mut GroupReport, t: 
         return Outcome::Raised(r);
     }
     if cx.engine.hybrid {
+        // Before 0.22.0 the builder takes that block size as the block mask's KV block unchecked
+        // ([`source::FLEX_BUILDER_BLOCK_SIZES_FIXED`]); from 0.22.0 `_get_block_sizes` checks it.
+        let (then, cite) = if p.release >= Release::V0_22_0 {
+            ("its builder then checks that block size", &source::FLEX_KV_BLOCK_POWER_OF_2)
+        } else {
+            (
+                "its builder then uses that block size as the block mask's KV block",
+                &source::FLEX_BUILDER_BLOCK_SIZES_FIXED,
+            )
+        };
         let why = format!(
             "{}: a hybrid model's block size follows its recurrent state page, which qpath does not align for \
-             FLEX_ATTENTION (its builder then checks that block size)",
+             FLEX_ATTENTION ({then})",
             crate::attention::QPATH_LIMIT
         );
-        t.step(
-            Some(&source::FLEX_KV_BLOCK_POWER_OF_2),
-            "FlexAttention block sizes",
-            why.clone(),
-        );
+        t.step(Some(cite), "FlexAttention block sizes", why.clone());
         return Outcome::Unmodelled(why);
     }
     let blocks = match builder_init(p, &cfg, t) {
         Ok(b) => b,
-        Err(r) => return Outcome::Raised(r),
+        Err(o) => return o,
     };
     forward(p, cx, l, g, &cfg, &blocks, t);
     Outcome::Runs
 }
 
-/// `Attention.__init__` for a layer whose backend is FLEX_ATTENTION ([`source::FLEX_LAYER_BLOCK_M_RAISE`], every
-/// release): under `VLLM_BATCH_INVARIANT`, `flex_attn_block_m` / `flex_attn_block_n` larger than
+/// `Attention.__init__` for a layer whose backend is FLEX_ATTENTION ([`source::FLEX_LAYER_BLOCK_M_RAISE`], 0.22.0+;
+/// before it `AttentionConfig` has no `flex_attn_block_m` / `_n`, which the option parser refuses): under `VLLM_BATCH_INVARIANT`, `flex_attn_block_m` / `flex_attn_block_n` larger than
 /// `cache_config.block_size` (`--block-size`, else `CacheConfig.DEFAULT_BLOCK_SIZE` 16 at this point) raise.
 fn layer_init(p: &Platform, l: &LayerQuery, cfg: &BlockConfig, t: &mut Trace) -> Option<Raise> {
     if cfg.block_m.is_none() && cfg.block_n.is_none() {
@@ -211,7 +243,9 @@ fn impl_init(p: &Platform, cfg: &BlockConfig, t: &mut Trace) {
         "no ALiBi slopes, logits soft cap or cross-layer KV sharing in the model as qpath reads it (it does not read \
          gemma-4's num_kv_shared_layers), a 16-bit cache: no raise",
     );
-    if p.batch_invariant || cfg.block_m.is_some() || cfg.block_n.is_some() {
+    // `block_m` / `block_n` are the impl's from 0.22.0 ([`source::FLEX_IMPL_BATCH_INVARIANT_BLOCK_M`]); before it
+    // `get_kernel_options` sets 16 under VLLM_BATCH_INVARIANT ([`source::FLEX_KERNEL_OPTIONS_BATCH_INVARIANT`]).
+    if p.release >= Release::V0_22_0 && (p.batch_invariant || cfg.block_m.is_some() || cfg.block_n.is_some()) {
         let inv = if p.batch_invariant { Some(16) } else { None };
         t.step(
             Some(&source::FLEX_IMPL_BATCH_INVARIANT_BLOCK_M),
@@ -261,13 +295,52 @@ struct Blocks {
     direct: bool,
 }
 
-/// `FlexAttentionMetadataBuilder.__init__` → `_get_block_sizes` (every release; every release pins torch 2.9 or newer,
+/// `FlexAttentionMetadataBuilder.__init__` → `_get_block_sizes` (0.22.0+; every release pins torch 2.9 or newer,
 /// so `supports_small_blocks` and, for a decoder's paged cache, the query block 16 and the KV block = the cache block
 /// size): `flex_attn_q_block_size` / `flex_attn_kv_block_size` replace them; each must be a power of 2 divisible by
 /// `flex_attn_block_m` / `_n`, else ValueError. The direct block-mask build stays on while the KV block is the
 /// cache block.
-fn builder_init(p: &Platform, cfg: &BlockConfig, t: &mut Trace) -> Result<Blocks, Raise> {
+///
+/// Before 0.22.0 (flex_attention.py L759 in 0.20.x, L772 in 0.21.0, [`source::FLEX_BUILDER_BLOCK_SIZES_FIXED`]) the
+/// blocks are fixed (query 16, KV = the cache block), unchecked, and the direct build always on: a cache block below
+/// 16 or not a power of 2 becomes the kernel's BLOCK_N, which torch's Triton template meets at the first forward
+/// (qpath's limit: torch's and Triton's code, not vLLM's).
+fn builder_init(p: &Platform, cfg: &BlockConfig, t: &mut Trace) -> Result<Blocks, Outcome> {
     let cache = u64::from(p.page_size);
+    if p.release < Release::V0_22_0 {
+        t.step(
+            Some(&source::FLEX_BUILDER_BLOCK_SIZES_FIXED),
+            "FlexAttentionMetadataBuilder block sizes",
+            format!(
+                "torch >= 2.9 (supports_small_blocks): query block 16, KV block = the cache block size {cache}, direct \
+                 block-mask build on (no flex_attn_q_block_size / flex_attn_kv_block_size and no check before 0.22.0)"
+            ),
+        );
+        // A KV block below 16 (0.20.x only: 0.21.0's selection refuses it) fails in Triton's codegen at the first
+        // forward (vLLM issue 39340, which 0.21.0's [MultipleOf(16)] fixed); one not a power of 2 0.22.0 refuses.
+        if cache < 16 || !cache.is_power_of_two() {
+            let why = format!(
+                "{}: vLLM {} builds FLEX_ATTENTION's block mask with the cache block {cache} as its KV block and passes \
+                 it to the kernel as BLOCK_N unchecked ({}); what torch's flex-attention Triton template does with \
+                 that BLOCK_N at the first forward is torch's and Triton's code, which qpath does not restate",
+                crate::attention::QPATH_LIMIT,
+                p.release,
+                if cache < 16 {
+                    "0.21.0 refuses a block size below 16 at selection"
+                } else {
+                    "0.22.0 raises ValueError here"
+                }
+            );
+            t.step(Some(&source::FLEX_BUILDER_BLOCK_SIZES_FIXED), "KV block", why.clone());
+            return Err(Outcome::Unmodelled(why));
+        }
+        return Ok(Blocks {
+            q: 16,
+            kv: cache,
+            cache,
+            direct: true,
+        });
+    }
     t.step(
         Some(&source::FLEX_SMALL_BLOCK_SIZES),
         "FlexAttentionMetadataBuilder._get_block_sizes",
@@ -278,7 +351,7 @@ fn builder_init(p: &Platform, cfg: &BlockConfig, t: &mut Trace) -> Result<Blocks
     );
     let q = cfg.q_block_size.unwrap_or(16);
     if !q.is_power_of_two() || cfg.block_m.is_some_and(|m| q % m != 0) {
-        return Err(Raise {
+        return Err(Outcome::Raised(Raise {
             kind: GroupErrorKind::ValueError,
             message: format!(
                 "flex_attn_q_block_size must be a power of 2 and divisible by flex_attn_block_m, got {q}, {}",
@@ -286,11 +359,11 @@ fn builder_init(p: &Platform, cfg: &BlockConfig, t: &mut Trace) -> Result<Blocks
             ),
             cite: &source::FLEX_Q_BLOCK_POWER_OF_2,
             raised_in: "FlexAttentionMetadataBuilder.__init__",
-        });
+        }));
     }
     let kv = cfg.kv_block_size.unwrap_or(cache);
     if !kv.is_power_of_two() || cfg.block_n.is_some_and(|n| kv % n != 0) {
-        return Err(Raise {
+        return Err(Outcome::Raised(Raise {
             kind: GroupErrorKind::ValueError,
             message: format!(
                 "flex_attn_kv_block_size must be a power of 2 and divisible by flex_attn_block_n, got {kv}, {}",
@@ -298,7 +371,7 @@ fn builder_init(p: &Platform, cfg: &BlockConfig, t: &mut Trace) -> Result<Blocks
             ),
             cite: &source::FLEX_KV_BLOCK_POWER_OF_2,
             raised_in: "FlexAttentionMetadataBuilder.__init__",
-        });
+        }));
     }
     t.step(
         Some(&source::FLEX_KV_BLOCK_POWER_OF_2),
@@ -362,9 +435,34 @@ fn forward(p: &Platform, cx: &GroupContext, l: &LayerQuery, g: &mut GroupReport,
         "the block mask is built in build(), ready before CUDA-graph capture",
     );
     t.step(Some(mask_cite), "block mask", mask);
+    if p.release < Release::V0_24_0 {
+        // Before 0.24.0 build() passes no sliding window (0.24.0 passes the spec's under full CUDA graphs,
+        // flex_attention.py L954-L963): the forward's `attn_metadata.sliding_window != self.sliding_window` check
+        // (L1118 in 0.23.0) rebuilds the mask.
+        if let Some(w) = g.sliding_window {
+            t.step(
+                Some(&source::FLEX_FORWARD_SLIDING_REBUILD),
+                "sliding window",
+                format!(
+                    "build() passes no sliding window before 0.24.0, so the mask it builds is not windowed: in each \
+                     batch the group's first layer to run finds attn_metadata.sliding_window None != {w}, sets it and \
+                     rebuilds the block mask in its forward (CUDA-graph capture included)"
+                ),
+            );
+        }
+    }
     let inv = if p.batch_invariant { Some(16) } else { None };
     let (block_m, block_n) = (cfg.block_m.or(inv), cfg.block_n.or(inv));
-    if b.direct {
+    if p.release < Release::V0_22_0 && p.batch_invariant {
+        // Before 0.22.0 `get_kernel_options` returns first under VLLM_BATCH_INVARIANT (flex_attention.py L1173 in
+        // 0.21.0; 0.20.x's selection refuses batch invariance); from 0.22.0 the impl's block_m / block_n override it.
+        t.step(
+            Some(&source::FLEX_KERNEL_OPTIONS_BATCH_INVARIANT),
+            "get_kernel_options",
+            "FORCE_USE_FLEX_ATTENTION True; VLLM_BATCH_INVARIANT: BLOCK_M 16, BLOCK_N 16, IS_DIVISIBLE False, returned \
+             before the direct-build choice",
+        );
+    } else if b.direct {
         t.step(
             Some(&source::FLEX_KERNEL_OPTIONS_DIRECT),
             "get_kernel_options",
@@ -385,7 +483,7 @@ fn forward(p: &Platform, cx: &GroupContext, l: &LayerQuery, g: &mut GroupReport,
             ),
         );
     }
-    if block_m.is_some() || block_n.is_some() {
+    if p.release >= Release::V0_22_0 && (block_m.is_some() || block_n.is_some()) {
         let shown = |v: Option<u64>, direct: u64| match v {
             Some(v) => v.to_string(),
             None if b.direct => direct.to_string(),
@@ -403,6 +501,19 @@ fn forward(p: &Platform, cx: &GroupContext, l: &LayerQuery, g: &mut GroupReport,
                 } else {
                     ""
                 }
+            ),
+        );
+    }
+    if p.release < Release::V0_23_0 {
+        // Before 0.23.0 the cache is (2, num_blocks, …) (flex_attention.py L128 in 0.22.x), unbound on axis 0; 0.23.0
+        // puts num_blocks first and adds get_kv_cache_stride_order.
+        t.step(
+            Some(&source::FLEX_KV_CACHE_SHAPE_SPLIT_FIRST),
+            "KV cache shape",
+            format!(
+                "get_kv_cache_shape: (2, num_blocks, {}, {}, {}), key and value caches kv_cache.unbind(0) (num_blocks \
+                 first from 0.23.0)",
+                b.cache, g.num_kv_heads, g.head_dim
             ),
         );
     }

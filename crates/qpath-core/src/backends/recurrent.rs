@@ -144,6 +144,15 @@ impl BackendRules for Recurrent {
             Kind::Gdn => gdn(p, inp, &mut t, g),
             Kind::Mamba2 => mamba2(p, inp, &mut t, g),
             Kind::Mamba1 => mamba1(p, inp, &mut t, g),
+            // MiniMax's linear attention: `layers/mamba/linear/minimax_linear_attn.py` from 0.23.0; until 0.22.1 the
+            // layer lived in `layers/mamba/linear_attn.py`, which qpath does not cite.
+            Kind::Linear if p.release < V0_23_0 => {
+                g.unmodelled = Some(format!(
+                    "{QPATH_LIMIT}: vLLM {}'s linear-attention layers (model_executor/layers/mamba/linear_attn.py, \
+                     before 0.23.0's linear/minimax_linear_attn.py) are not restated",
+                    p.release
+                ));
+            }
             Kind::Linear => fixed(p, (Kernel::LightningAttention, Kernel::LinearDecode), LINEAR_CITES, &mut t, g),
             Kind::ShortConv => fixed(
                 p,
@@ -292,22 +301,124 @@ fn gdn_head_dims(spec: &HybridSpec) -> (u32, u32) {
 
 /// GDN_ATTN: layer init (prefill kernel, its logs, the decode environment), the memory profile's warm-up, the phases.
 fn gdn(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut GroupReport) {
+    if p.release < V0_22_0 {
+        gdn_before_0_22(p, inp, t, g);
+        return;
+    }
     let (hk, _) = gdn_head_dims(inp.spec);
-    let d = gdn_prefill(p, inp.gdn_prefill_backend, hk);
-    gdn_prefill_steps(p, &d, hk, t);
+    // `_resolve_gdn_prefill_backend` and `_log_gdn_backend_decision` read `linear_key_head_dim` from
+    // `model_config.hf_config` in 0.22.x (qwen_gdn_linear_attn.py:180 and :221@0.22.0), from `hf_text_config` from
+    // 0.23.0: Qwen3.5's multimodal config carries it only in its text_config, so 0.22.x reads None there (no
+    // FlashInfer or CuTe DSL prefill on the SM10x family, and the log says head_k_dim=None).
+    let multimodal = inp.spec.model == VllmModel::Qwen3_5 && !inp.spec.architecture.is_some_and(|a| a.ends_with("ForCausalLM"));
+    let read = if p.release < V0_23_0 && multimodal { None } else { Some(hk) };
+    let hk_text = read.map_or_else(|| "None".to_string(), |h| h.to_string());
+    let d = gdn_prefill(p, inp.gdn_prefill_backend, read.unwrap_or(0));
+    gdn_prefill_steps(p, &d, &hk_text, t);
     if let Some(raise) = d.raise {
         super::init_error(p, Some(raise), t, g);
         return;
     }
-    gdn_prefill_logs(p, &d, hk, t);
+    gdn_prefill_logs(p, &d, &hk_text, t);
     let Some(decode) = gdn_decode_init(p, inp, t, g) else { return };
     gdn_inputs(p, t, g);
     gdn_prefill_kernel(p, inp, &d, t, g);
-    gdn_decode_kernels(p, inp, decode, t, g);
+    gdn_decode_kernels(p, inp, decode, d.active.kernel(), t, g);
+}
+
+/// vLLM 0.20.0-0.21.0: the GDN layer is `model_executor/layers/mamba/gdn_linear_attn.py`'s `GatedDeltaNetAttention`
+/// (0.22.0 moved it to `gdn/qwen_gdn_linear_attn.py`). Its `ChunkGatedDeltaRule.__init__` (gdn_linear_attn.py:122-157
+/// @0.20.0, :138-173@0.21.0) has no `_resolve_gdn_prefill_backend`: FlashInfer is possible only on compute capability
+/// 9.0 exactly (no Blackwell GDN prefill, no CuTe DSL kernel); `flashinfer` takes it where possible (else a fallback
+/// warning), `triton` never, anything else (`auto`) where possible; then `Using FlashInfer GDN prefill kernel` and a
+/// JIT line, or `Using Triton/FLA GDN prefill kernel`, both info. The prefill kernel and its logs are restated; the
+/// layer's decode path, its memory-profile warm-up and FLA's float32 assert are not ("cannot model").
+fn gdn_before_0_22(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut GroupReport) {
+    let r = p.release;
+    let requested = inp
+        .gdn_prefill_backend
+        .map_or_else(|| "auto".to_string(), |s| crate::serve::python::py_lower(s.trim()));
+    t.step(
+        Some(&source::RECURRENT_GDN_REQUEST_OLD),
+        "GDN prefill backend requested",
+        match inp.gdn_prefill_backend {
+            None => "auto: no --gdn-prefill-backend (additional_config has no gdn_prefill_backend)".to_string(),
+            Some(_) => format!("--gdn-prefill-backend {requested}: additional_config[\"gdn_prefill_backend\"]"),
+        },
+    );
+    let supports = p.is_cc(90);
+    let cc = p.cc;
+    t.step(
+        Some(&source::RECURRENT_GDN_CHUNK_OP_OLD),
+        "GDN prefill kernels possible",
+        format!(
+            "vLLM {r} (gdn_linear_attn.py): supports_flashinfer = is_cuda() and is_device_capability(90): compute \
+             capability {cc} {} (no Blackwell GDN prefill, no CuTe DSL kernel before 0.22.0)",
+            if supports {
+                "is exactly 9.0: FlashInfer possible"
+            } else {
+                "is not 9.0: Triton/FLA only"
+            }
+        ),
+    );
+    let use_flashinfer = requested != "triton" && supports;
+    if requested == "flashinfer" && !supports {
+        t.warn(
+            &source::RECURRENT_GDN_FALLBACK_WARN_OLD,
+            "GDN prefill backend 'flashinfer' is selected but cannot use this kernel on the current platform. Falling \
+             back to Triton/FLA.",
+        );
+    }
+    let kernel = if use_flashinfer {
+        t.info(&source::RECURRENT_GDN_FI_LOG_OLD, "Using FlashInfer GDN prefill kernel");
+        t.info(
+            &source::RECURRENT_GDN_FI_JIT_LOG_OLD,
+            "FlashInfer GDN prefill kernel is JIT-compiled; first run may take a while to compile. Set \
+             `--gdn-prefill-backend triton` to avoid JIT compile time.",
+        );
+        Kernel::GdnChunkFlashInfer
+    } else {
+        t.info(&source::RECURRENT_GDN_FLA_LOG_OLD, "Using Triton/FLA GDN prefill kernel");
+        Kernel::GdnChunkFla
+    };
+    t.step(
+        Some(&source::RECURRENT_GDN_FORWARD_METHOD_OLD),
+        "GDN prefill forward",
+        format!(
+            "requested {requested}: _forward_method = {}",
+            if use_flashinfer {
+                "forward_cuda → fi_chunk_gated_delta_rule → flashinfer.gdn_prefill.chunk_gated_delta_rule"
+            } else {
+                "forward_native → FLA's chunk_gated_delta_rule (Triton)"
+            }
+        ),
+    );
+    t.step(
+        Some(if use_flashinfer {
+            &source::RECURRENT_GDN_FI_CALL_OLD
+        } else {
+            &source::RECURRENT_GDN_FLA_CALL_OLD
+        }),
+        "GDN prefill kernel call",
+        kernel.call(),
+    );
+    let limit = format!(
+        "{QPATH_LIMIT}: vLLM {r}'s GDN decode path (model_executor/layers/mamba/gdn_linear_attn.py, before 0.22.0's \
+         gdn/qwen_gdn_linear_attn.py): its decode kernels, the memory profile's warm-up and a float32 model's prefill \
+         are not restated"
+    );
+    g.unmodelled = Some(limit);
+    if p.model_dtype == TorchDtype::Float32 {
+        return;
+    }
+    model_dtype_inputs(p, g);
+    g.q_dtype.decode = None;
+    g.kernel.prefill = Some(kernel);
+    g.kernels.prefill = vec![KernelChoice::always(kernel)];
 }
 
 /// `_resolve_gdn_prefill_backend`'s steps: the request, what the platform supports, the pick or the raise.
-fn gdn_prefill_steps(p: &Platform, d: &GdnPrefillDecision, hk: u32, t: &mut Trace) {
+fn gdn_prefill_steps(p: &Platform, d: &GdnPrefillDecision, hk: &str, t: &mut Trace) {
     t.step(
         Some(&source::RECURRENT_GDN_CHUNK_OP),
         "GDN prefill kernel",
@@ -416,7 +527,7 @@ fn gdn_prefill_steps(p: &Platform, d: &GdnPrefillDecision, hk: u32, t: &mut Trac
 
 /// `ChunkGatedDeltaRule.__init__`'s log lines, once per process: the fallback warning when the requested kernel is
 /// not the active one, `Using … GDN prefill kernel`, and on SM90 FlashInfer's JIT warning.
-fn gdn_prefill_logs(p: &Platform, d: &GdnPrefillDecision, hk: u32, t: &mut Trace) {
+fn gdn_prefill_logs(p: &Platform, d: &GdnPrefillDecision, hk: &str, t: &mut Trace) {
     let requested_other = matches!(
         (d.requested.as_str(), d.active),
         ("flashinfer", GdnPrefill::CuteDsl | GdnPrefill::Triton) | ("cutedsl", GdnPrefill::FlashInfer | GdnPrefill::Triton)
@@ -821,7 +932,11 @@ fn gdn_prefill_kernel(p: &Platform, inp: &RecurrentInputs, d: &GdnPrefillDecisio
     t.step(
         Some(&source::RECURRENT_GDN_PREFILL_INITIAL_STATE),
         "GDN prefill state",
-        format!("initial state = ssm_state[prefill_state_indices] ({ssm}), zeroed for requests without one"),
+        if p.release < V0_23_0 {
+            format!("initial state = ssm_state[non_spec_state_indices_tensor] ({ssm}), zeroed for requests without one")
+        } else {
+            format!("initial state = ssm_state[prefill_state_indices] ({ssm}), zeroed for requests without one")
+        },
     );
     if d.active == GdnPrefill::FlashInfer {
         t.step(
@@ -911,7 +1026,7 @@ fn fla_float32(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut Group
 /// `_can_use_fused_gdn_mtp_decode` holds ([`fused_mtp_decode`]) and every other batch to the same `_forward_core`
 /// (then FLA's gated RMSNorm). The first decode batch qpath models is decode-only (a speculative one with a
 /// speculative config).
-fn gdn_decode_kernels(p: &Platform, inp: &RecurrentInputs, d: GdnDecode, t: &mut Trace, g: &mut GroupReport) {
+fn gdn_decode_kernels(p: &Platform, inp: &RecurrentInputs, d: GdnDecode, chunk: Kernel, t: &mut Trace, g: &mut GroupReport) {
     let fused_forward = d.fused && (p.release < V0_32_0 || inp.speculative);
     let mut mtp = false;
     if fused_forward {
@@ -988,6 +1103,23 @@ fn gdn_decode_kernels(p: &Platform, inp: &RecurrentInputs, d: GdnDecode, t: &mut
         if mtp {
             g.kernel.decode = Some(Kernel::GdnFusedMtpDecode);
             g.kernels.decode = vec![mtp_choice, KernelChoice::when(Kernel::GdnSigmoidGating, "every other decode")];
+        } else if p.release < V0_23_0 {
+            // 0.22.x: the decodes of a batch with prefills run the chunk kernel (0.22.0:1463).
+            t.step(
+                Some(&source::RECURRENT_GDN_MIXED_CHUNK_OLD),
+                "GDN decodes beside prefills",
+                format!(
+                    "a batch with prefills and decodes: vLLM {} runs the decodes with the prefills through the \
+                     prefill chunk kernel ({})",
+                    p.release,
+                    chunk.call()
+                ),
+            );
+            g.kernel.decode = Some(Kernel::GdnSigmoidGating);
+            g.kernels.decode = vec![
+                KernelChoice::when(Kernel::GdnSigmoidGating, "batches without prefills"),
+                KernelChoice::when(chunk, "the decodes of a batch that also has prefills"),
+            ];
         } else {
             g.kernel.decode = Some(Kernel::GdnSigmoidGating);
             g.kernels.decode = vec![KernelChoice::always(Kernel::GdnSigmoidGating)];
@@ -1005,11 +1137,29 @@ fn gdn_decode_kernels(p: &Platform, inp: &RecurrentInputs, d: GdnDecode, t: &mut
         "GDN packed decode call",
         Kernel::GdnPackedDecode.call(),
     );
-    t.step(
-        Some(&source::RECURRENT_GDN_SPLIT_DECODE_CALL),
-        "GDN decodes beside prefills",
-        "a batch with prefills and decodes: the decodes are split off to fused_sigmoid_gating_delta_rule_update",
-    );
+    // qwen_gdn_linear_attn.py: 0.23.0 peels the decodes of a mixed batch off to the sigmoid-gating kernel
+    // (split_non_spec, 0.23.0:1484); 0.22.x runs every non-spec token of a batch with prefills through the chunk
+    // kernel (`if attn_metadata.num_prefills > 0:`, 0.22.0:1463).
+    let mixed = if p.release >= V0_23_0 {
+        t.step(
+            Some(&source::RECURRENT_GDN_SPLIT_DECODE_CALL),
+            "GDN decodes beside prefills",
+            "a batch with prefills and decodes: the decodes are split off to fused_sigmoid_gating_delta_rule_update",
+        );
+        Kernel::GdnSigmoidGating
+    } else {
+        t.step(
+            Some(&source::RECURRENT_GDN_MIXED_CHUNK_OLD),
+            "GDN decodes beside prefills",
+            format!(
+                "a batch with prefills and decodes: vLLM {} runs the decodes with the prefills through the prefill \
+                 chunk kernel ({}); 0.23.0 splits them off to fused_sigmoid_gating_delta_rule_update",
+                p.release,
+                chunk.call()
+            ),
+        );
+        chunk
+    };
     let packed_choice = KernelChoice::when(Kernel::GdnPackedDecode, "decode-only batches without spec tokens");
     if mtp {
         g.kernel.decode = Some(Kernel::GdnFusedMtpDecode);
@@ -1022,6 +1172,21 @@ fn gdn_decode_kernels(p: &Platform, inp: &RecurrentInputs, d: GdnDecode, t: &mut
             ),
             packed_choice,
         ];
+        return;
+    }
+    if mixed != Kernel::GdnSigmoidGating {
+        let mixed = KernelChoice::when(mixed, "the decodes of a batch that also has prefills");
+        if inp.speculative {
+            g.kernel.decode = Some(Kernel::GdnSigmoidGating);
+            g.kernels.decode = vec![
+                KernelChoice::when(Kernel::GdnSigmoidGating, "speculative decodes (with num_accepted_tokens)"),
+                packed_choice,
+                mixed,
+            ];
+        } else {
+            g.kernel.decode = Some(Kernel::GdnPackedDecode);
+            g.kernels.decode = vec![packed_choice, mixed];
+        }
         return;
     }
     let (first, sigmoid) = if inp.speculative {
@@ -1207,16 +1372,30 @@ fn mamba2(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut GroupRepor
             p.is_family(100)
         ),
     );
-    t.info(&source::RECURRENT_M2_WARMUP_LOG, "Warming up Mamba2 SSD Triton kernels...");
-    t.step(
-        Some(&source::RECURRENT_M2_WARMUP_CALL),
-        "Mamba2 SSD warm-up",
-        format!(
-            "the memory profile's forward has no attention metadata: _warmup_ssd_kernels runs \
-             mamba_chunk_scan_combined_varlen per layer in {dt} with state_dtype {ssm}, so Triton autotunes at engine \
-             start"
-        ),
-    );
+    // mamba_mixer2.py: `_warmup_ssd_kernels` and its log line are new in 0.22.0 (0.22.0:578, 0.22.0:722); until
+    // 0.21.0 the memory profile's forward returns without running the SSD kernels.
+    if p.release >= V0_22_0 {
+        t.info(&source::RECURRENT_M2_WARMUP_LOG, "Warming up Mamba2 SSD Triton kernels...");
+        t.step(
+            Some(&source::RECURRENT_M2_WARMUP_CALL),
+            "Mamba2 SSD warm-up",
+            format!(
+                "the memory profile's forward has no attention metadata: _warmup_ssd_kernels runs \
+                 mamba_chunk_scan_combined_varlen per layer in {dt} with state_dtype {ssm}, so Triton autotunes at \
+                 engine start"
+            ),
+        );
+    } else {
+        t.step(
+            None,
+            "Mamba2 SSD warm-up",
+            format!(
+                "none in vLLM {}: MambaMixer2 has no _warmup_ssd_kernels (0.22.0+); Triton autotunes the SSD kernels \
+                 at the first prefill",
+                p.release
+            ),
+        );
+    }
     let ssu = ssu_backend(inp, t);
     if let Ok((_, name)) = &ssu {
         ssu_init_logs(p, inp, name, t);
@@ -1275,12 +1454,16 @@ fn mamba2(p: &Platform, inp: &RecurrentInputs, t: &mut Trace, g: &mut GroupRepor
         }
         Ok((kernel, _)) => {
             t.step(Some(&source::RECURRENT_M2_DECODE_SSU), "Mamba2 decode kernel", kernel.call());
-            t.step(
-                Some(&source::RECURRENT_SSM_CONFIG_LOOKUP),
-                "selective_state_update launch config",
-                "the Triton kernel looks up a tuned config at its first call and logs which (\"Using SSM config from …\" \
-                 or \"Using default Mamba SSU config…\"): that depends on the JSON files in the wheel, not restated",
-            );
+            // mamba_ssm.py: the tuned-config lookup (`try_get_optimal_ssm_config`) is new in 0.22.0 (0.22.0:619).
+            if p.release >= V0_22_0 {
+                t.step(
+                    Some(&source::RECURRENT_SSM_CONFIG_LOOKUP),
+                    "selective_state_update launch config",
+                    "the Triton kernel looks up a tuned config at its first call and logs which (\"Using SSM config from \
+                     …\" or \"Using default Mamba SSU config…\"): that depends on the JSON files in the wheel, not \
+                     restated",
+                );
+            }
             Some(kernel)
         }
     };

@@ -7,7 +7,7 @@
 //! per release.
 
 use super::{BackendRules, CgDecision, GroupContext, KernelSizes, LayerQuery, Raise};
-use crate::attention::{Backend, CgSupport, GroupErrorKind, Kernel, Phases, Stage};
+use crate::attention::{Backend, CgSupport, GroupErrorKind, Kernel, Phases, Stage, QPATH_LIMIT};
 use crate::dtype::TorchDtype;
 use crate::platform::Platform;
 use crate::release::Release::*;
@@ -112,6 +112,9 @@ fn run(p: &Platform, cx: &GroupContext, l: &LayerQuery, g: &mut GroupReport, t: 
         fail(t, &source::ATTN_LAYER_QUERY_QUANT_ASSERT, e, g);
         return;
     }
+    // After the memory profile's assert (fp8_e5m2), which fires before any Triton kernel is compiled.
+    unchecked_capability(p, cx.engine.device, kv, g, t);
+    q_scale_assert(p, kv, &q, g);
     g.q_dtype = Phases {
         prefill: Some(q.q_dtype),
         decode: Some(q.q_dtype),
@@ -164,10 +167,13 @@ fn fail(t: &mut Trace, cite: &source::Cite, e: GroupError, g: &mut GroupReport) 
     g.error = Some(e);
 }
 
-/// `TritonAttentionImpl.__init__` on CUDA (every release): an fp8* cache needs `has_device_capability(89)`, a bfloat16
-/// cache `has_device_capability(80)`; the FP8 message suggests float16 below SM80, bfloat16 above. (`startswith("fp8")`:
-/// fp8_e5m2 and fp8_per_token_head too.)
+/// `TritonAttentionImpl.__init__` on CUDA (0.24.0+; before it [`unchecked_capability`]): an fp8* cache needs
+/// `has_device_capability(89)`, a bfloat16 cache `has_device_capability(80)`; the FP8 message suggests float16 below
+/// SM80, bfloat16 above. (`startswith("fp8")`: fp8_e5m2 and fp8_per_token_head too.)
 pub(crate) fn impl_init(p: &Platform, device: &str, kv: &str, t: &mut Trace) -> Option<Raise> {
+    if p.release < V0_24_0 {
+        return None;
+    }
     let cap = p.cc;
     let (fp8, bf16) = (kv.starts_with("fp8"), kv == "bfloat16");
     if !fp8 && !bf16 {
@@ -209,6 +215,54 @@ pub(crate) fn impl_init(p: &Platform, device: &str, kv: &str, t: &mut Trace) -> 
         cite,
         raised_in: "TritonAttentionImpl.__init__",
     })
+}
+
+/// 0.20.0–0.23.0: `TritonAttentionImpl.__init__` checks no capability (0.24.0 added the SM89 / SM80 raises of
+/// [`impl_init`]), so an fp8* cache below SM89 or a bfloat16 cache below SM80 reaches Triton's compiler at the first
+/// forward, whose error (Triton's native FP8 `fp8e4nv` is SM89+) is not in vLLM's Python source.
+fn unchecked_capability(p: &Platform, device: &str, kv: &str, g: &mut GroupReport, t: &mut Trace) {
+    let needed = if kv.starts_with("fp8") {
+        89
+    } else if kv == "bfloat16" {
+        80
+    } else {
+        return;
+    };
+    if p.release >= V0_24_0 || p.cc.to_int() >= needed {
+        return;
+    }
+    let what = if needed == 89 {
+        "compiles kernel_unified_attention (and the cache write) for its float8_e4m3fn cache, which Triton supports \
+         natively only from SM89"
+    } else {
+        "compiles kernel_unified_attention for a bfloat16 cache below SM80"
+    };
+    let text = format!(
+        "{QPATH_LIMIT}: vLLM {} has no capability check in TritonAttentionImpl for a {kv:?} cache on {device} (compute \
+         capability {}; 0.24.0 added one that raises ValueError below SM{needed}); whether Triton {what}, and the error \
+         its compiler raises at the first forward, are not in vLLM's Python source",
+        p.release.name(),
+        p.cc
+    );
+    t.step(None, "TritonAttentionImpl cache dtype", text.clone());
+    g.unmodelled = Some(text);
+}
+
+/// 0.20.0–0.21.0: `TritonAttentionImpl.forward` asserts `layer._q_scale_float == 1.0` for a per-tensor quantized cache
+/// (the kernel takes no q_descale), at the first forward; a checkpoint's q_scale is not known to qpath.
+fn q_scale_assert(p: &Platform, kv: &str, q: &super::query::LayerQuery, g: &mut GroupReport) {
+    if p.release >= V0_22_0 || !super::is_quantized_kv_cache(p.release, kv) || kv.ends_with("per_token_head") {
+        return;
+    }
+    if let Some(qq) = q.quant.as_ref().filter(|qq| qq.q_scale != "1.0" && g.unmodelled.is_none()) {
+        g.unmodelled = Some(format!(
+            "{QPATH_LIMIT}: vLLM {} asserts layer._q_scale_float == 1.0 in TritonAttentionImpl.forward (AssertionError \
+             \"A non 1.0 q_scale is not currently supported.\" at the first forward), and the layer's q_scale comes \
+             from the checkpoint ({}), whose value qpath does not read",
+            p.release.name(),
+            qq.q_scale
+        ));
+    }
 }
 
 /// `TritonAttentionImpl.__init__`'s window tuple and sinks (every release): nothing raises for qpath's models (the
@@ -367,7 +421,8 @@ impl Launch {
         let q_per_kv = (g.num_q_heads / kv_heads).max(1);
         let block_m = if q_per_kv <= 16 { 16 } else { q_per_kv.next_power_of_two() };
         let gemma3 = g.sliding_window == Some(1024) && matches!(g.head_dim, 128 | 256);
-        let tuned_large_head = g.head_dim == 256 && q_per_kv <= 16 && p.is_family(100);
+        // 0.24.0+ (triton_unified_attention.py's tuned_large_head).
+        let tuned_large_head = p.release >= V0_24_0 && g.head_dim == 256 && q_per_kv <= 16 && p.is_family(100);
         let tile_decode = if gemma3 || q.is_fp8() { 32 } else { 16 };
         Launch {
             kv_heads,
@@ -407,7 +462,23 @@ impl Launch {
             );
             return;
         }
-        if q.is_fp8() {
+        if q.is_fp8() && p.release < V0_22_0 {
+            // 0.20.0–0.21.0: no q_descale (unified_attention asserts it is None) and no scale on an FP8 query's path.
+            t.step(
+                Some(&source::TRITON_UA_CAST_FP8_Q),
+                "FP8 query and cache",
+                format!(
+                    "Q {q} and a per-tensor {kv:?} cache (read as float8_e4m3fn): K and V go unconverted into FP8 dots \
+                     and no scale is applied (q_descale=None; _cast_kv_tile skips k_scale / v_scale for an FP8 query)"
+                ),
+            );
+            t.step(
+                Some(&source::TRITON_FWD_Q_SCALE_ASSERT),
+                "q_scale",
+                "TritonAttentionImpl.forward asserts layer._q_scale_float == 1.0 (\"A non 1.0 q_scale is not currently \
+                 supported.\")",
+            );
+        } else if q.is_fp8() {
             t.step(
                 Some(&source::TRITON_UA_FP8_Q_DESCALE),
                 "FP8 query and cache",

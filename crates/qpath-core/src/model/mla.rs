@@ -8,7 +8,8 @@
 //! - Under `use_mla` every decoder layer `i` is `DeepseekV2MLAAttention` (`DeepseekV32Attention` in the 0.29.0+ DSA
 //!   file, which never asks `use_mla`), whose `MLAAttention` (`model.layers.{i}.self_attn.attn`) has
 //!   `num_attention_heads / TP` heads, one latent KV head and head size `kv_lora_rank + qk_rope_head_dim`; it is sparse
-//!   (`use_sparse`) iff the config has `index_topk`, and then layers that do not skip the top-k build an indexer whose
+//!   (`use_sparse`) iff the config has `index_topk`, and then layers that do not skip the top-k (0.24.0+; every layer
+//!   before 0.24.0, where `index_topk_freq` / `index_topk_pattern` only skip the top-k at run time) build an indexer whose
 //!   cache layer `model.layers.{i}.self_attn.indexer.k_cache` has head size `index_head_dim + index_head_dim // 128 * 4`.
 //!   `config.head_dim` (transformers' DeepSeek configs set it to `qk_rope_head_dim`) and `num_key_value_heads` are not
 //!   read. `first_k_dense_replace` chooses the MLP only.
@@ -70,8 +71,8 @@ pub struct IndexerSpec {
     /// `DeepseekV32IndexerCache`'s head size: `index_head_dim + index_head_dim // 128 * 4` bytes per token (uint8: fp8
     /// values and one fp32 scale per 128).
     pub cache_head_size: u32,
-    /// The decoder layers that build an indexer (those that do not skip the top-k; every layer without
-    /// `index_topk_freq` / `index_topk_pattern`). An MTP layer always builds one.
+    /// The decoder layers that build an indexer (from 0.24.0 those that do not skip the top-k; every layer without
+    /// `index_topk_freq` / `index_topk_pattern`, and every layer before 0.24.0). An MTP layer always builds one.
     pub layers: Vec<u32>,
 }
 
@@ -560,7 +561,11 @@ fn indexer(
     dsa_file: bool,
     source: &mut Provenance,
 ) -> Result<IndexerSpec, ModelError> {
-    let layers: Vec<u32> = (0..n).filter(|i| !skips_topk(ix, *i)).collect();
+    // Before 0.24.0 every sparse layer builds its Indexer (deepseek_v2.py:1009@0.23.0, MLA_MODEL_INDEXER_EVERY_LAYER):
+    // index_topk_freq / index_topk_pattern only set skip_topk (0.21.0-0.23.0), which skips the top-k at run time.
+    // From 0.24.0 a layer that skips the top-k builds none (MLA_MODEL_INDEXER_BUILT).
+    let every_layer = r < Release::V0_24_0;
+    let layers: Vec<u32> = (0..n).filter(|i| every_layer || !skips_topk(ix, *i)).collect();
     let (Some(index_n_heads), Some(index_head_dim)) = (ix.n_heads, ix.head_dim) else {
         return cannot(
             name,
@@ -568,7 +573,13 @@ fn indexer(
         );
     };
     let cache_head_size = index_head_dim + index_head_dim / 128 * 4;
+    let skips = (0..n).any(|i| skips_topk(ix, i));
     let how = match (&ix.pattern, layers.len() as u32 == n) {
+        (_, true) if every_layer && skips => format!(
+            "all {n} layers (vLLM {} builds the indexer on every sparse layer; index_topk_freq / index_topk_pattern do \
+             not change which layers build one)",
+            r.name()
+        ),
         (_, true) => format!("all {n} layers"),
         (Some(_), false) => format!("{} of {n} layers (index_topk_pattern)", layers.len()),
         (None, false) => format!(
@@ -588,7 +599,11 @@ fn indexer(
     } else {
         (
             &source::MLA_MODEL_IS_V32,
-            &source::MLA_MODEL_INDEXER_BUILT,
+            if every_layer {
+                &source::MLA_MODEL_INDEXER_EVERY_LAYER
+            } else {
+                &source::MLA_MODEL_INDEXER_BUILT
+            },
             &source::MLA_MODEL_INDEXER_CACHE,
         )
     };
@@ -713,10 +728,12 @@ mod tests {
 
     #[test]
     fn the_mla_model_type_list_follows_the_release() {
+        // 0.20.0-0.24.0 have the same list (model_arch_config_convertor.py:220@0.20.0-0.22.1, :252@0.23.0/0.24.0).
         for (t, first, until) in [
-            ("deepseek_v3", V0_24_0, None),
-            ("kimi_k2", V0_24_0, None),
-            ("AXK1", V0_24_0, Some(V0_26_0)),
+            ("deepseek_v3", V0_20_0, None),
+            ("kimi_k2", V0_20_0, None),
+            ("glm_moe_dsa", V0_20_0, None),
+            ("AXK1", V0_20_0, Some(V0_26_0)),
             ("axk1", V0_26_0, None),
             ("bailing_hybrid_mtp", V0_25_0, None),
             ("longcat_flash_ngram", V0_26_0, Some(V0_32_0)),

@@ -184,16 +184,20 @@ impl ModelSpec {
 
     /// The model runner's `model_config.is_mm_prefix_lm` (`ModelArchConfigConvertorBase.is_mm_prefix_lm`, every
     /// release; `docs/source-notes/triton-attn.md` §7): the top-level config's `model_type` in the release's
-    /// `MM_PREFIX_LM_MODELS` (`umm` only before 0.29.0), or gemma-4's own convertor (`use_bidirectional_attention ==
-    /// "vision"`). It is what the runner reads (the batches' mm ranges, `--disable-chunked-mm-input`); the attention
-    /// layers select with [`ModelSpec::layers_use_mm_prefix`]. Not modelled: a config's own `is_mm_prefix_lm`
-    /// attribute, and serving with multimodal inputs disabled (0.27.0+: `--limit-mm-per-prompt` all 0,
-    /// `--language-model-only`), which turns it off.
+    /// `MM_PREFIX_LM_MODELS` (`umm` only before 0.29.0, `moondream3` from 0.21.0), or gemma-4's own convertor
+    /// (`use_bidirectional_attention == "vision"`). It is what the runner reads (the batches' mm ranges,
+    /// `--disable-chunked-mm-input`); the attention layers select with [`ModelSpec::layers_use_mm_prefix`]. Not
+    /// modelled: a config's own `is_mm_prefix_lm` attribute, and serving with multimodal inputs disabled (0.27.0+:
+    /// `--limit-mm-per-prompt` all 0, `--language-model-only`), which turns it off.
     pub fn is_mm_prefix_lm(&self, release: Release) -> bool {
         if self.vllm_model == VllmModel::Gemma4 {
             return self.vision_bidirectional;
         }
-        let mut models = vec!["bagel", "gemma3", "molmo2", "moondream3", "paligemma"];
+        let mut models = vec!["bagel", "gemma3", "molmo2", "paligemma"];
+        // moondream3 joined the list in 0.21.0 (model_arch_config_convertor.py:270@0.21.0; 0.20.x's :266 has none).
+        if release >= Release::V0_21_0 {
+            models.push("moondream3");
+        }
         if release < Release::V0_29_0 {
             models.push("umm");
         }
@@ -571,14 +575,24 @@ impl CheckpointKv {
 
     /// `CompressedTensorsKVCacheMethod.validate_kv_cache_scheme`'s `NotImplementedError` for this scheme, as the
     /// release words it (`compressed_tensors.py:983-1009@0.24.0, 1114-1140@0.33.0`), or "qpath cannot model this" for a
-    /// value whose Python rendering qpath does not reproduce.
-    pub fn scheme_error(&self) -> Option<String> {
+    /// value whose Python rendering qpath does not reproduce. Before 0.24.0 the type/bits check raises only when both
+    /// are wrong (`if type_ != "float" and num_bits != 8:`, compressed_tensors.py:986@0.23.0): an int8 or a 4-bit float
+    /// scheme passes it (and the layer's cache is "fp8" all the same); 0.24.0 raises when either is (`or`, :986@0.24.0).
+    pub fn scheme_error(&self, r: Release) -> Option<String> {
         let KvScheme::CompressedTensors(s) = &self.scheme else {
             return None;
         };
         let type_ = s.get("type").unwrap_or(&Value::Null);
         let num_bits = s.get("num_bits").unwrap_or(&Value::Null);
-        if type_.as_str() != Some("float") || num_bits.as_u64() != Some(8) || num_bits.is_f64() {
+        let is_float = type_.as_str() == Some("float");
+        let is_8 = num_bits.as_u64() == Some(8) && !num_bits.is_f64();
+        let refused = if r >= Release::V0_24_0 {
+            !is_float || !is_8
+        } else {
+            // Python's `num_bits != 8` is False for 8.0 too.
+            !is_float && !is_8 && num_bits.as_f64() != Some(8.0)
+        };
+        if refused {
             let (Some(t), Some(b)) = (py_str(type_), py_str(num_bits)) else {
                 return Some(
                     "qpath cannot model this: quantization_config.kv_cache_scheme type/num_bits are not a plain string/number (vLLM raises NotImplementedError naming them)"

@@ -172,6 +172,17 @@ pub(super) fn select_layers<'a>(
         });
     let use_mm_prefix = spec.layers_use_mm_prefix(r);
     let per_head_scales = spec.checkpoint_kv.as_ref().is_some_and(|kv| kv.per_head_scales());
+    // `use_non_causal`: 0.20.x `get_attn_backend` sets it for every layer, the target's too, when the speculative
+    // method is dflash ([`source::SELECTOR_DFLASH_NON_CAUSAL`], selector.py:85@0.20.0; qpath reads the method as
+    // written, not the drafter name's "dflash" detection); from 0.21.0 it reads `attention_config.use_non_causal`
+    // (selector.py:94@0.21.0), which only the DFlash drafter's own config sets (dflash.py:78@0.21.0).
+    let use_non_causal = if r < Release::V0_21_0 {
+        cmd.speculative_config
+            .as_ref()
+            .is_some_and(|s| s.method.as_deref() == Some("dflash"))
+    } else {
+        cmd.attention_config.use_non_causal
+    };
     // `cache_config.cache_dtype`, as the layers built so far left it.
     let mut global: &str = cmd.kv_cache_dtype.as_str();
     // A hybrid model's recurrent layers are not `Attention` layers: they never reach get_attn_backend.
@@ -194,7 +205,7 @@ pub(super) fn select_layers<'a>(
             block_size: cmd.block_size,
             use_mm_prefix: use_mm_prefix && !mla,
             use_per_head_quant_scales: !mla && per_head_scales,
-            use_non_causal: cmd.attention_config.use_non_causal,
+            use_non_causal,
             use_dcp: cmd.decode_context_parallel_size > 1,
             mla: l.mla,
         };
@@ -295,7 +306,11 @@ pub(super) fn heads_divide(r: Release, rule: model::VllmModel, l: &model::LayerS
 /// ([`source::CT_VALIDATE_KV_SCHEME`], `NotImplementedError`).
 pub(super) fn checkpoint_layer_errors(r: Release, spec: &ModelSpec, kv_cache_dtype: &str) -> Result<(), ScenarioError> {
     let Some(kv) = &spec.checkpoint_kv else { return Ok(()) };
-    if kv.loads_kv_scales() && kv_cache_dtype == "fp8_e5m2" {
+    // Before 0.24.0 a compressed-tensors checkpoint without a `kv_cache_scheme` raises too: its config gives every
+    // Attention layer a `CompressedTensorsKVCacheMethod` (compressed_tensors.py:206@0.23.0) and `_init_kv_cache_quant`
+    // raises for any such method (attention.py:168@0.23.0); 0.24.0 exempts it (attention.py:177-181@0.24.0).
+    let loads = kv.loads_kv_scales() || (r < Release::V0_24_0 && kv.method == "compressed-tensors");
+    if loads && kv_cache_dtype == "fp8_e5m2" {
         return Err(scenario_error(
             ScenarioErrorKind::ValueError,
             "fp8_e5m2 kv-cache is not supported with fp8 checkpoints.",
@@ -303,7 +318,7 @@ pub(super) fn checkpoint_layer_errors(r: Release, spec: &ModelSpec, kv_cache_dty
             r,
         ));
     }
-    if let Some(m) = kv.scheme_error() {
+    if let Some(m) = kv.scheme_error(r) {
         let (kind, cite) = if m.starts_with("qpath cannot model this") {
             (ScenarioErrorKind::InputError, None)
         } else {
@@ -365,7 +380,7 @@ pub(super) fn selection_logs(r: Release, rows: &[LayerRow]) -> Vec<LogRecord> {
             }
         }
         if let Some(c) = row.canon {
-            let text = format!("Using {c} KV cache format for {} backend.", sel.backend.name());
+            let text = crate::backends::mla::selection::canon_log(r, sel.backend, c);
             once(&mut seen, LogLevel::Info, &source::MLA_SEL_CANON_LOG, text);
         }
         if row.layer.mla.is_some()
@@ -446,7 +461,7 @@ pub(super) fn group_layers<'r>(rows: &'r [LayerRow<'_>]) -> Vec<(GroupKey<'r>, V
 /// The "layer cache dtype" step of a group: which of its layers `--kv-cache-dtype-skip-layers` names (exactly those),
 /// and, when the cache dtype is "auto" anyway, that skipping them changes nothing (skipped and other layers then share
 /// a group).
-pub(super) fn layer_cache_dtype_text(cmd: &ServeCommand, layers: &[u32], row: &LayerRow) -> String {
+pub(super) fn layer_cache_dtype_text(r: Release, cmd: &ServeCommand, layers: &[u32], row: &LayerRow) -> String {
     let tokens = &cmd.kv_cache_dtype_skip_layers;
     let q = &row.query;
     let skip = SkipList::new(tokens);
@@ -474,8 +489,14 @@ pub(super) fn layer_cache_dtype_text(cmd: &ServeCommand, layers: &[u32], row: &L
     if row.skipped {
         format!("{} in --kv-cache-dtype-skip-layers: kv_cache_dtype \"auto\"", named(&skipped))
     } else if let Some((field, _)) = row.from_checkpoint {
+        // 0.20.0-0.21.0 apply a compressed-tensors scheme over any --kv-cache-dtype (resolve's checkpoint_cache_dtype).
+        let given = if r < Release::V0_22_0 && field == "quantization_config.kv_cache_scheme" {
+            "any --kv-cache-dtype before 0.22.0"
+        } else {
+            "--kv-cache-dtype auto"
+        };
         format!(
-            "kv_cache_dtype {:?}, from the checkpoint's {field} (--kv-cache-dtype auto){}",
+            "kv_cache_dtype {:?}, from the checkpoint's {field} ({given}){}",
             q.kv_cache_dtype,
             if tokens.is_empty() { "" } else { "; not in the skip list" }
         )
@@ -525,7 +546,11 @@ pub(super) fn selection_trace(p: &Platform, cmd: &ServeCommand, layers: &[u32], 
             ),
         );
     } else {
-        head.step(Some(cite), "layer cache dtype", layer_cache_dtype_text(cmd, layers, row));
+        head.step(
+            Some(cite),
+            "layer cache dtype",
+            layer_cache_dtype_text(p.release, cmd, layers, row),
+        );
     }
     let mla = row.query.mla.is_some() || sel.backend.is_mla();
     if let Some(m) = row.query.mla {

@@ -521,7 +521,7 @@ fn read_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Env, 
 }
 
 /// Environment variables older vLLM read for FlashInfer, and the flag that replaced each. No release qpath models
-/// (0.24.0 to 0.33.0) has them in `vllm/envs.py`'s `environment_variables` (checked per release), and none prints a
+/// (0.20.0 to 0.33.0) has them in `vllm/envs.py`'s `environment_variables` (checked per release), and none prints a
 /// deprecation text for them.
 pub const RETIRED_ENV: [(&str, &str); 3] = [
     (
@@ -571,7 +571,8 @@ fn retired_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Ve
         }
         report.notes.push(Note::info(format!(
             "{name}: vLLM {r} does not read it (it is not in vllm/envs.py's environment_variables; no release from \
-             0.24.0 on reads it), so it changes nothing; use {flag}."
+             {} on reads it), so it changes nothing; use {flag}.",
+            Release::ALL[0]
         )));
         records.push(LogRecord::new(
             LogLevel::Warning,
@@ -683,10 +684,14 @@ fn vllm_config_error(r: Release, cmd: &ServeCommand, text: &str, cite: &source::
 
 /// `VllmConfig.validate_nvfp4_kv_cache_with_mla` (a `model_validator(mode="after")`, [`source::MLA_MODEL_NVFP4_RAISE`]),
 /// on the cache dtype after the checkpoint's (an NVFP4 ModelOpt checkpoint under `auto` reaches it too): an MLA model
-/// refuses `nvfp4` (0.24.0-0.27.x), any `nvfp4*` (0.28.0+), except the `*_ds_mla` layouts (0.30.0+), each release with
-/// its text.
+/// refuses `nvfp4` (0.21.0-0.27.x; 0.20.x has no such validator), any `nvfp4*` (0.28.0+), except the `*_ds_mla`
+/// layouts (0.30.0+), each release with its text.
 fn mla_cache_dtype(r: Release, spec: &ModelSpec, cmd: &ServeCommand) -> Result<(), ScenarioError> {
     let kv = cmd.kv_cache_dtype.as_str();
+    // 0.20.x has no validate_nvfp4_kv_cache_with_mla (vllm/config/vllm.py; added in 0.21.0, :1995@0.21.0).
+    if r < Release::V0_21_0 {
+        return Ok(());
+    }
     let refused = if r < Release::V0_28_0 {
         kv == "nvfp4"
     } else if r < Release::V0_30_0 {
@@ -717,27 +722,37 @@ fn model_init_assert(r: Release, spec: &ModelSpec) -> Result<(), ScenarioError> 
     }
 }
 
-/// The KV cache dtype a checkpoint sets under `--kv-cache-dtype auto` (every release 0.24.0 to 0.33.0): a ModelOpt
+/// The KV cache dtype a checkpoint sets under `--kv-cache-dtype auto` (every release; before 0.22.0 a compressed-tensors
+/// scheme under any `--kv-cache-dtype`): a ModelOpt
 /// `kv_cache_quant_algo` / `kv_cache_scheme` through `resolve_kv_cache_dtype_string` when the engine config is built
 /// ([`source::CHECKPOINT_KV_RESOLVE`], [`source::CHECKPOINT_KV_MODELOPT`]), a compressed-tensors `kv_cache_scheme` in
 /// `Attention.__init__`, which also writes `cache_config.cache_dtype = "fp8"` ([`source::CHECKPOINT_KV_SCHEME`]). The
 /// command's dtype becomes it for every later step (skip layers, selection, the builder). Returns vLLM's log lines.
 fn checkpoint_cache_dtype(r: Release, spec: &ModelSpec, cmd: &mut ServeCommand, report: &mut Report) -> Vec<String> {
     let Some(kv) = &spec.checkpoint_kv else { return vec![] };
-    if cmd.kv_cache_dtype != "auto" {
+    // 0.20.0-0.21.0: `Attention.__init__` applies a compressed-tensors `kv_cache_scheme` whatever `--kv-cache-dtype`
+    // says (attention.py:233@0.21.0 `if kv_cache_scheme is not None:`); 0.22.0 honours an explicit dtype
+    // (attention.py:238@0.22.0 `... and kv_cache_dtype == "auto"`), [`source::CHECKPOINT_KV_SCHEME`].
+    let overrides = r < Release::V0_22_0 && matches!(kv.scheme, model::KvScheme::CompressedTensors(_));
+    if cmd.kv_cache_dtype != "auto" && !overrides {
         return vec![];
     }
+    let given = cmd.kv_cache_dtype.clone();
     // resolve_kv_cache_dtype_string reads the checkpoint only under "auto"; its warning is the fallback's.
     let Some(dtype) = kv.cache_dtype.as_deref().filter(|d| *d != "auto") else {
         return kv.warning.iter().cloned().collect();
     };
+    if given == dtype {
+        // An explicit dtype the scheme sets anyway (0.20.0-0.21.0): nothing changes.
+        return vec![];
+    }
     let (cite, what) = match kv.scheme {
         model::KvScheme::CompressedTensors(_) => (&source::CHECKPOINT_KV_SCHEME, "Attention.__init__"),
         _ => (&source::CHECKPOINT_KV_RESOLVE, "resolve_kv_cache_dtype_string"),
     };
     let at = cite.at(r).map(|c| c.short()).unwrap_or_default();
     report.notes.push(Note::info(format!(
-        "--kv-cache-dtype auto: the checkpoint's {} makes vLLM use kv_cache_dtype \"{dtype}\" ({what}, {at}).",
+        "--kv-cache-dtype {given}: the checkpoint's {} makes vLLM use kv_cache_dtype \"{dtype}\" ({what}, {at}).",
         kv.field()
     )));
     if let Some(m) = report.model.as_mut() {
@@ -803,9 +818,16 @@ fn forced_backend(r: Release, cmd: &ServeCommand) -> Result<Option<Backend>, Sce
         Some(name) => Backend::parse(name).map(Some).ok_or_else(|| {
             scenario_error(
                 ScenarioErrorKind::InputError,
+                // The backends qpath models that this release's AttentionBackendEnum has (TRITON_FLASH_ATTN only
+                // from 0.30.0, TOKENSPEED_MLA from 0.21.0, …: data/vllm-enums.tsv).
                 format!(
                     "qpath cannot model this: attention backend {name}: qpath models {}",
-                    Backend::modelled_list()
+                    Backend::ATTENTION
+                        .iter()
+                        .map(|b| b.name())
+                        .filter(|b| serve::backend_exists(r, b))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 None,
                 r,

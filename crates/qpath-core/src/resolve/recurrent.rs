@@ -55,7 +55,7 @@ pub(super) fn recurrent_group(
     let r = p.release;
     let mut t = Trace::new(r);
     recurrent_layer_steps(r, h, &layers, &mut t);
-    recurrent_backend_steps(h, &mut t);
+    recurrent_backend_steps(r, h, &mut t);
     let mut trace = t.steps;
     const STATE_STEPS: [&str; 10] = [
         "prefix caching",
@@ -146,16 +146,33 @@ pub(super) fn recurrent_layer_steps(r: Release, h: &model::HybridSpec, layers: &
     );
 }
 
-/// The recurrent layers' backend: `mamba_type`, then `get_mamba_attn_backend`.
-pub(super) fn recurrent_backend_steps(h: &model::HybridSpec, t: &mut Trace) {
+/// The recurrent layers' backend: `mamba_type`, then `get_mamba_attn_backend`. Until 0.21.0 the GDN layer lived in
+/// `model_executor/layers/mamba/gdn_linear_attn.py` (`gdn/base.py` from 0.22.0); until 0.20.2 `mamba_type` returned
+/// the names `"mamba2"` / `"gdn_attention"`, which `get_mamba_attn_backend` maps to the same backends.
+pub(super) fn recurrent_backend_steps(r: Release, h: &model::HybridSpec, t: &mut Trace) {
     t.step(
         Some(if h.backend == Backend::Mamba2 {
             &source::MAMBA_TYPE_MAMBA2
+        } else if r < Release::V0_22_0 {
+            &source::RECURRENT_GDN_MAMBA_TYPE_OLD
         } else {
             &source::MAMBA_TYPE_GDN
         }),
         "mamba_type",
-        format!("MambaAttentionBackendEnum.{}", h.backend.name()),
+        if r < Release::V0_21_0 {
+            // 0.20.x: a string, which get_mamba_attn_backend maps through MAMBA_TYPE_TO_BACKEND_MAP.
+            format!(
+                "{:?}: MAMBA_TYPE_TO_BACKEND_MAP names MambaAttentionBackendEnum.{}",
+                if h.backend == Backend::Mamba2 {
+                    "mamba2"
+                } else {
+                    "gdn_attention"
+                },
+                h.backend.name()
+            )
+        } else {
+            format!("MambaAttentionBackendEnum.{}", h.backend.name())
+        },
     );
     t.step(
         Some(&source::MAMBA_LAYER_BACKEND),

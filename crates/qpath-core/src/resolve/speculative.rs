@@ -53,8 +53,15 @@ pub(super) fn drafter_groups(
     let r = p.release;
     if d.kv_from_target && d.model.is_some() && p.global_kv != d.report.kv_cache_dtype {
         let mut t = Trace::new(r);
+        // 0.20.0-0.23.0: FLASHMLA_SPARSE's own `cache_config.cache_dtype = "fp8_ds_mla"`; 0.24.0+ the canonical
+        // sparse MLA dtype's write-back.
+        let cite = if r < Release::V0_24_0 {
+            &source::MLA_DRAFTER_SPARSE_FP8_WRITEBACK
+        } else {
+            &source::MLA_SEL_CANON_WRITEBACK
+        };
         t.step(
-            Some(&source::MLA_SEL_CANON_WRITEBACK),
+            Some(cite),
             "drafter cache dtype",
             format!(
                 "the drafter is built after the target, with its cache_config, whose cache_dtype the target's MLA \

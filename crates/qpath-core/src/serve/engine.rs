@@ -353,7 +353,16 @@ pub(super) fn speculative(
         Ok(method) => out.method = method,
         Err(e) => errs.push(e),
     }
-    out.attention_backend = speculative_backend(release, enums, m.get("attention_backend"), ns)?;
+    // 0.20.x: SpeculativeConfig has no `attention_backend` field (added in 0.21.0), and its dataclass forbids extras.
+    match m.get("attention_backend") {
+        Some(v) if release < Release::V0_21_0 => errs.push(pyd(
+            "attention_backend",
+            "Extra inputs are not permitted",
+            "extra_forbidden",
+            v.clone(),
+        )),
+        v => out.attention_backend = speculative_backend(release, enums, v, ns)?,
+    }
     match (m.get("kv_cache_dtype"), release >= Release::V0_26_0) {
         (None | Some(Value::Null), _) => {}
         (Some(v), false) => errs.push(pyd(

@@ -59,10 +59,15 @@ impl Run<'_> {
 
     /// `prefill_use_trtllm = use_trtllm_attention(…, self.cache_dtype, <prefill Q>, is_prefill=True,
     /// force_use_trtllm=prefill_force_trtllm, has_sinks=self.has_sinks, …)` with `prefill_force_trtllm = True if
-    /// page_size >= 128 else attention_config.use_trtllm_attention` ([`source::FI_PREFILL_USE_TRTLLM`]).
+    /// page_size >= 128 else attention_config.use_trtllm_attention` ([`source::FI_PREFILL_USE_TRTLLM`]); before 0.24.0
+    /// `force_use_trtllm=self.attention_config.use_trtllm_attention` (0.23.0 flashinfer.py:920, no large pages).
     fn prefill_use_trtllm(&mut self) -> bool {
         let (p, g) = (self.p, self.g);
-        let force = if p.page_size >= 128 { Some(true) } else { p.force_trtllm };
+        let force = if self.r() >= V0_24_0 && p.page_size >= 128 {
+            Some(true)
+        } else {
+            p.force_trtllm
+        };
         let cache_dtype = self.cache_dtype.clone();
         let args = trtllm::UseArgs {
             q_heads: g.q_heads,
@@ -79,7 +84,7 @@ impl Run<'_> {
         trtllm::use_trtllm(p, &mut self.t, &args)
     }
 
-    /// The decode route: the static kernel of `__init__`, if any; 0.24.0–0.25.x `and dcp_world_size <= 1`
+    /// The decode route: the static kernel of `__init__`, if any; 0.20.0–0.25.x `and dcp_world_size <= 1`
     /// ([`source::FI_DECODE_ROUTE`]).
     fn decode_route(&mut self, init: &Init) -> bool {
         let (p, r) = (self.p, self.r());
@@ -120,7 +125,7 @@ impl Run<'_> {
         }
     }
 
-    /// 0.24.0 only, `if not all_uses_trtllm:` `self.q_data_type = self.model_config.dtype` on the builder itself, for
+    /// 0.20.0–0.24.0, `if not all_uses_trtllm:` `self.q_data_type = self.model_config.dtype` on the builder itself, for
     /// every later batch too ([`source::FI_STICKY_Q_RESET`]).
     fn sticky_q_reset(&mut self) -> bool {
         let p = self.p;
@@ -328,7 +333,12 @@ impl Run<'_> {
             self.t.step(
                 Some(&source::FI_PREFILL_WRAPPER),
                 "prefill wrapper",
-                "BatchPrefillWithPagedKVCacheWrapper(backend=\"auto\")",
+                // 0.20.x passes no `backend` (FlashInfer's default "auto"; 0.20.0 flashinfer.py:768).
+                if r < V0_21_0 {
+                    "BatchPrefillWithPagedKVCacheWrapper(workspace, layout): backend defaults to \"auto\""
+                } else {
+                    "BatchPrefillWithPagedKVCacheWrapper(backend=\"auto\")"
+                },
             );
         }
         let (k, why) = flashinfer::determine(p, q, init.kv, g.head_dim);
@@ -421,7 +431,12 @@ impl Run<'_> {
             self.t.step(
                 Some(&source::FI_DECODE_WRAPPER),
                 "decode wrapper",
-                "BatchDecodeWithPagedKVCacheWrapper(use_tensor_cores=True, backend=\"auto\")",
+                // 0.20.x passes no `backend` (FlashInfer's default "auto"; 0.20.0 flashinfer.py:789).
+                if r < V0_21_0 {
+                    "BatchDecodeWithPagedKVCacheWrapper(use_tensor_cores=True): backend defaults to \"auto\""
+                } else {
+                    "BatchDecodeWithPagedKVCacheWrapper(use_tensor_cores=True, backend=\"auto\")"
+                },
             );
             if q.is_fp8() || init.kv.is_fp8() {
                 let (k, why) = flashinfer::determine(p, q, init.kv, g.head_dim);

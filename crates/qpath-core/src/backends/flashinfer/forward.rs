@@ -11,7 +11,7 @@ use crate::release::Release::*;
 use crate::source;
 
 impl Run<'_> {
-    /// `FlashInferImpl.supports_quant_query_input` ([`source::FI_SUPPORTS_QUANT_QUERY`]): 0.24.0
+    /// `FlashInferImpl.supports_quant_query_input` ([`source::FI_SUPPORTS_QUANT_QUERY`]): 0.20.0–0.24.0
     /// `can_use_trtllm_attention(num_heads, num_kv_heads) and not disable_flashinfer_q_quantization`; 0.25.0+ also
     /// `is_quantized_kv_cache(kv_cache_dtype) and is_device_capability_family(100)` (SM90's XQA decode needs a 16-bit
     /// query, so only SM100's trtllm-gen takes a query quantized by the layer).
@@ -61,7 +61,7 @@ impl Run<'_> {
         )
     }
 
-    /// 0.24.0: `forward()` first asserts `attn_metadata.q_data_type == query.dtype` ([`source::FI_QUERY_DTYPE_ASSERT`]).
+    /// 0.20.0–0.24.0: `forward()` first asserts `attn_metadata.q_data_type == query.dtype` ([`source::FI_QUERY_DTYPE_ASSERT`]).
     /// After `build()` reset the builder's `q_data_type` to the model dtype, the layer still hands it an FP8 query, so
     /// every later forward raises, in either phase.
     pub(super) fn query_dtype_assert_0_24(&mut self, reset: bool) {

@@ -69,6 +69,16 @@ impl Run<'_> {
                 self.cache_dtype
             ),
         );
+        if nvfp4 && r < V0_21_0 {
+            // 0.20.x: `raise NotImplementedError("nvfp4 KV cache is not yet supported")` (0.20.0 flashinfer.py:625;
+            // selection already refuses "nvfp4", which is not in the class list before 0.21.0).
+            return Err(raise(
+                NotImplementedError,
+                "nvfp4 KV cache is not yet supported",
+                Stage::Init,
+                source::FI_NVFP4_NOT_YET,
+            ));
+        }
         if nvfp4 {
             let nvfp4_fa2 = self.nvfp4_gate()?;
             return Ok(Cache {
@@ -80,7 +90,12 @@ impl Run<'_> {
         let kv = fp8_of(&self.cache_dtype).ok_or_else(|| {
             raise(
                 ValueError,
-                format!("Unrecognized dtype: {}", self.cache_dtype),
+                // 0.20.x's `get_fp8_dtype_for_flashinfer` says "Unrecognized FP8 dtype" (0.20.0 flashinfer.py:397).
+                if r < V0_21_0 {
+                    format!("Unrecognized FP8 dtype: {}", self.cache_dtype)
+                } else {
+                    format!("Unrecognized dtype: {}", self.cache_dtype)
+                },
                 Stage::Init,
                 source::FI_UNRECOGNIZED_DTYPE,
             )
@@ -124,14 +139,16 @@ impl Run<'_> {
         })
     }
 
-    /// The NVFP4 gates of `__init__` ([`source::FI_NVFP4_SM100_ONLY`]): 0.24.0 raises off the SM100 family; 0.25.0+
+    /// The NVFP4 gates of `__init__` ([`source::FI_NVFP4_SM100_ONLY`]): 0.21.0–0.22.x none; 0.23.0–0.24.0 raise off the
+    /// SM100 family; 0.25.0+
     /// raises unless TRTLLM is usable for both phases; 0.32.0+ first takes the FA2 path on the SM80/SM90/SM120 families
     /// (`_nvfp4_kv_on_fa2()`), which raises under DCP ([`source::FI_NVFP4_FA2_DCP`]) and at head size 64
     /// ([`source::FI_NVFP4_FA2_HEAD64`]). Returns `nvfp4_fa2`.
     fn nvfp4_gate(&mut self) -> Result<bool, Raise> {
         let (p, g, r) = (self.p, self.g, self.r());
         if r < V0_25_0Prefix {
-            if !p.is_family(100) {
+            // The sm100f raise arrived in 0.23.0 (0.23.0 flashinfer.py:627); 0.21.0–0.22.x go on to the wrappers.
+            if r >= V0_23_0 && !p.is_family(100) {
                 return Err(raise(
                     ValueError,
                     "--kv-cache-dtype nvfp4 requires sm100f, please try a different dtype or remove",
@@ -183,7 +200,7 @@ impl Run<'_> {
         Ok(false)
     }
 
-    /// The query dtypes: 0.24.0's single `self.q_data_type` ([`source::FI_Q_DTYPE_INIT`]); from 0.25.0
+    /// The query dtypes: 0.20.0–0.24.0's single `self.q_data_type` ([`source::FI_Q_DTYPE_INIT`]); from 0.25.0
     /// `self.q_data_type_prefill = self.get_q_data_type(is_prefill=True)` and the decode twin ([`source::FI_GET_Q_DTYPE`]).
     fn query_dtypes(&mut self, kv: TorchDtype, nvfp4: bool, nvfp4_fa2: bool) -> (TorchDtype, TorchDtype) {
         if self.r() < V0_25_0Prefix {
@@ -195,7 +212,7 @@ impl Run<'_> {
         (qp, qd)
     }
 
-    /// 0.24.0: `self.q_data_type` is the KV dtype (FP8 for NVFP4) when `can_use_trtllm` and not
+    /// 0.20.0–0.24.0: `self.q_data_type` is the KV dtype (FP8 for NVFP4) when `can_use_trtllm` and not
     /// `disable_flashinfer_q_quantization`, else the model dtype ([`source::FI_Q_DTYPE_INIT`]).
     fn q_data_type_0_24(&mut self, kv: TorchDtype, nvfp4: bool) -> TorchDtype {
         let (p, g) = (self.p, self.g);
@@ -352,11 +369,12 @@ impl Run<'_> {
     }
 
     /// `assert self.page_size <= 64 or (…)`, f-string `Unexpected FlashInfer page size {page_size} without trtllm-gen
-    /// GQA`: pages above 64 need the TRTLLM decode with GQA, from 0.25.0 also the SM100 family
+    /// GQA`: from 0.24.0, pages above 64 need the TRTLLM decode with GQA, from 0.25.0 also the SM100 family
     /// ([`source::FI_PAGE_SIZE_ASSERT`]).
     fn page_size_assert(&mut self, can_decode: bool) -> Result<(), Raise> {
         let (p, g, r) = (self.p, self.g, self.r());
-        if p.page_size <= 64 {
+        // The assert arrived with the large pages in 0.24.0 (0.24.0 flashinfer.py:680).
+        if r < V0_24_0 || p.page_size <= 64 {
             return Ok(());
         }
         let gqa = g.q_heads / g.kv_heads.max(1) > 1;
@@ -376,7 +394,7 @@ impl Run<'_> {
         ))
     }
 
-    /// The static decode kernel: 0.24.0 `use_trtllm_decode_attention = can_use_trtllm` with no kernel enum
+    /// The static decode kernel: 0.20.0–0.24.0 `use_trtllm_decode_attention = can_use_trtllm` with no kernel enum
     /// ([`source::FI_DECODE_KERNEL`]); from 0.25.0 `_get_flashinfer_trtllm_api_decode_kernel()`: XQA on SM90 (0.28.0+:
     /// and the SM12x family), else trtllm-gen ([`source::FI_XQA_KERNEL_CHOICE`]).
     fn decode_kernel(&mut self, can_decode: bool) -> Option<Kernel> {
@@ -455,7 +473,7 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Sinks: 0.24.0 `if has_sinks and not can_use_trtllm`; 0.25.0+ `if has_sinks and not
+    /// Sinks: 0.20.0–0.24.0 `if has_sinks and not can_use_trtllm`; 0.25.0+ `if has_sinks and not
     /// FlashInferBackend.supports_sink()`, from 0.32.0 also under `nvfp4_fa2` ([`source::FI_SINKS_INIT`]).
     fn sinks_at_init(&mut self, nvfp4_fa2: bool) -> Result<(), Raise> {
         let (p, g, r) = (self.p, self.g, self.r());

@@ -4,7 +4,7 @@
 //! [`crate::source`] (`FLASHINFER_*`), resolved at the installed FlashInfer.
 
 use crate::attention::GroupErrorKind::{self, RuntimeError, ValueError};
-use crate::attention::{Kernel, Stage};
+use crate::attention::{Kernel, Phases, Stage};
 use crate::dtype::TorchDtype;
 use crate::platform::Platform;
 use crate::release::FlashInfer::*;
@@ -12,8 +12,8 @@ use crate::source::{self, Cite};
 
 /// `determine_attention_backend` (with vLLM's arguments: no custom mask, no RoPE, no fp16 QK reduction):
 /// fa3 iff `is_sm90a_supported` (major 9, torch CUDA >= 12.3) and `is_fa3_backend_supported` (not an FP8 KV cache under
-/// a 16-bit query; not a uint8/NVFP4 cache) and, from FlashInfer 0.6.16.post3 (pinned by vLLM 0.27.0+), head dims in
-/// {64, 128, 256} ([`crate::source::FLASHINFER_FA3_HEAD_DIMS`]).
+/// a 16-bit query; from FlashInfer 0.6.11.post2 not a uint8/NVFP4 cache) and, from FlashInfer 0.6.16.post3 (pinned by
+/// vLLM 0.27.0+), head dims in {64, 128, 256} ([`crate::source::FLASHINFER_FA3_HEAD_DIMS`]).
 /// Returns the kernel and the reason.
 pub fn determine(p: &Platform, q: TorchDtype, kv: TorchDtype, head_dim: u32) -> (Kernel, String) {
     if !p.sm90a() {
@@ -30,7 +30,9 @@ pub fn determine(p: &Platform, q: TorchDtype, kv: TorchDtype, head_dim: u32) -> 
             format!("fa2: FA3 needs an FP8 query over an FP8 KV cache, the query is {q}"),
         );
     }
-    if kv == TorchDtype::Uint8 {
+    // `if dtype_kv == torch.uint8: return False` arrived in FlashInfer 0.6.11.post2 (utils.py:430); 0.6.8.post1 lets
+    // FA3 take a uint8 cache (vLLM 0.21.0's NVFP4 wrappers name `backend="trtllm-gen"`, so it never asks "auto").
+    if kv == TorchDtype::Uint8 && p.flashinfer >= F0_6_11Post2 {
         return (Kernel::Fa2, "fa2: FA3 does not read an NVFP4 (uint8) KV cache".into());
     }
     if p.fi_has_fa3_head_dim_rule() && !matches!(head_dim, 64 | 128 | 256) {
@@ -143,4 +145,48 @@ fn xqa_module_rejects(
         ));
     }
     None
+}
+
+/// FlashInfer's native paged prefill on SM75 (Turing), which only vLLM 0.20.0–0.23.0 select (0.24.0 raised
+/// FlashInfer's floor to SM80): from FlashInfer 0.6.11.post2 (vLLM 0.22.0's pin) users report
+/// `BatchPrefillWithPagedKVCache failed with error invalid argument` on T4 (vLLM issue #44379, PR #44403; FlashInfer
+/// issue #3620, fix #3621), and an FP8 KV cache's paged prefill crashing on SM75 (vLLM PR #47949). Not a Python check:
+/// a CUDA launch failure qpath cannot predict per build, so the group answers "qpath cannot model this". A 16-bit cache
+/// under 0.6.8.post1 (vLLM 0.20.x, 0.21.0) is what the reports have running.
+pub fn sm75_paged_prefill_unknown(p: &Platform, fp8_cache: bool) -> Option<String> {
+    if p.major() != 7 {
+        return None;
+    }
+    if p.flashinfer >= F0_6_11Post2 {
+        return Some(format!(
+            "qpath cannot model this: FlashInfer {}'s paged prefill on {}: from FlashInfer 0.6.11.post2 users report \
+             \"BatchPrefillWithPagedKVCache failed with error invalid argument\" on Turing (vLLM issue #44379, \
+             FlashInfer issue #3620), which no Python check raises",
+            p.flashinfer,
+            p.arch()
+        ));
+    }
+    fp8_cache.then(|| {
+        format!(
+            "qpath cannot model this: FlashInfer {}'s paged prefill over an FP8 KV cache on {}: users report it \
+             crashing on Turing (vLLM PR #47949), which no Python check raises",
+            p.flashinfer,
+            p.arch()
+        )
+    })
+}
+
+/// An NVFP4 (uint8) cache planned into an FA2 / FA3 module (vLLM 0.32.0+'s `nvfp4_fa2` path on SM80/SM90/SM120) under a
+/// FlashInfer before 0.6.11.post2 (a `--flashinfer` older than the pin): those modules map `torch.uint8` to `uint8_t`
+/// and take no block-scale tensors (0.6.11.post2 added `dtype_map_kv`'s `__nv_fp4x2_e2m1` and `maybe_k_cache_sf`,
+/// jit/attention/modules.py), so what the kernel does is a compile or run failure no Python check raises.
+pub fn nvfp4_fa_module_unknown(p: &Platform, nvfp4: bool, kernel: Phases<Option<Kernel>>) -> Option<String> {
+    let fa = |k: Option<Kernel>| matches!(k, Some(Kernel::Fa2 | Kernel::Fa3));
+    (nvfp4 && p.flashinfer < F0_6_11Post2 && (fa(kernel.prefill) || fa(kernel.decode))).then(|| {
+        format!(
+            "qpath cannot model this: an NVFP4 KV cache in FlashInfer {}'s fa2/fa3 modules, which read no NVFP4 \
+             (0.6.11.post2 added it)",
+            p.flashinfer
+        )
+    })
 }

@@ -49,6 +49,14 @@ impl BackendRules for FlashInferRules {
             has_sinks: g.has_sinks,
         };
         let out = resolve_group(p, &spec);
+        // Runtime failures no Python line raises, which qpath does not model: FlashInfer on SM75 (vLLM 0.20.0–0.23.0
+        // select it there), an NVFP4 cache in an FA2/FA3 module of a FlashInfer before 0.6.11.post2.
+        let unmodelled = if out.error.is_some() {
+            None
+        } else {
+            library::sm75_paged_prefill_unknown(p, spec.quantized && l.kv_cache_dtype.starts_with("fp8"))
+                .or_else(|| library::nvfp4_fa_module_unknown(p, is_nvfp4(p.release, &out.cache_dtype), out.kernel))
+        };
         g.cache_dtype = out.cache_dtype;
         g.q_dtype = out.q_dtype;
         g.kernel = out.kernel;
@@ -56,6 +64,9 @@ impl BackendRules for FlashInferRules {
             prefill: out.kernel.prefill.map(KernelChoice::always).into_iter().collect(),
             decode: out.kernel.decode.map(KernelChoice::always).into_iter().collect(),
         };
+        if unmodelled.is_some() {
+            g.unmodelled = unmodelled;
+        }
         g.error = out.error;
         g.phase_errors = out.phase_errors;
         g.warnings = out.trace.warnings;
@@ -68,13 +79,17 @@ impl BackendRules for FlashInferRules {
         cudagraph::support(p, g, model_q_heads, non_causal)
     }
     /// `FlashInferBackend.get_supported_kernel_block_sizes`: up to 1024 for GQA on the SM100 family where trtllm-gen
-    /// can be used, else [16, 32, 64].
+    /// can be used, else [16, 32, 64]; before 0.24.0 a plain `return [16, 32, 64]` on every GPU
+    /// ([`crate::source::FI_KERNEL_BLOCK_SIZES`], 0.23.0 flashinfer.py:341).
     fn kernel_block_sizes(&self, p: &Platform, qo: u32, kv: u32, t: &mut Trace) -> Option<KernelSizes> {
-        let large = qo / kv > 1 && p.is_family(100) && trtllm::can_use(p, qo, kv, false);
+        let old = p.release < Release::V0_24_0;
+        let large = !old && qo / kv > 1 && p.is_family(100) && trtllm::can_use(p, qo, kv, false);
         t.step(
             Some(&crate::source::FI_KERNEL_BLOCK_SIZES),
             "FlashInfer kernel block sizes",
-            if large {
+            if old {
+                "[16, 32, 64] on every GPU (no trtllm-gen large pages before 0.24.0)".into()
+            } else if large {
                 format!(
                     "[16, 32, 64, 128, 256, 512, 1024]: GQA ({qo} query / {kv} KV heads per rank) on the SM100 \
                      family with trtllm-gen usable (pages >= 128 run on trtllm-gen only)"

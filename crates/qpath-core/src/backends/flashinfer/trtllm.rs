@@ -18,7 +18,7 @@ pub fn phase(is_prefill: bool) -> &'static str {
 
 /// `supports_trtllm_attention(is_prefill)` (functools-cached; `UF_SUPPORTS_TRTLLM`).
 /// - all releases: False under `VLLM_BATCH_INVARIANT`;
-/// - 0.24.0 (no `is_prefill`): SM100 family and the artifactory (cubins);
+/// - 0.20.0–0.24.0 (no `is_prefill`): SM100 family and the artifactory (cubins);
 /// - 0.25.0+: False without cubins; SM90 exact (0.28.0+: or the SM12x family) → decode only; else the SM100 family.
 pub fn supports(p: &Platform, is_prefill: bool) -> bool {
     if p.batch_invariant {
@@ -87,9 +87,16 @@ impl std::fmt::Display for SupportsReason<'_> {
         }
         let ok = supports(p, is_prefill);
         let arch = p.arch();
-        let why = if p.release < V0_25_0Prefix {
-            "0.24.0 supports TRTLLM on the SM100 family only"
-        } else if p.is_cc(90) || (p.release >= V0_28_0 && p.is_family(120)) {
+        let verdict = if ok { "supported" } else { "not supported" };
+        if p.release < V0_25_0Prefix {
+            // 0.20.0 to 0.24.0: the same SM100-family-only rule (vllm/utils/flashinfer.py, unchanged).
+            return write!(
+                f,
+                "{verdict} on {arch} for {ph}: {} supports TRTLLM on the SM100 family only",
+                p.release
+            );
+        }
+        let why = if p.is_cc(90) || (p.release >= V0_28_0 && p.is_family(120)) {
             if p.is_cc(90) {
                 "SM90 has XQA decode only (no TRTLLM prefill)"
             } else {
@@ -102,11 +109,7 @@ impl std::fmt::Display for SupportsReason<'_> {
         } else {
             "TRTLLM needs SM90 (decode), SM12x (decode, 0.28.0+) or the SM100 family"
         };
-        write!(
-            f,
-            "{} on {arch} for {ph}: {why}",
-            if ok { "supported" } else { "not supported" }
-        )
+        write!(f, "{verdict} on {arch} for {ph}: {why}")
     }
 }
 

@@ -57,15 +57,20 @@ impl BackendRules for Indexer {
         let n_spec = 0u32;
         let next_n = 1 + n_spec;
         let sm100 = p.is_family(100);
-        let log = if r < V0_28_0 {
-            format!("DSA indexer decode path: use_flattening=False (next_n={next_n}, use_fp4_indexer_cache=False)")
-        } else {
-            format!(
-                "DSA indexer decode path: use_flattening=False supports_varlen={} (next_n={next_n}, use_fp4_cache=False)",
-                if sm100 { "True" } else { "False" }
-            )
-        };
-        t.info(&source::MLA_PATH_INDEXER_LOG, log);
+        // 0.24.0+ logs the decode path; before, the builder decides use_flattening without a log line (indexer.py
+        // L275 in 0.23.0: flattened only for a next_n other than 1 or 2, which qpath's next_n = 1 is not).
+        if r >= V0_24_0 {
+            let log = if r < V0_28_0 {
+                format!("DSA indexer decode path: use_flattening=False (next_n={next_n}, use_fp4_indexer_cache=False)")
+            } else {
+                format!(
+                    "DSA indexer decode path: use_flattening=False supports_varlen={} (next_n={next_n}, \
+                     use_fp4_cache=False)",
+                    if sm100 { "True" } else { "False" }
+                )
+            };
+            t.info(&source::MLA_PATH_INDEXER_LOG, log);
+        }
         t.step(
             Some(&source::MLA_PATH_INDEXER_REORDER),
             "indexer decode split",

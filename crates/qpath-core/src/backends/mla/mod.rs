@@ -21,6 +21,7 @@ pub mod selection;
 use super::{BackendRules, CgDecision, GroupContext, KernelSizes, LayerQuery};
 use crate::attention::Backend;
 use crate::platform::Platform;
+use crate::release::Release;
 use crate::report::GroupReport;
 use crate::trace::Trace;
 
@@ -63,6 +64,13 @@ mla!(
     "FlashAttnMLASparseFA4Backend"
 );
 mla!(TOKENSPEED_MLA, TokenspeedMla, "TokenspeedMLABackend");
+
+/// The backend class's `__name__` in release `r` where it is not [`BackendRules::class_name`]'s (0.24.0+):
+/// FLASHINFER_MLA_SPARSE's class is `FlashInferMLASparseBackend` before 0.24.0 (flashinfer_mla_sparse.py L55 in
+/// 0.20.0–0.23.0), `FlashInferMLASparseTRTLLMBackend` after the SM120 split. `None` elsewhere.
+pub fn class_name_at(b: Backend, r: Release) -> Option<&'static str> {
+    (b == Backend::FlashInferMlaSparse && r < Release::V0_24_0).then_some("FlashInferMLASparseBackend")
+}
 
 impl BackendRules for Mla {
     fn class_name(&self) -> &'static str {

@@ -173,17 +173,19 @@ pub fn resolve_group(b: &Mla, p: &Platform, cx: &GroupContext, g: &mut GroupRepo
             Some(&source::MLA_PATH_CANON_SPARSE_DTYPE),
             "MLA cache dtype",
             format!(
-                "{be} reads kv_cache_dtype {:?} as {kv:?} (_canonicalize_sparse_mla_kv_cache_dtype, which also \
-                 rewrites cache_config.cache_dtype)",
-                l.kv_cache_dtype
+                "{be} reads kv_cache_dtype {:?} as {kv:?} ({}, which also rewrites cache_config.cache_dtype)",
+                l.kv_cache_dtype,
+                // 0.24.0 factored the inline FLASHMLA_SPARSE rewrite (mla_attention.py L396 in 0.23.0) out.
+                if r >= V0_24_0 {
+                    "_canonicalize_sparse_mla_kv_cache_dtype"
+                } else {
+                    "MLAAttention.__init__'s FLASHMLA_SPARSE rewrite"
+                }
             ),
         );
         // The selection rewrites the layer's dtype (and logs this) before the group is built; when it has not, the
         // layer logs it here.
-        t.info(
-            &source::MLA_PATH_LOG_KV_FORMAT,
-            format!("Using {kv} KV cache format for {be} backend."),
-        );
+        t.info(&source::MLA_PATH_LOG_KV_FORMAT, super::selection::canon_log(r, be, &kv));
     }
     let quantized = is_quantized_kv_cache(r, &kv);
     if quantized {
@@ -724,6 +726,14 @@ pub fn cudagraph_support(b: &Mla, p: &Platform, _g: &GroupReport, _q: u32, non_c
             UniformSingleTokenDecode,
             &source::MLA_PATH_CUTLASS_CG,
             "CutlassMLAMetadataBuilder's class attribute",
+        ),
+        // 0.20.0–0.21.0: TRITON_MLA has no builder of its own (triton_mla.py gains TritonMLAMetadataBuilder in
+        // 0.22.0): MLACommonMetadataBuilder keeps AttentionMetadataBuilder's NEVER (v1/attention/backend.py L519).
+        Kind::TritonMla if r < V0_22_0 => c(
+            Never,
+            &source::MLA_PATH_BUILDER_CG_NEVER,
+            "MLACommonMetadataBuilder (TRITON_MLA's builder before 0.22.0) inherits AttentionMetadataBuilder's class \
+             attribute",
         ),
         Kind::TritonMla if r < V0_26_0 => c(
             UniformBatch,

@@ -1,5 +1,5 @@
 //! The MLA prefill backend (`v1/attention/backends/mla/prefill/`): chosen by every MLA layer's `__init__` apart from
-//! the decode backend (`get_mla_prefill_backend`, 0.24.0–0.31.0 its priority list in `prefill/selector.py`, 0.32.0+
+//! the decode backend (`get_mla_prefill_backend`, 0.21.0–0.31.0 its priority list in `prefill/selector.py`, 0.32.0+
 //! `Platform.get_mla_prefill_backend_cls` in `platforms/interface.py`), and what it runs for the prefill rows a dense
 //! MLA layer sends to `forward_mha` (and a sparse layer's dense-MHA rows, 0.26.0+): FLASH_ATTN's
 //! `flash_attn_varlen_func` (its FlashAttention version per GPU, V zero-padded where the version cannot take a value
@@ -7,6 +7,10 @@
 //! wrapper, TOKENSPEED_MLA's `tokenspeed_mla_prefill`. Also the builder's prefill query dtype
 //! (`determine_prefill_query_data_type`, FP8 only on the SM100 family with a FlashInfer / TRT-LLM / TokenSpeed prefill
 //! backend and `use_prefill_query_quantization`). `docs/source-notes/mla-selection.md` §6 and `mla-path.md` §1.4, §2.
+//!
+//! 0.20.x has no prefill selector: a dense impl picks its prefill kernel from the attention config in its `__init__`
+//! ([`legacy`]); 0.21.0 migrates those (deprecated) flags to a forced backend; 0.21.0–0.23.0 check DeepSeek R1's dims
+//! (`requires_r1_mla_dimensions`) where 0.24.0+ lists the dims each backend takes.
 
 use crate::attention::{GroupErrorKind, Kernel, QPATH_LIMIT};
 use crate::backends::{GroupContext, Raise};
@@ -66,8 +70,16 @@ fn dims_str((n, r, v): Dims) -> String {
     format!("(qk_nope_head_dim={n}, qk_rope_head_dim={r}, v_head_dim={v})")
 }
 
-/// `repr(MLAPrefillSelectorConfig)`.
+/// `repr(MLAPrefillSelectorConfig)`: 0.21.0–0.23.0 a NamedTuple of the dtype and `is_r1_compatible` (prefill/selector.py
+/// L25 in 0.23.0), 0.24.0+ the dims.
 fn config_repr(p: &Platform, dims: Dims) -> String {
+    if p.release < V0_24_0 {
+        return format!(
+            "MLAPrefillSelectorConfig(dtype={}, is_r1_compatible={})",
+            p.model_dtype.torch_repr(),
+            if dims == DIMS_DEEPSEEK { "True" } else { "False" }
+        );
+    }
     format!(
         "MLAPrefillSelectorConfig(dtype={}, mla_dimensions={})",
         p.model_dtype.torch_repr(),
@@ -106,6 +118,18 @@ fn reasons(p: &Platform, b: PrefillBackend, dims: Dims) -> Vec<String> {
     }
     if !p.model_dtype.is_16bit() {
         out.push(format!("dtype {} not supported", p.model_dtype.torch_repr()));
+    }
+    if p.release < V0_24_0 {
+        // 0.21.0–0.23.0: `requires_r1_mla_dimensions` (TRTLLM_RAGGED, FLASHINFER, TOKENSPEED_MLA; prefill/base.py
+        // L67 in 0.23.0) instead of a list of dims: GLM's dims are not TRTLLM_RAGGED's yet.
+        if b != PrefillBackend::FlashAttn && dims != DIMS_DEEPSEEK {
+            out.push(
+                "model does not have DeepSeek R1 MLA dimensions (qk_nope_head_dim=128, qk_rope_head_dim=64, \
+                 v_head_dim=128)"
+                    .to_string(),
+            );
+        }
+        return out;
     }
     if let (Some(list), class_list) = supported_dims(p, b) {
         if !list.contains(&dims) {
@@ -151,8 +175,45 @@ pub(crate) fn config_bool(cx: &GroupContext, key: &str) -> bool {
     matches!(v.as_str(), "true" | "1" | "1.0" | "on" | "t" | "y" | "yes")
 }
 
-/// `--attention-config.mla_prefill_backend`: `Ok(None)` unset, `Err` a value qpath does not model on CUDA.
-fn forced(cx: &GroupContext) -> Result<Option<PrefillBackend>, String> {
+/// `--attention-config.mla_prefill_backend`: `Ok(None)` unset, `Err` a value qpath does not model on CUDA. 0.21.0 only:
+/// without it, `AttentionConfig.__post_init__` migrates the deprecated flags (config/attention.py L107–141 in 0.21.0):
+/// `use_cudnn_prefill` raises (qpath cannot model that config error here), `use_trtllm_ragged_deepseek_prefill` forces
+/// TRTLLM_RAGGED, `disable_flashinfer_prefill` FLASH_ATTN (unless already set), each with its `warning_once`.
+fn forced(p: &Platform, cx: &GroupContext, t: &mut Trace) -> Result<Option<PrefillBackend>, String> {
+    let explicit = cx
+        .engine
+        .attention_config
+        .other
+        .iter()
+        .any(|(k, v)| k == "mla_prefill_backend" && v != "null");
+    if p.release < V0_22_0 && !explicit {
+        if config_bool(cx, "use_cudnn_prefill") {
+            return Err(format!(
+                "{QPATH_LIMIT}: --attention-config use_cudnn_prefill in vLLM 0.21.0 (AttentionConfig.__post_init__ \
+                 raises ValueError: the cuDNN MLA prefill backend has been removed)"
+            ));
+        }
+        let mut migrated = None;
+        if config_bool(cx, "use_trtllm_ragged_deepseek_prefill") {
+            migrated = Some(PrefillBackend::TrtllmRagged);
+            t.warn(
+                &source::MLA_PATH_PREFILL_DEPRECATED_TRTLLM_LOG,
+                "use_trtllm_ragged_deepseek_prefill is deprecated and will be removed in v0.22. Use \
+                 --attention-config.mla_prefill_backend=TRTLLM_RAGGED instead.",
+            );
+        }
+        if config_bool(cx, "disable_flashinfer_prefill") {
+            migrated.get_or_insert(PrefillBackend::FlashAttn);
+            t.warn(
+                &source::MLA_PATH_PREFILL_DEPRECATED_FI_LOG,
+                "disable_flashinfer_prefill is deprecated and will be removed in v0.22. Use \
+                 --attention-config.mla_prefill_backend=FLASH_ATTN instead.",
+            );
+        }
+        if migrated.is_some() {
+            return Ok(migrated);
+        }
+    }
     let Some((_, v)) = cx
         .engine
         .attention_config
@@ -218,7 +279,10 @@ pub fn layer_prefill(p: &Platform, cx: &GroupContext, dims: &MlaDims, sparse: Op
         );
         return Prefill::default();
     }
-    let forced = match forced(cx) {
+    if r < V0_21_0 {
+        return legacy(p, cx, dims, sparse.is_some(), t);
+    }
+    let forced = match forced(p, cx, t) {
         Ok(f) => f,
         Err(why) => {
             return Prefill {
@@ -257,9 +321,9 @@ pub fn layer_prefill(p: &Platform, cx: &GroupContext, dims: &MlaDims, sparse: Op
                 format!("Using {} MLA prefill backend.", b.name()),
             );
             let per_layer = if r < V0_25_0 {
-                " (0.24.0 logs it with logger.info, not info_once: once per MLA layer)"
+                format!(" ({r} logs it with logger.info, not info_once: once per MLA layer)")
             } else {
-                ""
+                String::new()
             };
             t.step(
                 Some(&source::MLA_PATH_PREFILL_FORCED_RAISE),
@@ -296,6 +360,82 @@ pub fn layer_prefill(p: &Platform, cx: &GroupContext, dims: &MlaDims, sparse: Op
             }
         },
     };
+    let mut out = Prefill {
+        backend: Some(chosen),
+        ..Prefill::default()
+    };
+    kernel(p, chosen, d, &mut out, t);
+    out
+}
+
+/// 0.20.x: no prefill selector. A sparse impl (`SparseMLAAttentionImpl`) has no prefill path of its own; a dense
+/// layer's `MLACommonImpl.__init__` picks its prefill kernels from the attention config
+/// ([`source::MLA_PATH_LEGACY_PREFILL_IF`], mla_attention.py L2243 in 0.20.0): TRT-LLM ragged when
+/// `use_trtllm_ragged_deepseek_prefill` is set, FlashInfer when `disable_flashinfer_prefill` is False (default True)
+/// and `use_cudnn_prefill` is not — each on the SM100 family and with DeepSeek R1 dims only
+/// ([`source::MLA_PATH_LEGACY_USE_TRTLLM`], [`source::MLA_PATH_LEGACY_USE_FI`]) —, cuDNN when `use_cudnn_prefill` is set
+/// on the SM100 family (qpath cannot model it), else FlashAttention.
+fn legacy(p: &Platform, cx: &GroupContext, dims: &MlaDims, sparse: bool, t: &mut Trace) -> Prefill {
+    if sparse {
+        t.step(
+            Some(&source::MLA_PATH_FWD_SPARSE_ALL_MQA),
+            "MLA prefill backend",
+            "vLLM 0.20.x: a sparse impl selects no prefill backend (the MLA prefill selector comes in 0.21.0)",
+        );
+        return Prefill::default();
+    }
+    let d = (dims.qk_nope_head_dim, dims.qk_rope_head_dim, dims.v_head_dim);
+    let sm100 = p.is_family(100);
+    let r1 = d == DIMS_DEEPSEEK;
+    let cudnn = config_bool(cx, "use_cudnn_prefill");
+    let trtllm = config_bool(cx, "use_trtllm_ragged_deepseek_prefill");
+    // `disable_flashinfer_prefill: bool = True` (config/attention.py L45 in 0.20.0): only an explicit false enables it.
+    let fi_enabled = cx
+        .engine
+        .attention_config
+        .other
+        .iter()
+        .find(|(k, _)| k == "disable_flashinfer_prefill")
+        .is_some_and(|_| !config_bool(cx, "disable_flashinfer_prefill"));
+    let why = format!(
+        "{} (SM100 family: {}), DeepSeek R1 dims {}: {}",
+        p.arch(),
+        if sm100 { "yes" } else { "no" },
+        dims_str(d),
+        if r1 { "yes" } else { "no" }
+    );
+    let (chosen, log) = if trtllm && sm100 && r1 {
+        (PrefillBackend::TrtllmRagged, "Using TRT-LLM ragged DeepSeek prefill for MLA")
+    } else if fi_enabled && !cudnn && sm100 && r1 {
+        (PrefillBackend::FlashInfer, "Using FlashInfer prefill for MLA")
+    } else if cudnn && sm100 {
+        return Prefill {
+            unmodelled: Some(format!(
+                "{QPATH_LIMIT}: vLLM 0.20.x's cuDNN MLA prefill (--attention-config use_cudnn_prefill on the SM100 \
+                 family; it also needs the NVIDIA artifactory)"
+            )),
+            ..Prefill::default()
+        };
+    } else {
+        (PrefillBackend::FlashAttn, "Using FlashAttention prefill for MLA")
+    };
+    t.step(
+        Some(&source::MLA_PATH_LEGACY_PREFILL_IF),
+        "MLA prefill (MLACommonImpl.__init__, no prefill selector before 0.21.0)",
+        format!(
+            "use_trtllm_ragged_deepseek_prefill={}, disable_flashinfer_prefill={}, use_cudnn_prefill={}; {why}: {}",
+            if trtllm { "True" } else { "False" },
+            if fi_enabled { "False" } else { "True" },
+            if cudnn { "True" } else { "False" },
+            chosen.name()
+        ),
+    );
+    let log_cite = match chosen {
+        PrefillBackend::TrtllmRagged => &source::MLA_PATH_LEGACY_LOG_TRTLLM,
+        PrefillBackend::FlashInfer => &source::MLA_PATH_LEGACY_LOG_FI,
+        _ => &source::MLA_PATH_LEGACY_LOG_FA,
+    };
+    t.info(log_cite, log);
     let mut out = Prefill {
         backend: Some(chosen),
         ..Prefill::default()
@@ -383,8 +523,14 @@ fn kernel(p: &Platform, b: PrefillBackend, (nope, rope, v): Dims, out: &mut Pref
             };
             out.fa_version = Some(fa);
             let padded = !((fa == 3 && p.major() == 9) || fa == 4);
+            // 0.20.x: the same version call and padding rule inside MLACommonImpl.__init__.
+            let (version_cite, vpad_cite) = if r < V0_21_0 {
+                (&source::MLA_PATH_LEGACY_FA_VERSION, &source::MLA_PATH_LEGACY_VPAD)
+            } else {
+                (&source::MLA_PATH_FA_PREFILL_VERSION, &source::MLA_PATH_FA_PREFILL_VPAD)
+            };
             t.step(
-                Some(&source::MLA_PATH_FA_PREFILL_VERSION),
+                Some(version_cite),
                 "FLASH_ATTN MLA prefill",
                 format!(
                     "get_flash_attn_version(head_size={qk}{}) = {fa}",
@@ -392,7 +538,7 @@ fn kernel(p: &Platform, b: PrefillBackend, (nope, rope, v): Dims, out: &mut Pref
                 ),
             );
             t.step(
-                Some(&source::MLA_PATH_FA_PREFILL_VPAD),
+                Some(vpad_cite),
                 "V padding",
                 if padded {
                     format!(
@@ -414,7 +560,11 @@ fn kernel(p: &Platform, b: PrefillBackend, (nope, rope, v): Dims, out: &mut Pref
         }
         PrefillBackend::TrtllmRagged => {
             t.step(
-                Some(&source::MLA_PATH_TRTLLM_RAGGED_CALL),
+                Some(if r < V0_21_0 {
+                    &source::MLA_PATH_LEGACY_TRTLLM_CALL
+                } else {
+                    &source::MLA_PATH_TRTLLM_RAGGED_CALL
+                }),
                 "TRTLLM_RAGGED MLA prefill",
                 "flashinfer.prefill.trtllm_ragged_attention_deepseek(query, key, value, …, is_causal=True)",
             );
@@ -422,7 +572,11 @@ fn kernel(p: &Platform, b: PrefillBackend, (nope, rope, v): Dims, out: &mut Pref
         }
         PrefillBackend::FlashInfer => {
             t.step(
-                Some(&source::MLA_PATH_FI_PREFILL_WRAPPER),
+                Some(if r < V0_21_0 {
+                    &source::MLA_PATH_LEGACY_FI_WRAPPER
+                } else {
+                    &source::MLA_PATH_FI_PREFILL_WRAPPER
+                }),
                 "FLASHINFER MLA prefill",
                 "BatchPrefillWithRaggedKVCacheWrapper(workspace, \"NHD\", backend=\"cutlass\"), planned in build(), \
                  run per prefill (one wrapper per context chunk)",

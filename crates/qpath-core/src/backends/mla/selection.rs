@@ -20,20 +20,25 @@ use crate::source::{self, Cite};
 use crate::trace::Trace;
 
 /// `_get_backend_priorities(use_mla=True, device_capability, num_heads, kv_cache_dtype[, head_size])`
-/// ([`source::MLA_SEL_PRIO_MLA_BRANCH`]): compute capability 10.x ([`source::MLA_SEL_PRIO_SM100_LIST`]) puts the dense
-/// backends first and the sparse pair last — FLASHINFER_MLA_SPARSE first for a quantized cache
-/// ([`source::MLA_SEL_PRIO_SPARSE_QUANT`]) or at most 16 heads per rank ([`source::MLA_SEL_PRIO_SPARSE_FEW_HEADS`];
+/// ([`source::MLA_SEL_PRIO_MLA_BRANCH`]): compute capability 10.x ([`source::MLA_SEL_PRIO_SM100_LIST`]; TOKENSPEED_MLA
+/// from 0.21.0) puts the dense backends first and the sparse pair last — FLASHINFER_MLA_SPARSE first for a quantized
+/// cache ([`source::MLA_SEL_PRIO_SPARSE_QUANT`]) or at most 16 heads per rank ([`source::MLA_SEL_PRIO_SPARSE_FEW_HEADS`];
 /// 0.33.0 FLASH_ATTN_MLA_SPARSE_FA4 before it), FLASHMLA_SPARSE first otherwise; 12.x has TRITON_MLA and
-/// FLASHINFER_MLA_SPARSE_SM120 ([`source::MLA_SEL_PRIO_SM12X`]); every other capability
-/// ([`source::MLA_SEL_PRIO_OTHER_LIST`]) FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA, then the sparse tail:
-/// FLASHMLA_SPARSE (0.24.0), FLASH_ATTN_MLA_SPARSE before it (0.25.0+), FLASHINFER_MLA_SPARSE_SM90 first for head size
-/// 512, else last (0.30.0+, [`source::MLA_SEL_PRIO_SM90_SPARSE_HEAD512`]).
+/// FLASHINFER_MLA_SPARSE_SM120 ([`source::MLA_SEL_PRIO_SM12X`], 0.24.0+; before, 12.x takes the other list); every
+/// other capability ([`source::MLA_SEL_PRIO_OTHER_LIST`]) FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA, then the
+/// sparse tail: FLASHMLA_SPARSE (0.20.0 – 0.24.0), FLASH_ATTN_MLA_SPARSE before it (0.25.0+),
+/// FLASHINFER_MLA_SPARSE_SM90 first for head size 512, else last (0.30.0+, [`source::MLA_SEL_PRIO_SM90_SPARSE_HEAD512`]).
 pub fn priorities(p: &Platform, l: &LayerQuery) -> Vec<Backend> {
     use Backend::*;
     let r = p.release;
     match p.major() {
         10 => {
-            let mut list = vec![FlashInferMla, TokenspeedMla, CutlassMla, FlashAttnMla, FlashMla, TritonMla];
+            let mut list = vec![FlashInferMla];
+            // 0.21.0+ lists TOKENSPEED_MLA second (vllm/platforms/cuda.py L116 in 0.21.0); 0.20.x has no such backend.
+            if r >= V0_21_0 {
+                list.push(TokenspeedMla);
+            }
+            list.extend([CutlassMla, FlashAttnMla, FlashMla, TritonMla]);
             match sparse_order(r, l) {
                 SparsePair::Quantized => list.extend([FlashInferMlaSparse, FlashMlaSparse]),
                 SparsePair::FewHeads => {
@@ -46,7 +51,9 @@ pub fn priorities(p: &Platform, l: &LayerQuery) -> Vec<Backend> {
             }
             list
         }
-        12 => vec![TritonMla, FlashInferMlaSparseSm120],
+        // 0.24.0+ has a 12.x list ([`source::MLA_SEL_PRIO_SM12X`]); before, 12.x takes the `else` list below
+        // (vllm/platforms/cuda.py L123 in 0.23.0), without the sparse tail's later members.
+        12 if r >= V0_24_0 => vec![TritonMla, FlashInferMlaSparseSm120],
         _ => {
             let mut list = vec![FlashAttnMla, FlashMla, FlashInferMla, TritonMla];
             let sm90 = r >= V0_30_0;
@@ -299,8 +306,16 @@ fn facts(b: Backend, r: Release) -> Option<Facts> {
                 (&[10], &source::MLA_SEL_TOKENSPEED_CC),
             )
         },
+        // get_supported_head_sizes: 0.20.0–0.21.0 [512, 576] (flashmla_sparse.py L121 in 0.21.0, DeepSeek-V4's 512
+        // beside V3.2's 576), 0.22.0 [576] (V4 moved to its own backend), 0.31.0+ [576, 512] (GLM5Next NoPE).
         FlashMlaSparse => Facts::sparse(
-            if r >= V0_31_0 { &[576, 512] } else { &[576] },
+            if r >= V0_31_0 {
+                &[576, 512]
+            } else if r >= V0_22_0 {
+                &[576]
+            } else {
+                &[512, 576]
+            },
             true,
             (
                 if r >= V0_30_0 {
@@ -595,7 +610,9 @@ fn flashmla_sparse_combination(p: &Platform, l: &LayerQuery) -> Option<String> {
 /// read with default 1 before 0.30.0); `index_topk` present ([`source::MLA_SEL_FI_SPARSE_INDEX_TOPK_REASON`]).
 fn fi_sparse_combination(name: &str, p: &Platform, l: &LayerQuery) -> Option<String> {
     let r = p.release;
-    if l.kv_cache_dtype == "fp8_ds_mla" {
+    // 0.24.0+ (the SM120 split): before, `fp8_ds_mla` is not in the class's supported_kv_cache_dtypes and
+    // supports_combination does not name it (flashinfer_mla_sparse.py L104–130 in 0.23.0).
+    if r >= V0_24_0 && l.kv_cache_dtype == "fp8_ds_mla" {
         return Some(format!("{name} SM10 does not support fp8_ds_mla kv-cache dtype"));
     }
     let d = dims(p, l);
@@ -721,11 +738,27 @@ pub fn kv_layout_log(r: Release, b: Backend) -> Option<String> {
 /// FLASHMLA_SPARSE serves any quantized cache dtype as `fp8_ds_mla` (0.30.0+ keeps `nvfp4_ds_mla`,
 /// [`source::MLA_SEL_CANON_NVFP4_KEEP`]); FLASHINFER_MLA_SPARSE_SM120 serves auto / fp8 / fp8_e4m3 as `fp8_ds_mla`.
 /// `Some(new)` when the dtype changes (vLLM then writes it to `cache_config.cache_dtype` and logs it).
+///
+/// Before 0.24.0 there is no such function: `MLAAttention.__init__` rewrites inline, FLASHMLA_SPARSE only (the SM120
+/// backend does not exist), with the same outcome ([`source::MLA_SEL_CANON_FN`] cites its `if (`, L397 in 0.23.0);
+/// the log line differs ([`canon_log`]).
 pub fn canonical_kv(r: Release, b: Backend, kv: &str) -> Option<&'static str> {
     let quantized_on_flashmla =
         b == Backend::FlashMlaSparse && is_quantized_kv_cache(r, kv) && !(r >= V0_30_0 && kv == "nvfp4_ds_mla");
     let sm120 = b == Backend::FlashInferMlaSparseSm120 && matches!(kv, "auto" | "fp8" | "fp8_e4m3");
     (kv != "fp8_ds_mla" && (quantized_on_flashmla || sm120)).then_some("fp8_ds_mla")
+}
+
+/// The `info_once` line of the cache-format rewrite ([`source::MLA_SEL_CANON_LOG`]): 0.24.0+ names the dtype and the
+/// backend; before, FLASHMLA_SPARSE's inline rewrite logs a fixed hint (mla_attention.py L404 in 0.23.0).
+pub fn canon_log(r: Release, b: Backend, c: &str) -> String {
+    if r >= V0_24_0 {
+        format!("Using {c} KV cache format for {} backend.", b.name())
+    } else {
+        "Using DeepSeek's fp8_ds_mla KV cache format. To use standard fp8 kv-cache format, please set \
+         `--attention-backend FLASHINFER_MLA_SPARSE`"
+            .to_string()
+    }
 }
 
 /// The MLA steps of a group's selection trace: the priority list and why, what vLLM checks of the install on the
@@ -770,7 +803,7 @@ pub fn selection_steps(p: &Platform, l: &LayerQuery, (chosen, forced): (Backend,
                     format!("compute capability {} (10.x)", p.cc),
                 )
             }
-            12 => (&source::MLA_SEL_PRIO_SM12X, format!("compute capability {} (12.x)", p.cc)),
+            12 if r >= V0_24_0 => (&source::MLA_SEL_PRIO_SM12X, format!("compute capability {} (12.x)", p.cc)),
             _ => {
                 if r >= V0_30_0 {
                     t.step(
@@ -783,9 +816,10 @@ pub fn selection_steps(p: &Platform, l: &LayerQuery, (chosen, forced): (Backend,
                         },
                     );
                 }
+                let not = if r >= V0_24_0 { "not 10.x or 12.x" } else { "not 10.x" };
                 (
                     &source::MLA_SEL_PRIO_OTHER_LIST,
-                    format!("compute capability {} (not 10.x or 12.x)", p.cc),
+                    format!("compute capability {} ({not})", p.cc),
                 )
             }
         };

@@ -47,7 +47,8 @@ fn at(r: Release, cite: &Cite) -> String {
 ///    with a plain `logger.warning` ([`source::TURBOQUANT_FA2_WARNING`]), so every FLASH_ATTN layer and TurboQuant's
 ///    own prefill run FlashAttention 2 on every GPU.
 ///
-/// Returns the log records (the hybrid model's info line, the warning) in that order.
+/// Returns the log records (the hybrid model's info line from 0.21.0, 0.20.x's skip-list info line, the warning) in
+/// that order.
 pub fn engine_config(
     r: Release,
     spec: &ModelSpec,
@@ -61,6 +62,21 @@ pub fn engine_config(
     let mut records = Vec::new();
     let boundary = boundary_layers(r, spec, &cmd.kv_cache_dtype, report, &mut records)?;
     cmd.kv_cache_dtype_skip_layers = merged_skip_list(r, &cmd.kv_cache_dtype_skip_layers, &boundary)?;
+    if r < Release::V0_21_0 {
+        // 0.20.x logs the merged list (arg_utils.py L1691, [`source::TURBOQUANT_ARGS_SKIP_LOG`]):
+        // "TQ: skipping layers %s for boundary protection (num_layers=%d)", a Python list of strings.
+        let shown: Vec<String> = cmd.kv_cache_dtype_skip_layers.iter().map(|t| py_str_repr(t)).collect();
+        records.push(LogRecord::new(
+            LogLevel::Info,
+            &source::TURBOQUANT_ARGS_SKIP_LOG,
+            at_call,
+            format!(
+                "TQ: skipping layers [{}] for boundary protection (num_layers={})",
+                shown.join(", "),
+                spec.decoder_layers
+            ),
+        ));
+    }
     if cmd.attention_config.flash_attn_version.is_none_or(|v| v >= 3) {
         let was = cmd
             .attention_config
@@ -86,8 +102,9 @@ pub fn engine_config(
     Ok(records)
 }
 
-/// `TurboQuantConfig.get_boundary_skip_layers(model_config)` ([`source::TURBOQUANT_BOUNDARY_DEF`], the same code in
-/// every release): a hybrid model keeps none (it logs its full-attention layers, and raises NotImplementedError when
+/// `TurboQuantConfig.get_boundary_skip_layers(model_config)` ([`source::TURBOQUANT_BOUNDARY_DEF`], the same code from
+/// 0.21.0; 0.20.x's takes `num_layers`, and `create_engine_config` raises for a hybrid model before calling it,
+/// [`source::TURBOQUANT_ARGS_HYBRID_RAISE`]): a hybrid model keeps none (it logs its full-attention layers, and raises NotImplementedError when
 /// it finds none); a dense one keeps `min(2, L // 2)` layers at each end of its `L = num_hidden_layers`
 /// ([`source::TURBOQUANT_BOUNDARY_N`]), as strings.
 fn boundary_layers(
@@ -97,6 +114,17 @@ fn boundary_layers(
     report: &mut Report,
     records: &mut Vec<LogRecord>,
 ) -> Result<Vec<String>, ScenarioError> {
+    if r < Release::V0_21_0 && spec.hybrid.is_some() {
+        // 0.20.x: `if model_config.is_hybrid: raise NotImplementedError(…)` (arg_utils.py L1677).
+        return Err(error(
+            r,
+            ScenarioErrorKind::NotImplementedError,
+            "TurboQuant KV cache is not supported for hybrid (attention + Mamba) models. Boundary layer protection \
+             requires uniform attention layers."
+                .into(),
+            Some(&source::TURBOQUANT_ARGS_HYBRID_RAISE),
+        ));
+    }
     if spec.hybrid.is_some() {
         // `_get_full_attention_layer_indices`: `layer_types` "full_attention"/"attention" (Qwen3-Next), else
         // `layers_block_type` "attention"/"hybrid" (NemotronH's `*`): the model's full-attention layers.
@@ -147,7 +175,7 @@ fn boundary_layers(
     Ok(indices.iter().map(|i| i.to_string()).collect())
 }
 
-/// `sorted(set(existing) | set(boundary), key=int)` before 0.32.0, `sorted(set(...) | set(...))` from it
+/// `sorted(set(existing) | set(boundary), key=int)` before 0.32.0 (`key=lambda x: int(x)` in 0.20.x), `sorted(set(...) | set(...))` from it
 /// ([`source::TURBOQUANT_ARGS_SKIP_SORT`]). `int()` of a token that is not an integer raises ValueError; with two or
 /// more such tokens the one named depends on the set's order (string hashes are randomised per process), which qpath
 /// cannot know.

@@ -1,5 +1,5 @@
 //! TURBOQUANT (`vllm/v1/attention/backends/turboquant_attn.py`, `vllm/v1/attention/ops/triton_turboquant_*.py`), every
-//! release 0.24.0 – 0.33.0: selection (`validate_configuration` with TurboQuantAttentionBackend's class facts),
+//! release 0.20.0 – 0.33.0: selection (`validate_configuration` with TurboQuantAttentionBackend's class facts),
 //! `TurboQuantAttentionImpl.__init__` (its preset, FlashAttention 2), the runner's DCP check before 0.30.0, and the
 //! forward per phase: decodes on the Triton TurboQuant decode kernel, prefills on FA2 over the raw K/V (first chunks),
 //! the decode kernel (continuations of at most 128 tokens) or the dequantized cache then FA2 (longer continuations).
@@ -263,6 +263,15 @@ fn forward(
         "triton_turboquant_decode_attention: Triton _tq_decode_stage1 (split-KV over the packed cache, \
          tq_max_kv_splits_for_cuda_graph splits, 32 by default) + _fwd_kernel_stage2; output in the query's dtype",
     );
+    if p.release < Release::V0_21_0 {
+        // 0.20.x: stage 2 writes a float32 output, cast on return (triton_turboquant_decode.py L623); from 0.21.0
+        // stage 2 writes the query's dtype (OUTPUT_FP16).
+        t.step(
+            Some(&source::TURBOQUANT_DECODE_OUTPUT_CAST),
+            "decode output",
+            format!("stage 2 writes a float32 output; the launcher returns output.to(query.dtype), a {model} copy"),
+        );
+    }
     t.step(
         Some(&source::TURBOQUANT_DECODE_Q_ROT),
         "decode query",
@@ -315,15 +324,47 @@ fn forward(
                      {decode_q})"
                 ),
             );
+            // 0.21.0 moved the dequantized K/V into the shared WorkspaceManager (turboquant_attn.py L747 in 0.21.0);
+            // 0.20.x grows per-layer buffers (L698 in 0.20.x).
+            let buffers = if p.release >= Release::V0_21_0 {
+                "float16 workspace buffers"
+            } else {
+                "per-layer float16 buffers (each layer's own, grown on demand)"
+            };
             t.step(
                 Some(&source::TURBOQUANT_CONTINUATION_FA_CALL),
                 "prefill, long continuations",
                 format!(
                     "more than 128 tokens: _continuation_prefill dequantizes the cached K/V (Triton \
-                     _tq_full_dequant_kv) into float16 workspace buffers, joins the chunk's raw K/V in {model}, then \
+                     _tq_full_dequant_kv) into {buffers}, joins the chunk's raw K/V in {model}, then \
                      flash_attn_varlen_func(fa_version=2)"
                 ),
             );
+            if p.release >= Release::V0_21_0 && p.release < Release::V0_24_0 {
+                // 0.21.0-0.23.0 take the buffers from the WorkspaceManager at the chunk (turboquant_attn.py L747);
+                // 0.24.0's builder reserves them at init (`_reserve_workspace`). capture_model locks the workspace
+                // after start-up (gpu_model_runner.py L6579 in 0.23.0) unless cudagraph_mode is NONE.
+                let graphs = p.resolved_graphs.as_ref().unwrap_or(&p.graphs);
+                t.step(
+                    Some(&source::TURBOQUANT_CONTINUATION_WORKSPACE),
+                    "continuation workspace",
+                    if graphs.mode != "NONE" {
+                        format!(
+                            "before 0.24.0 TurboQuantMetadataBuilder reserves no workspace: a long continuation takes \
+                             its two float16 (1, {}, cached tokens rounded up to the block, {}) buffers from the \
+                             WorkspaceManager at that chunk, after capture_model locked it (cudagraph_mode {}); one \
+                             larger than the workspace start-up reached raises AssertionError \"Workspace is locked \
+                             but allocation from … Workspace growth is not allowed after locking.\"",
+                            g.num_kv_heads, g.head_dim, graphs.mode
+                        )
+                    } else {
+                        "before 0.24.0 TurboQuantMetadataBuilder reserves no workspace: a long continuation takes its \
+                         float16 buffers from the WorkspaceManager at that chunk; cudagraph_mode NONE: capture_model \
+                         returns before lock_workspace, so the workspace grows"
+                            .to_string()
+                    },
+                );
+            }
             g.kernel.prefill = Some(Kernel::FaVarlen2);
             g.kernels.prefill = vec![
                 KernelChoice::when(

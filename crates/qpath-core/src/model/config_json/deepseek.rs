@@ -159,11 +159,18 @@ pub(super) fn deepseek(
         }
     };
     if f.map.contains_key("compress_ratios") {
+        // The DeepSeek-V4 model file: registry.py:99@0.20.0 ("deepseek_v4"), :101@0.22.0 ("vllm.models.deepseek_v4").
+        let v4 = if release < Release::V0_22_0 {
+            "vllm/model_executor/models/deepseek_v4.py"
+        } else {
+            "vllm/models/deepseek_v4"
+        };
         return cannot(
             f.file,
-            "compress_ratios (a DeepSeek-V4 config: its MLA head size is head_dim, and vLLM builds it with \
-             vllm/models/deepseek_v4, which qpath does not restate)"
-                .into(),
+            format!(
+                "compress_ratios (a DeepSeek-V4 config: its MLA head size is head_dim, and vLLM builds it with {v4}, \
+                 which qpath does not restate)"
+            ),
         );
     }
     let model_type = model_type.unwrap_or_default();
