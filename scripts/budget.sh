@@ -64,6 +64,9 @@
 # chunked-attention models, one restatement of the detection chain's EAGLE steps, Granite's mamba_d_head read by
 # value; no behaviour changed): raw -98 B (1,164,364), but +273 B gzip (467,174), total 482,320 B; not paid (measured by
 # reverting each file: the gzip of the reordered code, not new code).
+# Issue 24's older releases (vLLM 0.20.0, 0.20.1, 0.20.2, 0.21.0, 0.22.0, 0.22.1, 0.23.0 and FlashInfer 0.6.8.post1 /
+# 0.6.11.post2: 753 cited statements x 7 more line columns, their option rows, and the rules' release switches and old
+# texts): +12,525 B (479,699; 1,197,589 raw), total 494,845 B; not paid (BENCHMARKS.md says why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
@@ -73,10 +76,10 @@ TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced
 # The total's ceiling lets index.html reach its own ceiling: it carries the other files' integrity hashes, so its gzip
 # size moves by a few bytes from one build to the next (1,704-1,707 B measured on 2026-12-02); without that room the
 # total failed a clean clone's build by 2 B.
-TOTAL_GZIP_LIMIT=482338
+TOTAL_GZIP_LIMIT=494863
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
-qpath-web_bg.wasm                 467174  1164462
+qpath-web_bg.wasm                 479699  1197589
 qpath-web.js                        7018        -
 snippets/*/inline0.js                502        -
 snippets/*/inline1.js               1181        -
