@@ -160,3 +160,54 @@ fn byte_identical_releases_answer_as_their_source() {
         }
     }
 }
+
+/// Patch releases with their own files (0.20.1 and 0.20.2 of 0.20.0, 0.22.1 of 0.22.0) change nothing qpath restates
+/// but line numbers (docs/source-notes/older-releases.md: 0.20.1's CUDA-graph capture sizes, envs and indexer top-k,
+/// 0.22.1's registered Mellum model): over every snapshot scenario each answers as its minor, once the release's name
+/// (in `vllm`, the links' tags and texts) and the cited line numbers are set aside; and at least one cited line moves (0.20.1's envs.py), so
+/// the lines are its own.
+#[test]
+fn patch_releases_with_their_own_files_answer_as_their_minor_but_for_lines() {
+    use Release::*;
+    let without_lines = |text: String| {
+        // `file.py:123` and `#L123` -> `file.py:` and `#L`
+        let mut out = String::with_capacity(text.len());
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            out.push(c);
+            let after_ref = out.ends_with(".py:") || out.ends_with("#L");
+            if after_ref {
+                while chars.peek().is_some_and(char::is_ascii_digit) {
+                    chars.next();
+                }
+            }
+        }
+        out
+    };
+    let mut moved = false;
+    for (patch, minor) in [(V0_20_1, V0_20_0), (V0_20_2, V0_20_0), (V0_22_1, V0_22_0)] {
+        assert_eq!(patch.source_release(), patch, "{patch} reads its own files");
+        for gpu in GPUS {
+            for cmd in COMMANDS {
+                let json = |rel: Release| {
+                    let mut s = Scenario::new(Hardware::parse(gpu).unwrap(), rel, *cmd);
+                    s.trtllm_cubins = Some(true);
+                    serde_json::to_string(&resolve(&s)).unwrap()
+                };
+                // the release's name: the report's `vllm`, the links' tags, texts that name the release
+                let mine = json(patch).replace(patch.name(), minor.name());
+                let theirs = json(minor);
+                moved |= mine != theirs;
+                let (a, b) = (without_lines(mine), without_lines(theirs));
+                let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+                assert!(
+                    a == b,
+                    "{patch} decides otherwise than {minor} on {gpu}: {cmd}: …{}… vs …{}…",
+                    &a[at.saturating_sub(80)..(at + 80).min(a.len())],
+                    &b[at.saturating_sub(80)..(at + 80).min(b.len())]
+                );
+            }
+        }
+    }
+    assert!(moved, "no cited line differs between a patch release and its minor");
+}
