@@ -276,6 +276,7 @@ mod models_table {
             "qwen2" => "VllmModel::Qwen2",
             "qwen3" => "VllmModel::Qwen3",
             "gemma3" => "VllmModel::Gemma3",
+            "gemma4" => "VllmModel::Gemma4",
             "gpt_oss" => "VllmModel::GptOss",
             "qwen3_next" => "VllmModel::Qwen3Next",
             "qwen3_5" => "VllmModel::Qwen3_5",
@@ -284,7 +285,7 @@ mod models_table {
             "nemotron_h" => "VllmModel::NemotronH",
             "deepseek_v2" => "VllmModel::DeepseekV2",
             other => panic!(
-                "data/models.toml: model `{id}`: vllm_model = {other:?} is not one of opt, llama, qwen2, qwen3, gemma3, gpt_oss, llama4, qwen3_next, qwen3_5, nemotron_h, granitemoehybrid, deepseek_v2"
+                "data/models.toml: model `{id}`: vllm_model = {other:?} is not one of opt, llama, qwen2, qwen3, gemma3, gemma4, gpt_oss, llama4, qwen3_next, qwen3_5, nemotron_h, granitemoehybrid, deepseek_v2"
             ),
         }
     }

@@ -253,10 +253,12 @@ fn mamba_page(
     let (conv, ssm) = state_dtypes(p.model_dtype, &conv_name, &ssm_name, t)?;
     // granitemoehybrid.py passes num_spec to mamba2_state_shape from 0.32.0 (granitemoehybrid.py:646@0.32.0); before,
     // the calculator's default 0.
-    let spec_tokens = if h.model == VllmModel::GraniteMoeHybrid && p.release < Release::V0_32_0 {
-        0
-    } else {
-        spec_tokens
+    // falcon_h1.py likewise from 0.32.0 (`source::FALCON_H1_STATE_SHAPE`); jamba.py's mamba1_state_shape takes none
+    // in any release.
+    let spec_tokens = match h.model {
+        VllmModel::GraniteMoeHybrid | VllmModel::FalconH1 if p.release < Release::V0_32_0 => 0,
+        VllmModel::Jamba => 0,
+        _ => spec_tokens,
     };
     let (cite, conv_elems, temporal_elems, what) = state_shape(h, tp, spec_tokens)?;
     let page = conv_elems * conv + temporal_elems * ssm;
@@ -267,9 +269,13 @@ fn mamba_page(
         }
         (VllmModel::Qwen3_5, _) => (&source::QWEN3_5_STATE_SHAPE, &source::QWEN3_5_STATE_DTYPE),
         (VllmModel::GraniteMoeHybrid, _) => (&source::GRANITE_STATE_SHAPE, &source::GRANITE_STATE_DTYPE),
+        (VllmModel::FalconH1, _) => (&source::FALCON_H1_STATE_SHAPE, &source::FALCON_H1_STATE_DTYPE),
+        (VllmModel::Jamba, _) => (&source::JAMBA_STATE_SHAPE, &source::JAMBA_STATE_DTYPE),
         _ => match h.state {
             HybridState::Gdn { .. } => (&source::QWEN3NEXT_STATE_SHAPE, &source::QWEN3NEXT_STATE_DTYPE),
-            HybridState::Mamba2 { .. } => (&source::NEMOTRONH_STATE_SHAPE, &source::NEMOTRONH_STATE_DTYPE),
+            HybridState::Mamba2 { .. } | HybridState::Mamba1 { .. } => {
+                (&source::NEMOTRONH_STATE_SHAPE, &source::NEMOTRONH_STATE_DTYPE)
+            }
         },
     };
     t.step(
@@ -288,6 +294,19 @@ fn mamba_page(
             h.model.file()
         ),
     );
+    if let HybridState::Mamba2 { n_groups, .. } = h.state {
+        if n_groups % tp != 0 {
+            t.step(
+                Some(&source::MAMBA2_GROUP_EXTENSION),
+                "mamba2 group extension",
+                format!(
+                    "n_groups {n_groups} does not divide by tensor parallel size {tp}: extra_groups_for_head_shards adds \
+                     {} so that every rank holds the group its heads need ({tp} groups)",
+                    tp - n_groups
+                ),
+            );
+        }
+    }
     t.step(Some(cite), "mamba state shape", what);
     t.step(
         Some(&source::HYB_MAMBA_PAGE),
@@ -482,24 +501,57 @@ fn state_shape(h: &HybridSpec, tp: u32, spec_tokens: u32) -> Result<(&'static Ci
             conv_kernel,
             ..
         } => {
-            if n_groups as u64 % tp64 != 0 || num_heads as u64 % tp64 != 0 {
+            if num_heads as u64 % tp64 != 0 {
                 return Err(format!(
-                    "n_groups {n_groups} or mamba_num_heads {num_heads} does not divide by tensor parallel size {tp} \
-                     (vLLM then extends the groups; not restated)"
+                    "mamba_num_heads {num_heads} does not divide by tensor parallel size {tp} (MambaMixer2's assert; \
+                     not restated)"
                 ));
             }
+            // MambaMixer2 asserts that the TP size divides n_groups or n_groups is 1 (`MAMBA2_MIXER_GROUPS_ASSERT`);
+            // a single group is replicated to one per rank (`extra_groups_for_head_shards`, `MAMBA2_GROUP_EXTENSION`).
+            if n_groups as u64 % tp64 != 0 && n_groups != 1 {
+                return Err(format!(
+                    "n_groups {n_groups} does not divide by tensor parallel size {tp} and is not 1 (MambaMixer2's \
+                     assert; not restated)"
+                ));
+            }
+            let groups = if n_groups as u64 % tp64 != 0 { tp64 } else { n_groups as u64 };
             let inter = num_heads as u64 * head_dim as u64;
-            let conv_dim = inter + 2 * n_groups as u64 * state_size as u64;
+            let conv_dim = inter + 2 * groups * state_size as u64;
             let rows = (conv_kernel - 1 + spec_tokens) as u64;
             (
                 &source::MAMBA2_STATE_SHAPE,
                 rows * conv_dim / tp64,
                 num_heads as u64 / tp64 * head_dim as u64 * state_size as u64,
                 format!(
-                    "mamba2_state_shape: conv ({rows}, {}) with conv_dim = {num_heads}*{head_dim} + 2*{n_groups}*\
+                    "mamba2_state_shape: conv ({rows}, {}) with conv_dim = {num_heads}*{head_dim} + 2*{groups}*\
                      {state_size} = {conv_dim}; temporal ({}, {head_dim}, {state_size})",
                     conv_dim / tp64,
                     num_heads as u64 / tp64
+                ),
+            )
+        }
+        HybridState::Mamba1 {
+            intermediate_size,
+            state_size,
+            conv_kernel,
+        } => {
+            let inter = intermediate_size as u64;
+            if inter % tp64 != 0 {
+                return Err(format!(
+                    "the Mamba1 intermediate size {inter} does not divide by tensor parallel size {tp} (vLLM's divide \
+                     asserts)"
+                ));
+            }
+            let rows = (conv_kernel - 1) as u64;
+            (
+                &source::MAMBA1_STATE_SHAPE,
+                rows * inter / tp64,
+                inter / tp64 * state_size as u64,
+                format!(
+                    "mamba1_state_shape: conv ({}, {rows}) with intermediate_size {inter}; temporal ({}, {state_size})",
+                    inter / tp64,
+                    inter / tp64
                 ),
             )
         }
@@ -681,7 +733,7 @@ fn checkpoint_alignment(p: &Platform, h: &HybridSpec, f: &HybridFlags, t: &mut T
                 1
             }
         }
-        HybridState::Mamba2 { .. } => 1,
+        HybridState::Mamba2 { .. } | HybridState::Mamba1 { .. } => 1,
     }
 }
 
@@ -725,6 +777,15 @@ fn all_mode_block(f: &HybridFlags, h: &HybridSpec, (mamba, attn1, align): (u64, 
     let chunk = match (f.mamba_block_size, &h.state) {
         (Some(b), _) => b as u64,
         (None, HybridState::Mamba2 { chunk_size: Some(c), .. }) => *c as u64,
+        (None, HybridState::Mamba1 { .. }) => {
+            t.step(
+                Some(&source::MAMBA_CHUNK_SIZE_DEFAULT),
+                "mamba chunk size",
+                "get_mamba_chunk_size(): the config has no mamba_chunk_size or chunk_size (Mamba1 has no chunk notion): \
+                 2048",
+            );
+            2048
+        }
         _ => {
             return Err("mamba cache mode \"all\" needs the model's mamba chunk size, which the config does not give".into());
         }

@@ -295,7 +295,7 @@ fn gdn_head_dims(spec: &HybridSpec) -> (u32, u32) {
         HybridState::Gdn {
             head_k_dim, head_v_dim, ..
         } => (head_k_dim, head_v_dim),
-        HybridState::Mamba2 { .. } => (0, 0),
+        HybridState::Mamba2 { .. } | HybridState::Mamba1 { .. } => (0, 0),
     }
 }
 
@@ -1219,7 +1219,7 @@ fn fused_mtp_decode(p: &Platform, inp: &RecurrentInputs, t: &mut Trace) -> bool 
             num_v_heads,
             ..
         } => (num_k_heads, num_v_heads),
-        HybridState::Mamba2 { .. } => (0, 0),
+        HybridState::Mamba2 { .. } | HybridState::Mamba1 { .. } => (0, 0),
     };
     let ratio_ok = if p.release < V0_29_0 {
         nk > 0 && nv == 8 * nk

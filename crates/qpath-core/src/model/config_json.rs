@@ -19,6 +19,10 @@
 //!   `layer_types`, `full_attention_interval` (Qwen3-Next); `hybrid_override_pattern` / `layers_block_type` /
 //!   `layer_types`, `mamba_num_heads`, `mamba_head_dim`, `ssm_state_size`, `n_groups` (`mamba_n_groups`),
 //!   `conv_kernel` (`mamba_d_conv`), `chunk_size` (`mamba_chunk_size`), `mamba_ssm_cache_dtype` (Nemotron-H).
+//! - for `FalconH1ForCausalLM` / `JambaForCausalLM` (config classes in `falcon_jamba`): `mamba_d_ssm`,
+//!   `mamba_n_heads`, `mamba_d_head`, `mamba_n_groups`, `mamba_d_state`, `mamba_d_conv`, `mamba_expand`,
+//!   `mamba_chunk_size` (Falcon-H1); `attn_layer_period` / `_offset`, `expert_layer_period` / `_offset`, `mamba_d_state`,
+//!   `mamba_d_conv`, `mamba_expand` (Jamba).
 //! - for the DeepSeek-architecture model files (`DeepseekV2ForCausalLM`, `DeepseekV3ForCausalLM`,
 //!   `DeepseekV32ForCausalLM`, `GlmMoeDsaForCausalLM`; config classes by `model_type` in `deepseek`): `kv_lora_rank`,
 //!   `q_lora_rank`, `qk_nope_head_dim`, `qk_rope_head_dim`, `v_head_dim`, `first_k_dense_replace`,
@@ -39,6 +43,8 @@ use crate::dtype::TorchDtype;
 use crate::release::Release;
 
 mod deepseek;
+mod dense;
+mod falcon_jamba;
 mod hybrid;
 
 /// The config class transformers builds for an architecture, as far as its constructor derives attention fields
@@ -83,6 +89,10 @@ enum ConfigClass {
     NemotronH,
     /// transformers' `GraniteMoeHybridConfig` (every release), restated in `hybrid::granite`.
     GraniteMoeHybrid,
+    /// transformers' `FalconH1Config` (every release), restated in `falcon_jamba::falcon_h1`.
+    FalconH1,
+    /// transformers' `JambaConfig` (every release), restated in `falcon_jamba::jamba`.
+    Jamba,
     /// transformers' `Llama4TextConfig` (configuration_llama4.py, 5.5.3 to 5.16.1: the same fields and defaults):
     /// `num_key_value_heads` 8 (None: the heads), `head_dim` 128 (None: hidden_size // heads), `attention_chunk_size`
     /// 8192, `no_rope_layers` None or empty → `[int((i + 1) % no_rope_layer_interval != 0) for i in range(n)]`
@@ -92,6 +102,15 @@ enum ConfigClass {
     /// The DeepSeek-architecture configs, by `model_type`: `DeepseekV2Config`, `DeepseekV3Config` (also
     /// `deepseek_v32`, `kimi_k2`), `GlmMoeDsaConfig`, restated in `deepseek`.
     Deepseek,
+    /// transformers' `Glm4MoeConfig` (GLM-4.5 / 4.6 / 4.7), restated in `dense::glm4_moe`.
+    Glm4Moe,
+    /// `Mistral3Config`'s text config: `MistralConfig` or `Ministral3Config` by its `model_type`, `dense::mistral3_text`.
+    Mistral3Text,
+    /// transformers' `Ministral3Config` (a top-level `Ministral3ForCausalLM`), restated in `dense::ministral3`.
+    Ministral3,
+    /// `Phi3Config` (configuration_phi3.py:36-61 in 5.16.1): `num_key_value_heads` None → the heads, no `head_dim`
+    /// field (llama.py derives hidden_size // heads), `sliding_window` None: Llama's derivation.
+    Phi3,
 }
 
 /// One architecture qpath restates: vLLM's registry entry (`vllm/model_executor/models/registry.py`, line at 0.24.0
@@ -232,6 +251,21 @@ pub const ARCHITECTURES: &[Architecture] = &[
         config_class: ConfigClass::GraniteMoeHybrid,
         nested: false,
     },
+    // Falcon-H1 and Jamba, every release 0.20.0-0.33.0 (registry.py:109@0.24.0, 110@0.33.0; 147@0.24.0, 146@0.33.0).
+    Architecture {
+        name: "FalconH1ForCausalLM",
+        registry_lines: (109, 110),
+        vllm_model: VllmModel::FalconH1,
+        config_class: ConfigClass::FalconH1,
+        nested: false,
+    },
+    Architecture {
+        name: "JambaForCausalLM",
+        registry_lines: (147, 146),
+        vllm_model: VllmModel::Jamba,
+        config_class: ConfigClass::Jamba,
+        nested: false,
+    },
     // Llama 4: the text model in every release (registry.py:153@0.24.0, 156@0.33.0) and the multimodal wrapper, which
     // builds llama4.py's Llama4ForCausalLM from text_config (mllama4.py; registry.py:468@0.24.0, 502@0.33.0).
     Architecture {
@@ -276,6 +310,38 @@ pub const ARCHITECTURES: &[Architecture] = &[
         registry_lines: (122, 126),
         vllm_model: VllmModel::DeepseekV2,
         config_class: ConfigClass::Deepseek,
+        nested: false,
+    },
+    // The dense families (config_json/dense.rs), registered in every release 0.20.0-0.33.0
+    // (source::GLM4_MOE_REGISTRY, MISTRAL3_REGISTRY, MINISTRAL3_REGISTRY, PHI3_REGISTRY).
+    Architecture {
+        name: "Glm4MoeForCausalLM",
+        registry_lines: (120, 124),
+        vllm_model: VllmModel::Glm4Moe,
+        config_class: ConfigClass::Glm4Moe,
+        nested: false,
+    },
+    // mistral3.py builds mistral.py's MistralForCausalLM (llama.py's layers) from text_config.
+    Architecture {
+        name: "Mistral3ForConditionalGeneration",
+        registry_lines: (496, 541),
+        vllm_model: VllmModel::Llama,
+        config_class: ConfigClass::Mistral3Text,
+        nested: true,
+    },
+    Architecture {
+        name: "Ministral3ForCausalLM",
+        registry_lines: (167, 178),
+        vllm_model: VllmModel::Llama,
+        config_class: ConfigClass::Ministral3,
+        nested: false,
+    },
+    // phi3.py: `class Phi3ForCausalLM(LlamaForCausalLM)` (source::PHI3_LLAMA_SUBCLASS), llama.py's layers.
+    Architecture {
+        name: "Phi3ForCausalLM",
+        registry_lines: (194, 197),
+        vllm_model: VllmModel::Llama,
+        config_class: ConfigClass::Phi3,
         nested: false,
     },
 ];
@@ -412,6 +478,8 @@ pub(super) fn read_as(release: Release, file: &str, text: &str, eagle_method: Op
         ConfigClass::Qwen3Next => hybrid::qwen3_next(release, &f, &mut notes)?,
         ConfigClass::NemotronH => hybrid::nemotron_h(&f, &mut notes)?,
         ConfigClass::GraniteMoeHybrid => hybrid::granite(release, &f, &mut notes)?,
+        ConfigClass::FalconH1 => falcon_jamba::falcon_h1(&f, &mut notes)?,
+        ConfigClass::Jamba => falcon_jamba::jamba(&f, &mut notes)?,
         ConfigClass::Qwen3_5 => hybrid::qwen3_5(release, &f, false, &mut notes)?,
         ConfigClass::Qwen3_5Moe => hybrid::qwen3_5(release, &f, true, &mut notes)?,
         ConfigClass::Deepseek => deepseek::deepseek(release, &f, architecture.name, model_type.as_deref(), &mut notes)?,
@@ -675,6 +743,10 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
     match class {
         ConfigClass::Opt => opt(&c, given_types, &mut t)?,
         ConfigClass::Llama | ConfigClass::Mistral => llama_mistral(&c, class, given_types, &mut t)?,
+        ConfigClass::Phi3 => llama_mistral(&c, ConfigClass::Llama, given_types, &mut t)?,
+        ConfigClass::Glm4Moe => dense::glm4_moe(&c, given_types, &mut t)?,
+        ConfigClass::Mistral3Text => dense::mistral3_text(&c, given_types, &mut t)?,
+        ConfigClass::Ministral3 => dense::ministral3(&c, given_types, &mut t)?,
         ConfigClass::Qwen2 | ConfigClass::Qwen3 => qwen2_qwen3(&c, class, given_types, &mut t)?,
         ConfigClass::Gemma3Text => gemma3_text(&c, given_types, &mut t)?,
         // Read by `hybrid` and `deepseek` (see `read`); never reached here.
@@ -683,6 +755,8 @@ fn constructed_text(f: &Fields, class: ConfigClass) -> Result<TextConfig, ModelE
         | ConfigClass::Qwen3_5Moe
         | ConfigClass::NemotronH
         | ConfigClass::GraniteMoeHybrid
+        | ConfigClass::FalconH1
+        | ConfigClass::Jamba
         | ConfigClass::Deepseek => {}
         ConfigClass::Gemma4Text => gemma4_text(&c, given_types, &mut t)?,
         ConfigClass::GptOss => gpt_oss(&c, given_types, &mut t)?,

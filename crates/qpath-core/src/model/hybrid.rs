@@ -11,6 +11,12 @@
 //! - `nemotron_h.py` builds layer i as `config.hybrid_override_pattern[i]` (`NEMOTRONH_LAYER_TYPE`): `M` a Mamba2
 //!   mixer (`mamba_type` `MAMBA2`, `MAMBA_TYPE_MAMBA2`), `*` attention, `-` an MLP and `E` a MoE block (no token
 //!   mixer: qpath lists no layer for them).
+//! - `granitemoehybrid.py` builds layer i as `config.layer_types[i]` (Mamba2 or attention, names per release).
+//! - `falcon_h1.py` builds every decoder layer i as a `FalconH1ParallelHybrid`: attention (layer i) and a Mamba2
+//!   mixer named as layer `num_hidden_layers + i`, so 2n token mixers for n decoder layers.
+//! - `jamba.py` builds layer i as `config.layers_block_type[i]` (`attention`, or `mamba`: a Mamba1 `MambaMixer`,
+//!   `mamba_type` `MAMBA1`, `MAMBA_TYPE_MAMBA1`), which `JambaConfig` derives from `attn_layer_period` /
+//!   `attn_layer_offset`.
 //!
 //! The state sizes (`get_mamba_state_shape_from_config`) are in [`State`]; the block-size alignment that uses them
 //! is [`crate::hybrid`].
@@ -71,6 +77,15 @@ pub enum State {
         /// `get_mamba_chunk_size()`: `mamba_chunk_size`, else `chunk_size`.
         chunk_size: Option<u32>,
     },
+    /// `MambaStateShapeCalculator.mamba1_state_shape` (`MAMBA1_STATE_SHAPE`; jamba.py passes `intermediate_size =
+    /// mamba_expand * hidden_size`, `mamba_d_state`, `mamba_d_conv` and no speculative tokens in any release): conv
+    /// `(intermediate / tp, conv_kernel - 1)`, temporal `(intermediate / tp, state_size)`. Its config has no chunk
+    /// size, so `get_mamba_chunk_size()` is 2048 (`MAMBA_CHUNK_SIZE_DEFAULT`).
+    Mamba1 {
+        intermediate_size: u32,
+        state_size: u32,
+        conv_kernel: u32,
+    },
 }
 
 fn field(name: &str, raw: &Map<String, Value>, key: &str, file: &str) -> Result<u32, ModelError> {
@@ -100,6 +115,8 @@ pub(super) fn layer_kinds(
         VllmModel::Qwen3Next | VllmModel::Qwen3_5 => qwen3_next_kinds(release, rule, (name, file), n, cfg),
         VllmModel::NemotronH => nemotron_h_kinds((name, file), n, cfg),
         VllmModel::GraniteMoeHybrid => granite_kinds(release, (name, file), n, cfg),
+        VllmModel::FalconH1 => Ok(Some(falcon_h1_kinds(n))),
+        VllmModel::Jamba => jamba_kinds((name, file), n, cfg),
         _ => Ok(None),
     }
 }
@@ -253,6 +270,81 @@ fn granite_kinds(
     Ok(Some((kinds, "config.layer_types (config.json)".to_string())))
 }
 
+/// `falcon_h1.py`'s token mixers: every decoder layer i is a `FalconH1ParallelHybrid` (`source::FALCON_H1_LAYER_CLASS`)
+/// with an `Attention` named `model.layers.{i}.attn` and a `MambaMixer2` under the shifted index `num_hidden_layers + i`
+/// (`ssm_prefix = prefix.split(".")[0] + f".{ssm_layer_idx}"`: `model.{n + i}.mixer`, `source::FALCON_H1_SSM_LAYER_IDX`):
+/// layers 0..n are attention, n..2n Mamba2.
+fn falcon_h1_kinds(n: u32) -> LayerKinds {
+    let mut kinds = vec![Some(AttentionKind::Full); n as usize];
+    kinds.extend(std::iter::repeat_n(Some(AttentionKind::Mamba), n as usize));
+    (
+        kinds,
+        format!(
+            "falcon_h1.py's {n} FalconH1ParallelHybrid decoder layers (attention layers 0-{}, their Mamba2 mixers \
+             {n}-{})",
+            n.saturating_sub(1),
+            (2 * n).saturating_sub(1)
+        ),
+    )
+}
+
+/// Token mixers per decoder layer: 2 for `falcon_h1.py` (attention and Mamba2 side by side), else 1.
+pub(super) fn mixers_per_decoder_layer(rule: VllmModel) -> u32 {
+    if rule == VllmModel::FalconH1 {
+        2
+    } else {
+        1
+    }
+}
+
+/// `jamba.py`'s decoder layers: `ALL_DECODER_LAYER_TYPES[config.layers_block_type[i]]` (`source::JAMBA_LAYER_TYPE`,
+/// keys `attention` and `mamba` in every release, `source::JAMBA_LAYER_CLASSES`); JambaConfig's property gives
+/// `"attention" if i % attn_layer_period == attn_layer_offset else "mamba"` (the config class writes the list into
+/// `layers_block_type`, `config_json`).
+fn jamba_kinds((name, file): (&str, &str), n: u32, cfg: &TextConfig) -> Result<Option<LayerKinds>, ModelError> {
+    let Some(Value::Array(types)) = cfg.raw.get("layers_block_type") else {
+        return err(format!(
+            "{name}: vLLM's {file} reads config.layers_block_type, which is not set"
+        ));
+    };
+    let mut kinds = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
+        kinds.push(Some(match types.get(i).and_then(Value::as_str) {
+            Some("attention") => AttentionKind::Full,
+            Some("mamba") => AttentionKind::Mamba,
+            other => {
+                return err(format!(
+                    "{name}: config.layers_block_type[{i}] = {other:?}: vLLM's {file} builds only \"attention\" and \
+                     \"mamba\" layers"
+                ))
+            }
+        }));
+    }
+    let period = cfg.raw.get("attn_layer_period").and_then(Value::as_u64).unwrap_or(8);
+    let offset = cfg.raw.get("attn_layer_offset").and_then(Value::as_u64).unwrap_or(4);
+    Ok(Some((
+        kinds,
+        format!(
+            "config.layers_block_type (JambaConfig: \"attention\" iff i % attn_layer_period {period} == \
+             attn_layer_offset {offset})"
+        ),
+    )))
+}
+
+/// jamba.py's Mamba1 `intermediate_size = config.mamba_expand * config.hidden_size` (`source::JAMBA_STATE_SHAPE`).
+fn jamba_intermediate(name: &str, cfg: &TextConfig, file: &str) -> Result<u32, ModelError> {
+    let expand = field(name, &cfg.raw, "mamba_expand", file)?;
+    let Some(hidden) = cfg.hidden_size else {
+        return err(format!("{name}: vLLM's {file} reads config.hidden_size, which is not set"));
+    };
+    match expand.checked_mul(hidden) {
+        Some(v) => Ok(v),
+        None => err(format!(
+            "{name}: qpath cannot model this: mamba_expand * hidden_size = {expand} * {hidden} is beyond qpath's limits"
+        )),
+    }
+}
+
 /// `nemotron_h.py`'s decoder layers: one per `config.hybrid_override_pattern` character (M, *, - or E).
 fn nemotron_h_kinds((name, file): (&str, &str), n: u32, cfg: &TextConfig) -> Result<Option<LayerKinds>, ModelError> {
     let Some(pattern) = cfg.raw.get("hybrid_override_pattern").and_then(Value::as_str) else {
@@ -361,6 +453,42 @@ pub(super) fn spec(
                 conv_kernel: field(name, raw, "mamba_d_conv", file)?,
                 ssm_cache_dtype: None,
                 chunk_size: raw.get("mamba_chunk_size").and_then(Value::as_u64).map(|c| c as u32),
+            },
+            mtp_layers: None,
+            supports_mamba_prefix_caching: true,
+            layers_rule,
+        }),
+        // falcon_h1.py's MambaMixer2 (`get_mamba_state_shape_from_config`: intermediate_size = mamba_d_ssm, else
+        // mamba_expand * hidden_size, which FalconH1Config's validate_architecture makes mamba_n_heads *
+        // mamba_d_head; `config_json` checks it). SupportsMambaPrefixCaching until 0.32.0.
+        VllmModel::FalconH1 => Some(HybridSpec {
+            model: rule,
+            architecture,
+            kind: AttentionKind::Mamba,
+            backend: Backend::Mamba2,
+            state: State::Mamba2 {
+                num_heads: field(name, raw, "mamba_n_heads", file)?,
+                head_dim: field(name, raw, "mamba_d_head", file)?,
+                n_groups: field(name, raw, "mamba_n_groups", file)?,
+                state_size: field(name, raw, "mamba_d_state", file)?,
+                conv_kernel: field(name, raw, "mamba_d_conv", file)?,
+                ssm_cache_dtype: None,
+                chunk_size: raw.get("mamba_chunk_size").and_then(Value::as_u64).map(|c| c as u32),
+            },
+            mtp_layers: None,
+            supports_mamba_prefix_caching: true,
+            layers_rule,
+        }),
+        // jamba.py's MambaMixer (MAMBA1): intermediate_size = mamba_expand * hidden_size.
+        VllmModel::Jamba => Some(HybridSpec {
+            model: rule,
+            architecture,
+            kind: AttentionKind::Mamba,
+            backend: Backend::Mamba1,
+            state: State::Mamba1 {
+                intermediate_size: jamba_intermediate(name, cfg, file)?,
+                state_size: field(name, raw, "mamba_d_state", file)?,
+                conv_kernel: field(name, raw, "mamba_d_conv", file)?,
             },
             mtp_layers: None,
             supports_mamba_prefix_caching: true,

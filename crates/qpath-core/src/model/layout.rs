@@ -116,8 +116,11 @@ pub(super) fn build_layers(
         None => None,
     };
 
-    let mut layers = Vec::with_capacity(n as usize);
-    for i in 0..n {
+    // A hybrid model file can build more token mixers than decoder layers (falcon_h1.py: an attention and a Mamba2
+    // layer per decoder layer, `model::hybrid`).
+    let count = kinds.as_ref().map_or(n, |(k, _)| k.len() as u32);
+    let mut layers = Vec::with_capacity(count as usize);
+    for i in 0..count {
         let mixer = kinds.as_ref().map(|(k, _)| k[i as usize]);
         if mixer == Some(None) {
             continue; // an MLP / MoE block: no token mixer
@@ -292,7 +295,7 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
         }
     };
     Ok(match rule {
-        VllmModel::Opt | VllmModel::Qwen2 | VllmModel::GraniteMoeHybrid => {
+        VllmModel::Opt | VllmModel::Qwen2 | VllmModel::GraniteMoeHybrid | VllmModel::Jamba => {
             let d = derived("the head size")?;
             if let Some(h) = cfg.head_dim.filter(|h| *h != d) {
                 return err(format!(
@@ -308,7 +311,9 @@ fn head_dim(name: &str, rule: VllmModel, heads: u32, cfg: &TextConfig, source: &
         | VllmModel::Qwen3
         | VllmModel::Qwen3Next
         | VllmModel::Qwen3_5
-        | VllmModel::NemotronH => match cfg.head_dim {
+        | VllmModel::NemotronH
+        | VllmModel::FalconH1
+        | VllmModel::Glm4Moe => match cfg.head_dim {
             Some(h) => h,
             None => {
                 let d = derived("head_dim")?;
@@ -399,7 +404,10 @@ fn per_layer_window(name: &str, rule: VllmModel, i: u32, n: u32, cfg: &TextConfi
         | VllmModel::Qwen3_5
         | VllmModel::NemotronH
         | VllmModel::GraniteMoeHybrid
+        | VllmModel::FalconH1
+        | VllmModel::Jamba
         | VllmModel::Llama4
+        | VllmModel::Glm4Moe
         | VllmModel::DeepseekV2 => None,
         VllmModel::GptOss => model_window.filter(|_| i % 2 == 0),
         VllmModel::Llama | VllmModel::Gemma3 | VllmModel::Gemma4 => match cfg.layer_types.as_deref() {

@@ -353,7 +353,7 @@ pub fn resolve_model_in(
             .text
             .num_hidden_layers
             .unwrap_or(layers.len() as u32)
-            .max(layers.len() as u32),
+            .max(layers.len() as u32 / hybrid::mixers_per_decoder_layer(rule)),
         layers,
         source,
         model_type: preset.map(|p| p.model_type.to_string()),
@@ -500,7 +500,7 @@ fn from_config(
             .text
             .num_hidden_layers
             .unwrap_or(layers.len() as u32)
-            .max(layers.len() as u32),
+            .max(layers.len() as u32 / hybrid::mixers_per_decoder_layer(rule)),
         hybrid,
         id: if id.trim().is_empty() {
             file.to_string()

@@ -54,12 +54,23 @@ pub enum VllmModel {
     /// `nemotron_h.py` (hybrid): layer i is Mamba2 (`M`), attention (`*`), MLP (`-`) or MoE (`E`) by
     /// `config.hybrid_override_pattern[i]`; attention head_dim = `config.head_dim` or hidden_size // heads.
     NemotronH,
+    /// `falcon_h1.py` (hybrid; Falcon-H1): every decoder layer i is a `FalconH1ParallelHybrid`, an attention branch
+    /// (layer i) beside a Mamba2 mixer named as layer `num_hidden_layers + i`; attention head size `config.head_dim`
+    /// or hidden_size // heads (`source::FALCON_H1_HEAD_DIM`).
+    FalconH1,
+    /// `jamba.py` (hybrid; Jamba): layer i is attention or Mamba1 by `config.layers_block_type[i]`, which JambaConfig
+    /// derives from `attn_layer_period` / `attn_layer_offset`; attention head size hidden_size // heads
+    /// (`source::JAMBA_HEAD_DIM`; config.json's `head_dim` is not read).
+    Jamba,
     /// `deepseek_v2.py` (DeepSeek-V2 / V3 / R1 / V3.2, Kimi-K2, GLM-5), and from 0.29.0 on CUDA
     /// `vllm/models/deepseek_v32/nvidia/model.py` for `DeepseekV32ForCausalLM` / `GlmMoeDsaForCausalLM`: one rule with a
     /// release switch ([`super::mla`]). Under `use_mla` every layer is an MLA layer: `num_attention_heads` query heads,
     /// one latent KV head, head size `kv_lora_rank + qk_rope_head_dim` (never `config.head_dim`, which transformers'
     /// DeepSeek configs set to `qk_rope_head_dim`), sparse iff the config has `index_topk`.
     DeepseekV2,
+    /// `glm4_moe.py` (GLM-4.5 / 4.6 / 4.7): every layer a plain `Attention` (`source::GLM4_MOE_ATTN`), no per-layer
+    /// window; head size `head_dim or hidden_size // heads` from `config.head_dim` (`source::GLM4_MOE_HEAD_DIM`).
+    Glm4Moe,
 }
 
 impl VllmModel {
@@ -83,6 +94,9 @@ impl VllmModel {
             VllmModel::Qwen3Next | VllmModel::Qwen3_5 => (&QWEN3_NEXT_KV_SPLIT_ASSERT, &QWEN3_NEXT_TP_SPLIT_ASSERT),
             VllmModel::NemotronH => (&NEMOTRON_H_KV_SPLIT_ASSERT, &NEMOTRON_H_TP_SPLIT_ASSERT),
             VllmModel::GraniteMoeHybrid => (&GRANITE_KV_SPLIT_ASSERT, &GRANITE_TP_SPLIT_ASSERT),
+            VllmModel::FalconH1 => (&FALCON_H1_KV_SPLIT_ASSERT, &FALCON_H1_TP_SPLIT_ASSERT),
+            VllmModel::Jamba => (&JAMBA_KV_SPLIT_ASSERT, &JAMBA_TP_SPLIT_ASSERT),
+            VllmModel::Glm4Moe => (&GLM4_MOE_KV_SPLIT_ASSERT, &GLM4_MOE_TP_SPLIT_ASSERT),
         })
     }
 
@@ -106,7 +120,10 @@ impl VllmModel {
             VllmModel::Qwen3_5 => "vllm/model_executor/models/qwen3_5.py",
             VllmModel::NemotronH => "vllm/model_executor/models/nemotron_h.py",
             VllmModel::GraniteMoeHybrid => "vllm/model_executor/models/granitemoehybrid.py",
+            VllmModel::FalconH1 => "vllm/model_executor/models/falcon_h1.py",
+            VllmModel::Jamba => "vllm/model_executor/models/jamba.py",
             VllmModel::DeepseekV2 => "vllm/model_executor/models/deepseek_v2.py",
+            VllmModel::Glm4Moe => "vllm/model_executor/models/glm4_moe.py",
         }
     }
 }

@@ -57,13 +57,15 @@ pub(super) fn recurrent_group(
     recurrent_layer_steps(r, h, &layers, &mut t);
     recurrent_backend_steps(r, h, &mut t);
     let mut trace = t.steps;
-    const STATE_STEPS: [&str; 10] = [
+    const STATE_STEPS: [&str; 12] = [
         "prefix caching",
         "mamba cache mode",
         "NemotronH mamba_ssm_cache_dtype",
         "NemotronH log",
         "get_mamba_state_dtype_from_config",
         "get_mamba_state_shape_from_config",
+        "mamba2 group extension",
+        "mamba chunk size",
         "mamba state dtypes",
         "mamba state shape",
         "mamba page size",
@@ -112,6 +114,14 @@ pub(super) fn recurrent_layer_steps(r: Release, h: &model::HybridSpec, layers: &
             &source::GRANITE_LAYER_TYPE,
             "Mamba2 (GraniteMoeHybridMambaDecoderLayer's MambaMixer2)",
         ),
+        model::VllmModel::FalconH1 => (
+            &source::FALCON_H1_SSM_LAYER_IDX,
+            "Mamba2 (each FalconH1ParallelHybrid's FalconH1SSMDecoderLayer MambaMixer2, named num_hidden_layers + i)",
+        ),
+        model::VllmModel::Jamba => (
+            &source::JAMBA_LAYER_TYPE,
+            "\"mamba\": JambaMambaDecoderLayer (a Mamba1 MambaMixer)",
+        ),
         model::VllmModel::Qwen3_5 => (
             &source::QWEN3_5_LAYER_TYPE,
             "\"linear_attention\": a gated delta net (linear attention; Qwen3_5DecoderLayer's QwenGatedDeltaNetAttention)",
@@ -153,6 +163,8 @@ pub(super) fn recurrent_backend_steps(r: Release, h: &model::HybridSpec, t: &mut
     t.step(
         Some(if h.backend == Backend::Mamba2 {
             &source::MAMBA_TYPE_MAMBA2
+        } else if h.backend == Backend::Mamba1 {
+            &source::MAMBA_TYPE_MAMBA1
         } else if r < Release::V0_22_0 {
             &source::RECURRENT_GDN_MAMBA_TYPE_OLD
         } else {
@@ -165,6 +177,8 @@ pub(super) fn recurrent_backend_steps(r: Release, h: &model::HybridSpec, t: &mut
                 "{:?}: MAMBA_TYPE_TO_BACKEND_MAP names MambaAttentionBackendEnum.{}",
                 if h.backend == Backend::Mamba2 {
                     "mamba2"
+                } else if h.backend == Backend::Mamba1 {
+                    "mamba1"
                 } else {
                     "gdn_attention"
                 },
