@@ -1234,7 +1234,9 @@ mod tests {
     use super::super::{resolve_model_from_config, AttentionKind};
     use crate::release::Release;
 
-    fn layers(text: &str) -> Vec<(AttentionKind, Option<u32>, u32, u32)> {
+    /// The layers (kind, window, head size, KV heads) of a config.json at the newest release (also used by the
+    /// tests of `dense`).
+    pub(super) fn layers(text: &str) -> Vec<(AttentionKind, Option<u32>, u32, u32)> {
         resolve_model_from_config(Release::V0_33_0, "m", "config.json", text, None)
             .unwrap_or_else(|e| panic!("{e}"))
             .layers
@@ -1243,7 +1245,8 @@ mod tests {
             .collect()
     }
 
-    fn error(text: &str) -> String {
+    /// The error a config.json gets at the newest release ("" when it reads).
+    pub(super) fn error(text: &str) -> String {
         resolve_model_from_config(Release::V0_33_0, "m", "config.json", text, None)
             .err()
             .map(|e| e.message)

@@ -439,29 +439,11 @@ pub(super) fn spec(
             layers_rule,
         }),
         // granitemoehybrid.py's MambaMixer2 (`get_mamba_state_shape_from_config`: intermediate_size = mamba_expand *
-        // hidden_size, which GraniteMoeHybridConfig's validate_architecture makes mamba_n_heads * mamba_d_head).
-        VllmModel::GraniteMoeHybrid => Some(HybridSpec {
-            model: rule,
-            architecture,
-            kind: AttentionKind::Mamba,
-            backend: Backend::Mamba2,
-            state: State::Mamba2 {
-                num_heads: field(name, raw, "mamba_n_heads", file)?,
-                head_dim: field(name, raw, "mamba_d_head", file)?,
-                n_groups: field(name, raw, "mamba_n_groups", file)?,
-                state_size: field(name, raw, "mamba_d_state", file)?,
-                conv_kernel: field(name, raw, "mamba_d_conv", file)?,
-                ssm_cache_dtype: None,
-                chunk_size: raw.get("mamba_chunk_size").and_then(Value::as_u64).map(|c| c as u32),
-            },
-            mtp_layers: None,
-            supports_mamba_prefix_caching: true,
-            layers_rule,
-        }),
-        // falcon_h1.py's MambaMixer2 (`get_mamba_state_shape_from_config`: intermediate_size = mamba_d_ssm, else
-        // mamba_expand * hidden_size, which FalconH1Config's validate_architecture makes mamba_n_heads *
-        // mamba_d_head; `config_json` checks it). SupportsMambaPrefixCaching until 0.32.0.
-        VllmModel::FalconH1 => Some(HybridSpec {
+        // hidden_size, which GraniteMoeHybridConfig's validate_architecture makes mamba_n_heads * mamba_d_head), and
+        // falcon_h1.py's (intermediate_size = mamba_d_ssm, else mamba_expand * hidden_size, which FalconH1Config's
+        // validate_architecture makes mamba_n_heads * mamba_d_head; `config_json` checks it). Both classes
+        // declare SupportsMambaPrefixCaching to 0.32.0; 0.33.0 has no such protocol (nothing refuses "all").
+        VllmModel::GraniteMoeHybrid | VllmModel::FalconH1 => Some(HybridSpec {
             model: rule,
             architecture,
             kind: AttentionKind::Mamba,

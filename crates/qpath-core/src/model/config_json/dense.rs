@@ -109,24 +109,8 @@ pub(super) fn mistral3_text(c: &Common, given_types: Option<Vec<HfLayerType>>, t
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{resolve_model_from_config, AttentionKind};
-    use crate::release::Release;
-
-    fn layers(text: &str) -> Vec<(AttentionKind, Option<u32>, u32, u32)> {
-        resolve_model_from_config(Release::V0_33_0, "m", "config.json", text, None)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .layers
-            .iter()
-            .map(|l| (l.kind, l.sliding_window, l.head_dim, l.num_kv_heads))
-            .collect()
-    }
-
-    fn error(text: &str) -> String {
-        resolve_model_from_config(Release::V0_33_0, "m", "config.json", text, None)
-            .err()
-            .map(|e| e.message)
-            .unwrap_or_default()
-    }
+    use super::super::tests::{error, layers};
+    use crate::model::AttentionKind;
 
     #[test]
     fn glm4_moe_reads_head_dim_from_the_file() {
