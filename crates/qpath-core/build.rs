@@ -284,8 +284,11 @@ mod models_table {
             "granitemoehybrid" => "VllmModel::GraniteMoeHybrid",
             "nemotron_h" => "VllmModel::NemotronH",
             "deepseek_v2" => "VllmModel::DeepseekV2",
+            "falcon_h1" => "VllmModel::FalconH1",
+            "jamba" => "VllmModel::Jamba",
+            "glm4_moe" => "VllmModel::Glm4Moe",
             other => panic!(
-                "data/models.toml: model `{id}`: vllm_model = {other:?} is not one of opt, llama, qwen2, qwen3, gemma3, gemma4, gpt_oss, llama4, qwen3_next, qwen3_5, nemotron_h, granitemoehybrid, deepseek_v2"
+                "data/models.toml: model `{id}`: vllm_model = {other:?} is not one of opt, llama, qwen2, qwen3, gemma3, gemma4, gpt_oss, llama4, qwen3_next, qwen3_5, nemotron_h, granitemoehybrid, deepseek_v2, falcon_h1, jamba, glm4_moe"
             ),
         }
     }

@@ -14,9 +14,13 @@
 //! `n_predict`, and builds `num_nextn_predict_layers` MLA layers like the target's from index `num_hidden_layers`;
 //! DeepSeek-V3.2's MTP drafter runs eagerly in 0.20.0-0.28.0. An EAGLE-3 head keeps its own attention: a Llama-type
 //! head's layer is standard attention (`use_mla=False`) built under the target's model config.
+//!
+//! On a GLM-4.5 / 4.6 / 4.7 target (`Glm4MoeForCausalLM`, every release): `mtp` (or the deprecated `glm4_moe_mtp`)
+//! rewrites the draft config to `glm4_moe_mtp` and builds `num_nextn_predict_layers` layers of the target's plain
+//! attention from index `num_hidden_layers` (`glm4_moe_mtp.py`, `glm_mtp_layers`).
 
 use crate::attention::Backend;
-use crate::model::{self, AttentionKind, LayerSpec, MlaDims, ModelSpec, VllmModel};
+use crate::model::{self, AttentionKind, LayerSpec, MlaDims, ModelSpec, MtpLayers, VllmModel};
 use crate::release::Release;
 use crate::report::{ModelRunner, SpeculativeReport};
 use crate::report::{Note, ScenarioError, ScenarioErrorKind};
@@ -359,6 +363,9 @@ fn drafter_layers(
         "mtp" if draft.vllm_model == VllmModel::DeepseekV2 => {
             deepseek_mtp_layers(r, cmd, sc.num_speculative_tokens, &draft, target, t, notes)?
         }
+        "mtp" if draft.vllm_model == VllmModel::Glm4Moe => {
+            glm_mtp_layers(r, cmd, sc.num_speculative_tokens, &draft, target, t, notes)?
+        }
         "mtp" => mtp_layers(r, &draft, t, notes),
         "eagle" | "eagle3" => Some(eagle_layers(&detected, &draft, target, t)),
         _ => Some(draft_model_layers(&draft, t)),
@@ -438,6 +445,19 @@ fn detect_method(
             if let Some(d) = draft.filter(|d| d.vllm_model == VllmModel::DeepseekV2) {
                 deepseek_mtp_config(r, d, t);
             }
+            if let Some(d) = draft.filter(|d| d.vllm_model == VllmModel::Glm4Moe) {
+                t.step(
+                    Some(&source::GLM_MTP_OVERRIDE),
+                    "drafter config",
+                    format!(
+                        "hf_config_override: architectures[0] Glm4MoeForCausalLM → model_type glm4_moe_mtp, \
+                         architectures [\"Glm4MoeMTPModel\"], n_predict = num_nextn_predict_layers = {} \
+                         (num_hidden_layers kept: {})",
+                        d.glm_nextn_layers.map_or("None".to_string(), |n| n.to_string()),
+                        d.decoder_layers
+                    ),
+                );
+            }
             t.step(
                 Some(&source::SPEC_MTP_BY_MODEL_TYPE),
                 "method",
@@ -493,8 +513,9 @@ fn step_to(t: &mut Trace, cite: &Cite, method: &str, id: &str) -> String {
 }
 
 /// The MTP model type `hf_config_override` rewrites the target's config to, for the targets qpath has: DeepSeek-V3 /
-/// R1, V3.2 and GLM-5 to `deepseek_mtp` ([`source::MLA_MODEL_SPEC_MTP_TYPES`]); `kimi_k2` and `deepseek_v2` are not
-/// rewritten, so their MTP detection ends in vLLM's `Unsupported speculative method`.
+/// R1, V3.2 and GLM-5 to `deepseek_mtp` ([`source::MLA_MODEL_SPEC_MTP_TYPES`]), a `Glm4MoeForCausalLM` (GLM-4.5 /
+/// 4.6 / 4.7, by `architectures[0]`) to `glm4_moe_mtp`; `kimi_k2` and `deepseek_v2` are not rewritten, so their MTP
+/// detection ends in vLLM's `Unsupported speculative method`.
 fn mtp_model_type(r: Release, target: &ModelSpec) -> Option<&'static str> {
     match target.model_type() {
         Some("qwen3_next") => Some("qwen3_next_mtp"),
@@ -504,6 +525,8 @@ fn mtp_model_type(r: Release, target: &ModelSpec) -> Option<&'static str> {
         Some("qwen3_5_text" | "qwen3_5_moe_text") if r >= Release::V0_28_0 => Some("qwen3_5_mtp"),
         Some("nemotron_h") => Some("nemotron_h_mtp"),
         Some("deepseek_v3" | "deepseek_v32" | "glm_moe_dsa") => Some("deepseek_mtp"),
+        // GLM-4.5 / 4.6 / 4.7: keyed on architectures[0], every release (source::GLM_MTP_OVERRIDE).
+        _ if target.architecture == Some("Glm4MoeForCausalLM") => Some("glm4_moe_mtp"),
         _ => None,
     }
 }
@@ -699,6 +722,114 @@ fn deepseek_mtp_layers(
             ),
         );
     }
+    Ok(Some(drafter_spec(target, format!("{} (MTP)", target.id), layers)))
+}
+
+/// The MTP layers of a GLM-4.5 / 4.6 / 4.7 target (`glm4_moe_mtp.py`, the same file in every release 0.20.0-0.33.0
+/// as far as its layers go): `hf_config_override` keys on `architectures[0] == "Glm4MoeForCausalLM"`, sets model_type
+/// `glm4_moe_mtp`, `n_predict = num_nextn_predict_layers` and architectures `Glm4MoeMTPModel`, and keeps
+/// `num_hidden_layers`; `Glm4MoeMultiTokenPredictor` builds `num_nextn_predict_layers` `Glm4MoeDecoderLayer`s (the
+/// target's plain `Attention`: same heads, KV heads and head size, no window) named `model.layers.{n + k}` where n is
+/// `num_hidden_layers` (`source::GLM_MTP_START`, `source::GLM_MTP_COUNT`), so `extract_layer_index` reads the index
+/// after the target's layers.
+fn glm_mtp_layers(
+    r: Release,
+    cmd: &ServeCommand,
+    tokens: Option<u32>,
+    draft: &ModelSpec,
+    target: &ModelSpec,
+    t: &mut Trace,
+    notes: &mut Vec<Note>,
+) -> Result<Option<ModelSpec>, ScenarioError> {
+    if draft.id != target.id {
+        notes.push(Note::limit(format!(
+            "qpath cannot model this: an MTP drafter from another checkpoint ({}): vLLM builds glm4_moe_mtp.py's \
+             layers from that checkpoint's config, which qpath reads only for the target",
+            draft.id
+        )));
+        return Ok(None);
+    }
+    if let Some(key) = cmd.hf_overrides.as_ref().and_then(|o| o.keys().next()) {
+        notes.push(Note::limit(format!(
+            "qpath cannot model this: --hf-overrides ({key}, …) with GLM's MTP drafter: vLLM builds the draft config \
+             from the checkpoint without the target's dict overrides, so the MTP layers' count and attention would be \
+             the checkpoint's, not the overridden target's"
+        )));
+        return Ok(None);
+    }
+    let Some(count) = target.glm_nextn_layers else {
+        notes.push(Note::limit(format!(
+            "qpath cannot model this: {} has no num_nextn_predict_layers that qpath read",
+            target.id
+        )));
+        return Ok(None);
+    };
+    n_predict_check(r, Some(count), tokens)?;
+    let Some(first) = target.layers.iter().find(|l| l.kind.is_attention()) else {
+        return Ok(None);
+    };
+    if count == 0 {
+        notes.push(Note::limit(
+            "qpath cannot model this: num_nextn_predict_layers = 0: glm4_moe_mtp.py builds no MTP layer and \
+             Glm4MoeMTP's MoE set-up has no example layer",
+        ));
+        return Ok(None);
+    }
+    let mtp = MtpLayers {
+        count,
+        first: target.decoder_layers,
+    };
+    t.step(
+        Some(&source::GLM_MTP_REGISTRY),
+        "drafter model",
+        "Glm4MoeMTPModel → glm4_moe_mtp.py Glm4MoeMTP",
+    );
+    let names = if count == 1 {
+        mtp.prefix(0)
+    } else {
+        format!("{} … {}", mtp.prefix(0), mtp.prefix(count - 1))
+    };
+    t.step(
+        Some(&source::GLM_MTP_LAYERS),
+        "drafter layers",
+        format!(
+            "Glm4MoeMultiTokenPredictor: num_nextn_predict_layers = {count} MTP layer(s) from index num_hidden_layers \
+             = {}: {names}",
+            mtp.first
+        ),
+    );
+    t.step(
+        Some(&source::GLM_MTP_BLOCK),
+        "drafter layer kind",
+        format!(
+            "each MTP layer's mtp_block is a Glm4MoeDecoderLayer built with the draft config: the target's attention \
+             ({} query heads, {} KV heads, head size {}), no window; {}.self_attn.attn, extract_layer_index = {}",
+            first.num_q_heads,
+            first.num_kv_heads,
+            first.head_dim,
+            mtp.prefix(0),
+            mtp.first
+        ),
+    );
+    if tokens.is_some_and(|n| n > count) {
+        t.step(
+            Some(&source::GLM_MTP_STEP),
+            "drafter layers",
+            format!(
+                "speculative step k runs layer {} + k % {count}: the MTP layer(s) are re-run",
+                mtp.first
+            ),
+        );
+    }
+    let layers = mtp
+        .indices()
+        .map(|index| LayerSpec {
+            index,
+            kind: AttentionKind::Full,
+            sliding_window: None,
+            ..first.clone()
+        })
+        .collect();
     Ok(Some(drafter_spec(target, format!("{} (MTP)", target.id), layers)))
 }
 

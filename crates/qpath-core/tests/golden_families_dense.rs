@@ -182,31 +182,6 @@ fn glm_head_dim_null_is_derived_and_absent_cannot_be_modelled() {
 }
 
 #[test]
-fn glm_mtp_is_answered_cannot_model_and_the_target_still_resolves() {
-    // vLLM maps glm4_moe to glm4_moe_mtp (Glm4MoeMTP, registry.py); qpath's drafter does not restate that file.
-    for vllm in [Release::ALL[0], Release::LATEST] {
-        let r = with_config(
-            "h100-sxm",
-            vllm,
-            "vllm serve zai-org/GLM-4.5-Air --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'",
-            GLM45_AIR,
-        );
-        assert_eq!(r.verdict, Verdict::CannotModel, "{vllm}");
-        assert!(r.error.is_none(), "{vllm}: {:?}", r.error);
-        assert!(
-            r.notes.iter().any(
-                |n| n.text.starts_with("qpath cannot model this: the speculative method `mtp`")
-                    && n.text.contains("model_type `glm4_moe`")
-            ),
-            "{vllm}: {:?}",
-            r.notes
-        );
-        assert_eq!(r.groups.len(), 1, "{vllm}: the target's group, no drafter's");
-        assert_eq!(r.groups[0].layers.len(), 46);
-    }
-}
-
-#[test]
 fn ministral_3_text_config_is_one_full_group() {
     one_group(
         "mistralai/Ministral-3-8B-Instruct-2512",

@@ -174,6 +174,10 @@ pub struct ModelSpec {
     /// `attention_chunk_size` of a model with chunked local attention layers (Llama 4); `None` for every other.
     #[serde(skip)]
     pub attention_chunk_size: Option<u32>,
+    /// GLM-4.5 / 4.6 / 4.7's `num_nextn_predict_layers` (`glm4_moe_mtp.py`'s MTP layers, read by
+    /// `crate::drafter`); `None` for every other model file.
+    #[serde(skip)]
+    pub glm_nextn_layers: Option<u32>,
 }
 
 impl ModelSpec {
@@ -364,7 +368,18 @@ pub fn resolve_model_in(
         architecture: preset.map(|p| p.architecture),
         vision_bidirectional: vision_bidirectional(&cfg.text),
         attention_chunk_size: chunk,
+        glm_nextn_layers: glm_nextn_layers(rule, &cfg.text),
         mla,
+    })
+}
+
+/// A GLM-4.5 / 4.6 / 4.7 config's `num_nextn_predict_layers` (`Glm4MoeConfig`'s 1 when a preset does not give it).
+fn glm_nextn_layers(rule: VllmModel, cfg: &config::TextConfig) -> Option<u32> {
+    (rule == VllmModel::Glm4Moe).then(|| {
+        cfg.raw
+            .get("num_nextn_predict_layers")
+            .and_then(Value::as_u64)
+            .map_or(1, |n| n.min(u64::from(MAX_LAYERS)) as u32)
     })
 }
 
@@ -518,6 +533,7 @@ fn from_config(
         architecture: Some(arch.name),
         vision_bidirectional: vision_bidirectional(&cfg.text),
         attention_chunk_size: chunk,
+        glm_nextn_layers: glm_nextn_layers(rule, &cfg.text),
         mla,
     })
 }

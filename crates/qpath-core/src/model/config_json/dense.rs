@@ -53,7 +53,43 @@ pub(super) fn glm4_moe(c: &Common, given_types: Option<Vec<HfLayerType>>, t: &mu
     }
     t.sliding_window = f.window(None)?;
     t.layer_types = given_types;
+    let mtp = glm4_moe_nextn(f)?;
+    std::sync::Arc::make_mut(&mut t.raw).insert("num_nextn_predict_layers".into(), Value::from(mtp));
     Ok(())
+}
+
+/// `num_nextn_predict_layers` as `Glm4MoeConfig` holds it (5.16.1: the field `num_mtp_layers`, default 1, with the
+/// `attribute_map` alias `num_nextn_predict_layers`; config.json's own key wins, as in `DeepseekV3Config`). vLLM's
+/// `glm4_moe_mtp.py` builds that many MTP layers (`source::GLM_MTP_COUNT`); 0 is kept (the drafter then meets
+/// vLLM's `n_predict` modulo). transformers 5.5.3's class has no such field (a config.json without either key would
+/// meet an AttributeError in `glm4_moe_mtp.py` there): qpath restates 5.16.1, as for every GLM field.
+fn glm4_moe_nextn(f: &super::Fields<'_>) -> Result<u32, ModelError> {
+    let key = match (f.get("num_nextn_predict_layers"), f.get("num_mtp_layers")) {
+        (Field::Absent, Field::Absent) => return Ok(1),
+        (Field::Set(_), _) => "num_nextn_predict_layers",
+        (Field::Absent, Field::Set(_)) => "num_mtp_layers",
+        (Field::Null, _) | (Field::Absent, Field::Null) => {
+            return cannot(
+                f.file,
+                format!(
+                    "{} = null (transformers' Glm4MoeConfig declares num_mtp_layers an int and refuses None)",
+                    f.path("num_nextn_predict_layers")
+                ),
+            )
+        }
+    };
+    match f.map.get(key).and_then(Value::as_u64) {
+        Some(n) if n <= u64::from(crate::model::MAX_LAYERS) => Ok(n as u32),
+        _ => cannot(
+            f.file,
+            format!(
+                "{} = {} (qpath reads a non-negative integer up to {})",
+                f.path(key),
+                show(f.map.get(key).unwrap_or(&Value::Null)),
+                crate::model::MAX_LAYERS
+            ),
+        ),
+    }
 }
 
 /// `Ministral3Config` (configuration_ministral3.py:74-119 in 5.16.1): `head_dim` 128 (None: `hidden_size // heads`),
