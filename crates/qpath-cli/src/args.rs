@@ -55,6 +55,8 @@ pub enum Action {
     Scenario(Box<Args>),
     Gpus(Format),
     Releases(Format),
+    /// `qpath models`: the model presets.
+    Models(Format),
     Completions(clap_complete::Shell),
 }
 
@@ -81,7 +83,7 @@ pub const USAGE_LINE: &str = "usage: qpath [OPTIONS] -- [ENV=VAL ...] vllm serve
        qpath timeline [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath fix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath explain-log [OPTIONS] FILE|-
-       qpath gpus | releases [--format table|json] | completions SHELL
+       qpath gpus | models | releases [--format table|json] | completions SHELL
 see `qpath --help`";
 
 /// The README's three examples, shown by `--help`.
@@ -148,17 +150,19 @@ with --format json, an error in qpath's options or input is {{\"error\": {{\"typ
     )
 }
 
+/// `--gpu`'s help: what [`qpath_core::gpu::lookup`] reads.
+const GPU_HELP: &str = "id, name or nvidia-smi name (default h100-sxm)";
+
+/// `--compute-capability`'s help: what [`options::parse_compute_capability`] reads.
+const CAPABILITY_HELP: &str = "instead of --gpu: 9.0, 90 or sm_90";
+
 /// `--gpu`, `--vllm`, …: the scenario's options (the default action and `qpath matrix`).
 fn scenario_args(cmd: Command, formats: &'static [&'static str]) -> Command {
     let value = |key: OptionKey, name: &'static str, help: &'static str| {
         Arg::new(key.name()).long(&key.flag()[2..]).value_name(name).help(help)
     };
-    cmd.arg(value(OptionKey::Gpu, "ID", "a GPU of `qpath gpus` (default h100-sxm)"))
-        .arg(value(
-            OptionKey::ComputeCapability,
-            "X.Y",
-            "a raw compute capability instead of --gpu",
-        ))
+    cmd.arg(value(OptionKey::Gpu, "ID", GPU_HELP))
+        .arg(value(OptionKey::ComputeCapability, "X.Y", CAPABILITY_HELP))
         .arg(value(
             OptionKey::Vllm,
             "VERSION",
@@ -275,6 +279,12 @@ pub fn command() -> Command {
                 .arg(format_arg(&["table", "json"])),
         )
         .subcommand(
+            Command::new("models")
+                .about("list the model presets (any other: its folder or --model-config)")
+                .args_override_self(true)
+                .arg(format_arg(&["table", "json"])),
+        )
+        .subcommand(
             Command::new("releases")
                 .about("list the vLLM releases and the FlashInfer each pins")
                 .args_override_self(true)
@@ -311,6 +321,7 @@ pub fn parse_args(argv: &[String]) -> Result<Action, UsageError> {
     match m.subcommand() {
         Some(("gpus", sub)) => Ok(Action::Gpus(format_of(sub).unwrap_or(Format::Table))),
         Some(("releases", sub)) => Ok(Action::Releases(format_of(sub).unwrap_or(Format::Table))),
+        Some(("models", sub)) => Ok(Action::Models(format_of(sub).unwrap_or(Format::Table))),
         Some(("completions", sub)) => Ok(Action::Completions(
             *sub.get_one::<clap_complete::Shell>("shell").expect("required"),
         )),
@@ -373,7 +384,11 @@ fn scenario_of(m: &ArgMatches, mode: Mode) -> Result<Action, UsageError> {
 
 /// An option error as the CLI says it: `--gpu `h100` is not in qpath's GPU table: did you mean …? (see `qpath gpus`)`.
 pub fn option_message(e: &options::OptionError) -> String {
-    let hint = if e.key == OptionKey::Gpu {
+    let ambiguous = matches!(qpath_core::gpu::lookup(&e.value), qpath_core::gpu::Lookup::Ambiguous(_));
+    let hint = if e.key == OptionKey::Gpu && ambiguous {
+        // The reason already names the rows the value could mean.
+        " (see `qpath gpus`)".to_string()
+    } else if e.key == OptionKey::Gpu {
         match close_gpu_ids(&e.value).as_slice() {
             [] => " (see `qpath gpus`)".to_string(),
             ids => format!("; did you mean {}? (see `qpath gpus`)", or_list(ids)),
@@ -422,7 +437,7 @@ pub fn close_gpu_ids(value: &str) -> Vec<&'static str> {
 /// The subcommand a mistyped word is close to (`gpu` → gpus, `matrx` → matrix).
 fn close_command(word: &str) -> Option<&'static str> {
     let w = word.to_ascii_lowercase();
-    ["matrix", "gpus", "releases", "completions"]
+    ["matrix", "gpus", "models", "releases", "completions"]
         .into_iter()
         .find(|c| edit_distance(c, &w) <= 2 || (w.len() >= 3 && c.starts_with(&w)))
 }
@@ -482,7 +497,7 @@ fn clap_message(e: &clap::Error) -> String {
     match e.kind() {
         ErrorKind::UnknownArgument if arg.starts_with('-') => format!("unknown option `{}`{tip}", options::echo(&arg)),
         ErrorKind::InvalidSubcommand | ErrorKind::UnknownArgument => format!(
-            "unknown command `{}`{} (qpath's commands: matrix, gpus, releases, completions; a vLLM command goes after `--`)",
+            "unknown command `{}`{} (qpath's commands: matrix, gpus, models, releases, completions; a vLLM command goes after `--`)",
             options::echo(&arg),
             close_command(&arg).map(|c| format!("; did you mean `{c}`?")).unwrap_or(tip)
         ),

@@ -24,22 +24,29 @@ fn input_error(message: String) -> UsageError {
     }
 }
 
-/// The bytes of `path` (`-`: standard input), at most [`MAX_READ_BYTES`]; and whether there was more.
+/// The bytes of `path` (`-`: standard input), at most [`MAX_READ_BYTES`]; and whether there was more. A path must
+/// be a regular file (a FIFO or a device is refused before it is opened: pipe it to `-` instead).
 fn read_input(path: &str) -> Result<(Vec<u8>, bool), UsageError> {
-    let mut data = Vec::new();
-    let result = if path == "-" {
-        std::io::stdin().lock().take(MAX_READ_BYTES + 1).read_to_end(&mut data)
-    } else {
-        let meta = std::fs::metadata(path).map_err(|e| input_error(format!("cannot read the log `{path}`: {e}")))?;
-        if meta.is_dir() {
-            return Err(input_error(format!("the log `{path}` is a directory")));
-        }
-        std::fs::File::open(path).and_then(|f| f.take(MAX_READ_BYTES + 1).read_to_end(&mut data))
-    };
-    result.map_err(|e| input_error(format!("cannot read the log `{path}`: {e}")))?;
-    let more = data.len() as u64 > MAX_READ_BYTES;
-    data.truncate(MAX_READ_BYTES as usize);
-    Ok((data, more))
+    if path == "-" {
+        let mut data = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(MAX_READ_BYTES + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| input_error(format!("cannot read the log from standard input: {e}")))?;
+        let more = data.len() as u64 > MAX_READ_BYTES;
+        data.truncate(MAX_READ_BYTES as usize);
+        return Ok((data, more));
+    }
+    crate::read::read_prefix(std::path::Path::new(path), MAX_READ_BYTES, None).map_err(|e| {
+        let hint = match e {
+            crate::read::Problem::NotRegular { kind, .. } if kind != "a directory" => {
+                "; to read a stream, pipe it in: `… | qpath explain-log -`".to_string()
+            }
+            _ => String::new(),
+        };
+        input_error(format!("cannot read the log `{path}`: {e}{hint}"))
+    })
 }
 
 pub(crate) fn explain_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -> Answer {
@@ -311,7 +318,11 @@ mod tests {
         let a = run_words(&["explain-log", "/no/such/file.log"]);
         assert!(a.stderr.contains("cannot read the log `/no/such/file.log`"), "{}", a.stderr);
         let a = run_words(&["explain-log", "/"]);
-        assert!(a.stderr.contains("the log `/` is a directory"), "{}", a.stderr);
+        assert!(
+            a.stderr.contains("cannot read the log `/`: a directory, not a regular file"),
+            "{}",
+            a.stderr
+        );
         // Escapes, markup, a 300 KiB line and invalid UTF-8 around a real record.
         let mut hostile = b"\x1b[1;36m(EngineCore_DP0 pid=1)\x1b[0m INFO 08-21 05:41:30 [api_utils.py:273] non-default args: {'model_tag': 'Qwen/Qwen3-8B', 'kv_cache_dtype': 'fp8'}\n<script>alert(1)</script>\n\xff\xfe\n".to_vec();
         hostile.extend(std::iter::repeat_n(b'x', 300 << 10));

@@ -8,7 +8,7 @@
 //! qpath timeline [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] every release, and what changed where
 //! qpath fix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]      what to run instead
 //! qpath explain-log [OPTIONS] FILE|- [-- vllm serve …]                 a pasted log: its scenario, line by line
-//! qpath gpus | releases [--format table|json]                          the tables
+//! qpath gpus | models | releases [--format table|json]                 the tables
 //! qpath completions bash|zsh|fish|elvish|powershell                    a shell's completion script
 //! ```
 //!
@@ -30,6 +30,8 @@ mod args;
 mod config;
 mod explain;
 mod line;
+mod models;
+pub mod read;
 
 pub use args::{
     close_gpu_ids, command, option_message, parse_args, version_text, Action, Args, Format, UsageError, EXIT_CODES,
@@ -200,6 +202,7 @@ pub fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> An
         Ok(Action::Text(text)) => Answer::out(text, exit::SERVES),
         Ok(Action::Gpus(f)) => Answer::out(gpus(f), exit::SERVES),
         Ok(Action::Releases(f)) => Answer::out(releases(f), exit::SERVES),
+        Ok(Action::Models(f)) => Answer::out(models::models(f), exit::SERVES),
         Ok(Action::Completions(shell)) => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut command(), "qpath", &mut out);
@@ -665,9 +668,8 @@ mod tests {
             "{\"architectures\": [\"Qwen3ForCausalLM\"], \"num_hidden_layers\": ",
         )
         .unwrap();
-        let j = json_of(&run_with_env(&args(&format!("--gpu l4 --format json -- vllm serve {d}")), &no_env).unwrap());
-        let m = j["error"]["message"].as_str().unwrap();
-        assert!(m.contains(&format!("config.json of {d} is not valid JSON")), "{m}");
+        let m = run_with_env(&args(&format!("--gpu l4 -- vllm serve {d}")), &no_env).unwrap_err();
+        assert!(m.starts_with(&format!("{d}/config.json: not valid JSON: ")), "{m}");
         // A directory without config.json, a --model-config that does not exist: errors naming the file.
         std::fs::remove_file(dir.0.join("config.json")).unwrap();
         let e = run_with_env(&args(&format!("--gpu l4 -- vllm serve {d}")), &no_env).unwrap_err();

@@ -188,6 +188,63 @@ pub fn from_device_name(name: &str) -> Option<&'static Gpu> {
     find(id)
 }
 
+/// What a GPU name as a user types it names: one row, several (a family name without the word that tells its rows
+/// apart), or none.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lookup {
+    Found(&'static Gpu),
+    /// The rows the name could mean, in the table's order (`H100` → h100-pcie, h100-sxm, h100-nvl).
+    Ambiguous(Vec<&'static Gpu>),
+    NotFound,
+}
+
+/// The GPU a user's `--gpu` value names. The rule, in order:
+///
+/// 1. a table id, case-insensitively, also with its `-` left out or written as `_` or a blank (`L4`, `H200`,
+///    `H100_SXM`, `rtx4090`);
+/// 2. a table name as `qpath gpus` prints it, case-insensitively, blanks collapsed (`NVIDIA H100 SXM5`,
+///    `GeForce RTX 4090`);
+/// 3. a device name as `nvidia-smi` prints it ([`from_device_name`]: `NVIDIA H100 80GB HBM3`,
+///    `NVIDIA A100-SXM4-80GB`, `NVIDIA GeForce RTX 4090`), except that a family name alone, with no word that tells
+///    its rows apart, is [`Lookup::Ambiguous`]: `H100` / `NVIDIA H100` / `H800` (PCIe, SXM or NVL), `A100` (40 or
+///    80 GB), `RTX 6000` (Ada or PRO Blackwell).
+pub fn lookup(name: &str) -> Lookup {
+    let trimmed = name.trim();
+    if trimmed.is_empty() || trimmed.len() > 200 {
+        return Lookup::NotFound;
+    }
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '-' | '_') && !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    if let Some(g) = GPUS.iter().find(|g| g.id.eq_ignore_ascii_case(trimmed)) {
+        return Lookup::Found(g);
+    }
+    let squashed = squash(trimmed);
+    if let Some(g) = GPUS.iter().find(|g| squash(g.id) == squashed) {
+        return Lookup::Found(g);
+    }
+    let collapsed = trimmed.split_whitespace().collect::<Vec<_>>().join(" ");
+    if let Some(g) = GPUS.iter().find(|g| g.name.eq_ignore_ascii_case(&collapsed)) {
+        return Lookup::Found(g);
+    }
+    let upper = collapsed.to_ascii_uppercase();
+    let words: Vec<&str> = upper
+        .split(|c: char| c.is_whitespace() || c == '-' || c == '_')
+        .filter(|w| !w.is_empty() && !matches!(*w, "NVIDIA" | "TESLA" | "GEFORCE" | "QUADRO"))
+        .collect();
+    let rows = |ids: &[&str]| -> Lookup { Lookup::Ambiguous(GPUS.iter().filter(|g| ids.contains(&g.id)).collect()) };
+    match words.as_slice() {
+        ["H100" | "H800"] => return rows(&["h100-pcie", "h100-sxm", "h100-nvl"]),
+        ["A100" | "A800"] | ["A100" | "A800", "SXM4" | "SXM" | "PCIE"] => return rows(&["a100-40gb", "a100-80gb"]),
+        ["RTX", "6000"] | ["6000"] => return rows(&["rtx-6000-ada", "rtx-pro-6000-blackwell"]),
+        _ => {}
+    }
+    from_device_name(trimmed).map_or(Lookup::NotFound, Lookup::Found)
+}
+
 /// The architectures of the table, each once, ordered by their lowest capability.
 pub fn architectures() -> Vec<&'static str> {
     let mut rows: Vec<&Gpu> = GPUS.iter().collect();
@@ -400,6 +457,47 @@ mod tests {
         }
         for unknown in ["", "AMD Instinct MI300X", "NVIDIA", "Intel(R) Data Center GPU Max 1550"] {
             assert_eq!(from_device_name(unknown).map(|g| g.id), None, "{unknown}");
+        }
+    }
+
+    #[test]
+    fn lookup_reads_ids_names_and_device_names() {
+        let found = |name: &str| match lookup(name) {
+            Lookup::Found(g) => g.id,
+            other => panic!("{name}: {other:?}"),
+        };
+        for g in GPUS {
+            assert_eq!(found(&g.id.to_ascii_uppercase()), g.id);
+            assert_eq!(found(&g.id.replace('-', "")), g.id);
+            assert_eq!(found(&g.name.to_ascii_lowercase()), g.id);
+            assert_eq!(found(&g.name.replace(' ', "  ")), g.id);
+        }
+        // Squashed ids do not collide.
+        let mut squashed: Vec<String> = GPUS.iter().map(|g| g.id.replace('-', "")).collect();
+        squashed.sort();
+        squashed.dedup();
+        assert_eq!(squashed.len(), GPUS.len());
+        for (name, id) in [
+            ("L4", "l4"),
+            ("H200", "h200"),
+            ("NVIDIA H100 80GB HBM3", "h100-sxm"),
+            ("NVIDIA A100-SXM4-80GB", "a100-80gb"),
+            ("NVIDIA GeForce RTX 4090", "rtx-4090"),
+            ("H100 SXM", "h100-sxm"),
+            ("A100 40GB", "a100-40gb"),
+        ] {
+            assert_eq!(found(name), id, "{name}");
+        }
+        let ambiguous = |name: &str| match lookup(name) {
+            Lookup::Ambiguous(rows) => rows.iter().map(|g| g.id).collect::<Vec<_>>(),
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!(ambiguous("H100"), ["h100-pcie", "h100-sxm", "h100-nvl"]);
+        assert_eq!(ambiguous("nvidia h100"), ["h100-pcie", "h100-sxm", "h100-nvl"]);
+        assert_eq!(ambiguous("A100-PCIE"), ["a100-40gb", "a100-80gb"]);
+        assert_eq!(ambiguous("RTX 6000"), ["rtx-6000-ada", "rtx-pro-6000-blackwell"]);
+        for none in ["", "  ", "h900", "AMD Instinct MI300X", &"x".repeat(100_000)] {
+            assert_eq!(lookup(none), Lookup::NotFound, "{none}");
         }
     }
 

@@ -162,6 +162,51 @@ pub struct ScenarioOptions {
     pub vllm_version: Option<String>,
 }
 
+/// "`a`", "`a` or `b`", "`a`, `b` or `c`".
+pub fn or_list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("`{i}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
+/// A compute capability as users write it: `9.0`, `90`, `sm_90`, `sm90`, `compute_90` (case-insensitive; an
+/// architecture-specific suffix `a` / `f` as in `sm_90a`, `9.0a`, `sm_100f` names the same capability). The digits
+/// form is the major version followed by one minor digit (`86` = 8.6, `100` = 10.0, `121` = 12.1), as nvcc's `sm_XY`
+/// names it. Anything else (`8.10`, `9`, `sm_9`) is an error whose reason says the accepted forms.
+pub fn parse_compute_capability(text: &str) -> Result<ComputeCapability, String> {
+    let forms = "expected X.Y, XY or sm_XY, for example 9.0, 90 or sm_90";
+    let lower = text.trim().to_ascii_lowercase();
+    let mut body = lower.as_str();
+    let mut prefixed = false;
+    for prefix in ["sm_", "sm", "compute_", "compute"] {
+        if let Some(rest) = body.strip_prefix(prefix) {
+            body = rest;
+            prefixed = true;
+            break;
+        }
+    }
+    let body = body.strip_suffix(['a', 'f']).unwrap_or(body);
+    if body.contains('.') {
+        if prefixed {
+            return Err(format!("is not a compute capability: {forms}"));
+        }
+        return body
+            .parse::<ComputeCapability>()
+            .map_err(|e| format!("is not a compute capability: {}", e.reason));
+    }
+    let digits = body.len() >= 2 && body.len() <= 3 && body.bytes().all(|c| c.is_ascii_digit()) && !body.starts_with('0');
+    if !digits {
+        return Err(format!("is not a compute capability: {forms}"));
+    }
+    let (major, minor) = body.split_at(body.len() - 1);
+    match (major.parse::<u8>(), minor.parse::<u8>()) {
+        (Ok(major), Ok(minor)) => Ok(ComputeCapability::new(major, minor)),
+        _ => Err(format!("is not a compute capability: {forms}")),
+    }
+}
+
 /// How a cubins value reads: `yes`/`true`/`1`, `no`/`false`/`0`, `default` or empty (the release's default).
 pub fn parse_cubins(value: &str) -> Result<Option<bool>, String> {
     match value.trim().to_ascii_lowercase().as_str() {
@@ -192,12 +237,19 @@ impl ScenarioOptions {
         };
         match key {
             OptionKey::Gpu => {
-                self.gpu = Some(gpu::find(v).ok_or_else(|| error("is not in qpath's GPU table".to_string()))?);
+                self.gpu = Some(match gpu::lookup(v) {
+                    gpu::Lookup::Found(g) => g,
+                    gpu::Lookup::Ambiguous(rows) => {
+                        return Err(error(format!(
+                            "is not in qpath's GPU table; did you mean {}?",
+                            or_list(&rows.iter().map(|g| g.id).collect::<Vec<_>>())
+                        )))
+                    }
+                    gpu::Lookup::NotFound => return Err(error("is not in qpath's GPU table".to_string())),
+                });
             }
             OptionKey::ComputeCapability => {
-                self.compute_capability = Some(v.parse().map_err(|e: crate::capability::ParseVersionError| {
-                    error(format!("is not a compute capability: {}", e.reason))
-                })?);
+                self.compute_capability = Some(parse_compute_capability(v).map_err(error)?);
             }
             OptionKey::Vllm => match v.parse::<Release>() {
                 Ok(r) => {
@@ -459,5 +511,57 @@ mod tests {
         o.gpu = None;
         assert_eq!(o.hardware().unwrap(), Hardware::Capability(ComputeCapability::new(9, 0)));
         assert!(o.set(OptionKey::ComputeCapability, "8.10").is_err());
+    }
+
+    #[test]
+    fn names_as_users_type_them() {
+        let mut o = ScenarioOptions::default();
+        for (given, id) in [("L4", "l4"), ("H200", "h200"), ("NVIDIA H100 80GB HBM3", "h100-sxm")] {
+            o.set(OptionKey::Gpu, given).unwrap();
+            assert_eq!(o.gpu.map(|g| g.id), Some(id), "{given}");
+        }
+        let e = o.set(OptionKey::Gpu, "H100").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "gpu `H100` is not in qpath's GPU table; did you mean `h100-pcie`, `h100-sxm` or `h100-nvl`?"
+        );
+        assert_eq!(o.gpu.map(|g| g.id), Some("h100-sxm"), "a bad value keeps the option");
+        for (given, cc) in [
+            ("9.0", (9, 0)),
+            ("90", (9, 0)),
+            ("sm_90", (9, 0)),
+            ("sm90", (9, 0)),
+            ("compute_90", (9, 0)),
+            ("SM_90A", (9, 0)),
+            ("100f", (10, 0)),
+            ("8.6", (8, 6)),
+            ("121", (12, 1)),
+        ] {
+            assert_eq!(
+                parse_compute_capability(given),
+                Ok(ComputeCapability::new(cc.0, cc.1)),
+                "{given}"
+            );
+        }
+        for bad in [
+            "8.10",
+            "9",
+            "sm_9",
+            "sm_9.0",
+            "1000",
+            "09",
+            "",
+            "sm_",
+            "a",
+            "9.0.0",
+            "compute_x",
+        ] {
+            let e = o.set(OptionKey::ComputeCapability, bad).unwrap_err();
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("compute-capability `{bad}` is not a compute capability: ")),
+                "{e}"
+            );
+        }
     }
 }

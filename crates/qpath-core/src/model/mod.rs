@@ -327,6 +327,9 @@ pub fn resolve_model_in(
     }
     let rule = preset.map_or(VllmModel::Llama, |p| p.vllm_model);
     let overrides = overrides::Overrides::locate(name, preset, hf_overrides.unwrap_or(&empty))?;
+    if preset.is_none() {
+        overrides.reject_non_dense_unknown_model(name)?;
+    }
     overrides.reject_constructor_only_keys(name)?;
 
     let mut source = Provenance::default();

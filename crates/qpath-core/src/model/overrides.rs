@@ -227,7 +227,10 @@ impl<'a> Overrides<'a> {
         if !missing.is_empty() {
             let place = if self.composite { " under text_config" } else { "" };
             return err(format!(
-                "{name} is not a qpath preset, so --hf-overrides must describe its attention; missing{place}: {}",
+                "{name} is not a qpath preset (see `qpath models`) and qpath has no config.json for it: give the \
+                 model's folder as MODEL (a directory holding config.json), --model-config FILE, or the model in the \
+                 local Hugging Face cache; a dense model's attention can also be described with --hf-overrides, \
+                 missing{place}: {}",
                 missing.join(", ")
             ));
         }
@@ -237,6 +240,139 @@ impl<'a> Overrides<'a> {
                 VllmModel::Llama.file()
             )
         });
+        Ok(())
+    }
+}
+
+/// How a message tells the user to give a model's config.json (what qpath reads a model that is not a preset from).
+pub const GIVE_CONFIG: &str = "give its config.json: the model's folder as MODEL (a directory holding config.json), \
+     --model-config FILE, or the model in the local Hugging Face cache";
+
+/// The families qpath knows as MLA or hybrid by their names, each as (the start of the name part, what it is). The
+/// name part is the id after its last `/`, compared case-insensitively (so quantized or re-hosted copies such as
+/// `RedHatAI/DeepSeek-R1-0528-quantized.w4a16` count); a name holding `distill` is a dense student
+/// (`DeepSeek-R1-Distill-Qwen-7B`) and matches none. Besides these, a name that starts with the name part of an MLA or
+/// hybrid preset (`qpath models`) is of that preset's kind; and a name holding `jamba`, `mamba`, `nemotron-h`,
+/// `nemotron-3-nano`, or `nemotron-nano` with `-v2` is hybrid.
+const NON_DENSE_FAMILIES: [(&str, &str); 11] = [
+    ("deepseek-v2", MLA_KIND),
+    ("deepseek-v3", MLA_KIND),
+    ("deepseek-r1", MLA_KIND),
+    ("deepseek-coder-v2", MLA_KIND),
+    ("kimi-k2", MLA_KIND),
+    ("glm-5", MLA_KIND),
+    ("kimi-linear", HYBRID_KIND),
+    ("qwen3-next", HYBRID_KIND),
+    ("qwen3.5", HYBRID_KIND),
+    ("granite-4.0-h", HYBRID_KIND),
+    ("falcon-h1", HYBRID_KIND),
+];
+
+const MLA_KIND: &str = "an MLA (multi-head latent attention, DeepSeek-architecture) model";
+const HYBRID_KIND: &str = "a hybrid model (linear attention or Mamba layers beside attention)";
+
+/// What a model id that is not a preset names when qpath knows its family as MLA or hybrid ([`NON_DENSE_FAMILIES`]
+/// states the rule); `None` for any other id.
+pub fn non_dense_family(id: &str) -> Option<&'static str> {
+    let name = id.rsplit('/').next().unwrap_or(id).trim().to_ascii_lowercase();
+    if name.is_empty() || name.contains("distill") {
+        return None;
+    }
+    let from_presets = super::presets::MODEL_PRESETS.iter().find_map(|p| {
+        let kind = match p.vllm_model {
+            VllmModel::DeepseekV2 => MLA_KIND,
+            VllmModel::Qwen3Next
+            | VllmModel::Qwen3_5
+            | VllmModel::NemotronH
+            | VllmModel::GraniteMoeHybrid
+            | VllmModel::FalconH1
+            | VllmModel::Jamba => HYBRID_KIND,
+            _ => return None,
+        };
+        let preset_name = p.id.rsplit('/').next().unwrap_or(p.id).to_ascii_lowercase();
+        name.starts_with(&preset_name).then_some(kind)
+    });
+    from_presets
+        .or_else(|| {
+            NON_DENSE_FAMILIES
+                .iter()
+                .find(|(start, _)| name.starts_with(start))
+                .map(|(_, kind)| *kind)
+        })
+        .or_else(|| {
+            let hybrid = ["jamba", "mamba", "nemotron-h", "nemotron-3-nano"]
+                .iter()
+                .any(|w| name.contains(w))
+                || (name.contains("nemotron-nano") && name.contains("-v2"));
+            hybrid.then_some(HYBRID_KIND)
+        })
+}
+
+/// The MLA keys that say an override object describes an MLA model.
+const MLA_SHAPE_KEYS: [&str; 5] = [
+    "kv_lora_rank",
+    "q_lora_rank",
+    "qk_rope_head_dim",
+    "qk_nope_head_dim",
+    "v_head_dim",
+];
+
+/// The key of an override object that says it describes a linear-attention / Mamba model: `linear_*`
+/// (`linear_num_key_heads`, …), `mamba_*`, `ssm_*`, `hybrid_override_pattern`, `layers_block_type`,
+/// `attn_layer_period`, or a `layer_types` entry naming linear attention or Mamba.
+fn recurrent_key(m: &Map<String, Value>) -> Option<String> {
+    for (k, v) in m {
+        let named = k.starts_with("linear_")
+            || k.starts_with("mamba_")
+            || k.starts_with("ssm_")
+            || matches!(
+                k.as_str(),
+                "hybrid_override_pattern" | "layers_block_type" | "attn_layer_period"
+            );
+        if named {
+            return Some(k.clone());
+        }
+        if k == "layer_types" {
+            if let Some(entry) = v.as_array().into_iter().flatten().filter_map(Value::as_str).find(|t| {
+                let t = t.to_ascii_lowercase();
+                t.contains("linear") || t.contains("mamba")
+            }) {
+                return Some(format!("layer_types entry {}", show(&Value::from(entry))));
+            }
+        }
+    }
+    None
+}
+
+impl Overrides<'_> {
+    /// A model that is not a preset is built from `--hf-overrides` with vLLM's Llama rule: dense attention only. A
+    /// name of a family qpath knows as MLA or hybrid ([`non_dense_family`]), or overrides holding MLA keys
+    /// ([`MLA_SHAPE_KEYS`]) or linear-attention / Mamba keys, would be built as a dense model it is not: "qpath
+    /// cannot model this", naming what to give instead.
+    pub(super) fn reject_non_dense_unknown_model(&self, name: &str) -> Result<(), ModelError> {
+        if let Some(kind) = non_dense_family(name) {
+            return err(format!(
+                "qpath cannot model this: {name} is not a qpath preset (see `qpath models`) and its name is that of \
+                 {kind}, which --hf-overrides cannot describe (they build a dense model with vLLM's Llama rule); \
+                 {GIVE_CONFIG}"
+            ));
+        }
+        for (prefix, m) in [("", Some(self.top)), ("text_config.", self.nested)] {
+            let Some(m) = m else { continue };
+            if let Some(key) = MLA_SHAPE_KEYS.iter().find(|k| m.contains_key(**k)) {
+                return err(format!(
+                    "qpath cannot model this: --hf-overrides {prefix}{key} describes an MLA model, but {name} is not a \
+                     qpath preset and --hf-overrides alone build a dense model with vLLM's Llama rule; {GIVE_CONFIG}"
+                ));
+            }
+            if let Some(key) = recurrent_key(m) {
+                return err(format!(
+                    "qpath cannot model this: --hf-overrides {prefix}{key} describes a hybrid (linear attention or \
+                     Mamba) model, but {name} is not a qpath preset and --hf-overrides alone build a dense model with \
+                     vLLM's Llama rule; {GIVE_CONFIG}"
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -392,4 +528,47 @@ fn dtype_override(name: &str, prefix: &str, m: &Map<String, Value>) -> Result<Op
         ));
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_dense_families_by_name() {
+        for id in [
+            "deepseek-ai/DeepSeek-R1-0528",
+            "deepseek-ai/DeepSeek-V3.1",
+            "unsloth/DeepSeek-V3-0324-GGUF",
+            "moonshotai/Kimi-K2-Instruct-0905",
+            "zai-org/GLM-5.1",
+            "DeepSeek-V2.5",
+        ] {
+            assert_eq!(non_dense_family(id), Some(MLA_KIND), "{id}");
+        }
+        for id in [
+            "Qwen/Qwen3-Next-80B-A3B-Thinking",
+            "Qwen/Qwen3.5-397B-A17B",
+            "nvidia/Nemotron-H-56B-Base-8K",
+            "nvidia/NVIDIA-Nemotron-Nano-9B-v2-Base",
+            "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+            "ibm-granite/granite-4.0-h-tiny",
+            "tiiuae/Falcon-H1-34B-Instruct",
+            "ai21labs/AI21-Jamba-Reasoning-3B",
+            "state-spaces/mamba-2.8b-hf",
+        ] {
+            assert_eq!(non_dense_family(id), Some(HYBRID_KIND), "{id}");
+        }
+        for id in [
+            "deepseek-ai/DeepSeek-R1-Distill-Llama-8B",
+            "ibm-granite/granite-4.0-micro",
+            "zai-org/GLM-4.7",
+            "Qwen/Qwen3-8B",
+            "nvidia/Llama-3.1-Nemotron-Nano-8B-v1",
+            "",
+            "/",
+        ] {
+            assert_eq!(non_dense_family(id), None, "{id}");
+        }
+    }
 }
