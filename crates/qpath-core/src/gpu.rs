@@ -216,7 +216,9 @@ pub fn lookup(name: &str) -> Lookup {
     let squash = |s: &str| -> String {
         s.chars()
             .filter(|c| !matches!(c, '-' | '_') && !c.is_whitespace())
-            .flat_map(char::to_lowercase)
+            // ASCII only: GPU ids and names are ASCII, and char::to_lowercase would carry Unicode's case tables
+            // (~13 KB) into the page
+            .map(|c| c.to_ascii_lowercase())
             .collect()
     };
     if let Some(g) = GPUS.iter().find(|g| g.id.eq_ignore_ascii_case(trimmed)) {
