@@ -92,6 +92,7 @@ const EXAMPLES: &str = "examples:
   qpath --gpu h100-sxm --format json -- vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER
   qpath matrix --vllm 0.33.0 -- vllm serve google/gemma-3-27b-it     # all GPUs x FlashInfer cache dtypes
   qpath matrix --backend picked -- vllm serve Qwen/Qwen3-4B           # the backend vLLM picks on every GPU
+  qpath matrix --gpu l4 -- vllm serve Qwen/Qwen3-4B                   # L4's row only
   qpath timeline --gpu l4 -- vllm serve M --kv-cache-dtype fp8        # every release, and what changed where
   qpath fix --gpu l4 --vllm 0.25.0-prefix -- vllm serve M --kv-cache-dtype fp8   # what to run instead
   qpath explain-log --gpu rtx-5090 vllm.log                           # a log: its scenario, line by line
@@ -100,10 +101,13 @@ const EXAMPLES: &str = "examples:
 /// The exit codes, shown by `--help` (the README's table says the same).
 pub const EXIT_CODES: &str =
     "exit codes (the same for a scenario, `matrix`, `timeline`, `fix`, `explain-log`, `gpus` and `releases`):
-  0  vLLM would start and serve (matrix: every cell; timeline: at --vllm, default the newest release)
+  0  vLLM would start and serve (matrix: every cell; timeline: at --vllm, default the newest release), as far
+     as qpath checks: the attention path, not memory, quantization or other config validation
   1  vLLM would fail: the report says where (the scenario's error, or a group's `error`; matrix: any cell)
   2  qpath could not read the input (its own options, a config.json it cannot read) or cannot model it
-     (\"qpath cannot model this\"; matrix: a cell it cannot model and none that fails)";
+     (\"qpath cannot model this\"; matrix: a cell it cannot model and none that fails), including a command
+     that is not `vllm serve` or a launcher qpath reads (env, sudo, uv run, python -m, docker run), and
+     standard output qpath cannot write (a full disk); a reader that goes away (`| head`) keeps the code";
 
 /// `qpath --version`: qpath's version, the vLLM releases it models and the FlashInfer each pins.
 pub fn version_text() -> String {
@@ -229,6 +233,12 @@ pub fn command() -> Command {
         .subcommand(scenario_args(
             Command::new("matrix")
                 .about("all GPUs x cache dtypes for a command line: FlashInfer's groups, or the backend vLLM picks")
+                .long_about(
+                    "all GPUs x cache dtypes for a command line: FlashInfer's groups, or the\n\
+                     backend vLLM picks. --gpu ID keeps that GPU's row (--compute-capability\n\
+                     does not apply); each column replaces the command's own --kv-cache-dtype,\n\
+                     and a note under the text says so",
+                )
                 .args_override_self(true)
                 .arg(
                     Arg::new("backend")
@@ -313,6 +323,7 @@ pub fn parse_args(argv: &[String]) -> Result<Action, UsageError> {
     if argv.is_empty() {
         return Ok(Action::Text(command().render_help().to_string()));
     }
+    let argv = &crate::sides::hoist_globals(argv)?;
     let words = std::iter::once("qpath".to_string()).chain(argv.iter().cloned());
     let m = match command().try_get_matches_from(words) {
         Ok(m) => m,
@@ -325,12 +336,23 @@ pub fn parse_args(argv: &[String]) -> Result<Action, UsageError> {
         Some(("completions", sub)) => Ok(Action::Completions(
             *sub.get_one::<clap_complete::Shell>("shell").expect("required"),
         )),
-        Some(("matrix", sub)) => scenario_of(sub, Mode::Matrix),
-        Some(("timeline", sub)) => scenario_of(sub, Mode::Timeline),
-        Some(("fix", sub)) => scenario_of(sub, Mode::Fix),
-        Some(("explain-log", sub)) => scenario_of(sub, Mode::ExplainLog),
-        _ => scenario_of(&m, Mode::Scenario),
+        Some(("matrix", sub)) => sided(scenario_of(sub, Mode::Matrix), argv),
+        Some(("timeline", sub)) => sided(scenario_of(sub, Mode::Timeline), argv),
+        Some(("fix", sub)) => sided(scenario_of(sub, Mode::Fix), argv),
+        Some(("explain-log", sub)) => sided(scenario_of(sub, Mode::ExplainLog), argv),
+        _ => sided(scenario_of(&m, Mode::Scenario), argv),
     }
+}
+
+/// A scenario whose options are on the right side of `--` ([`crate::sides`]), and that `matrix` takes.
+fn sided(action: Result<Action, UsageError>, argv: &[String]) -> Result<Action, UsageError> {
+    if let Ok(Action::Scenario(a)) = &action {
+        if let Some(e) = crate::sides::own_options_after_dashes(argv, a) {
+            return Err(e);
+        }
+        crate::sides::matrix_options(a)?;
+    }
+    action
 }
 
 /// Which command reads a scenario's options.
@@ -462,6 +484,12 @@ fn edit_distance(a: &str, b: &str) -> usize {
 fn clap_outcome(e: clap::Error, argv: &[String]) -> Result<Action, UsageError> {
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         return Ok(Action::Text(e.render().to_string()));
+    }
+    if e.kind() == ErrorKind::UnknownArgument {
+        let unknown = context(&e, ContextKind::InvalidArg).unwrap_or_default();
+        if let Some(hint) = crate::sides::vllm_option_before_dashes(&unknown, argv) {
+            return Err(UsageError::usage(hint));
+        }
     }
     let before_dashes = argv.iter().take_while(|a| *a != "--");
     let names_vllm = before_dashes.clone().any(|a| {

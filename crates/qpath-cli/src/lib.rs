@@ -27,16 +27,19 @@
 //! qpath preset of that id. The report says which (`model.config`).
 
 mod args;
+mod check;
 mod config;
 mod explain;
 mod line;
 mod models;
 pub mod read;
+mod sides;
 
 pub use args::{
     close_gpu_ids, command, option_message, parse_args, version_text, Action, Args, Format, UsageError, EXIT_CODES,
     GPU_SUGGESTIONS, USAGE_LINE,
 };
+pub use check::{Assumed, NOT_CHECKED};
 pub use config::{find_draft_config, find_model_config, hf_cache_config, hf_hub_cache, FoundConfig};
 pub use line::{command_line, shell_quote};
 
@@ -56,7 +59,9 @@ pub mod exit {
     /// AssertionError, ZeroDivisionError) or a group's `error` (a matrix: any cell).
     pub const FAILS: u8 = 1;
     /// qpath could not read the input (its own options, a config.json) or cannot model it (InputError, "qpath cannot
-    /// model this"; a matrix: a cell qpath cannot model and none that fails).
+    /// model this"; a matrix: a cell qpath cannot model and none that fails): also a command that is neither `vllm
+    /// serve` nor a launcher the core reads (an unclosed quote, an empty string, a bare model id), and an answer qpath
+    /// cannot write to standard output (the binary; a reader that goes away keeps the answer's code).
     pub const CANNOT: u8 = 2;
 }
 
@@ -362,7 +367,7 @@ fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -
     let report = resolve_with(&scenario, found.as_ref());
     let v = verdict(&report);
     let text = match a.format.unwrap_or(Format::Table) {
-        f if a.check => v.check_line(f == Format::Json),
+        f if a.check => check::line(&v, &Assumed::of_report(&report), f == Format::Json),
         Format::Json => pretty(&report),
         Format::Markdown => render::markdown(&report, &scenario.command_line, None),
         Format::Table => render::text(&report),
@@ -386,10 +391,11 @@ fn timeline_answer(a: &Args, scenario: &Scenario) -> Answer {
 /// An answer about `scenario` (its fixes, its timeline) whose exit code is the scenario's own: `--check`'s line, the
 /// JSON of `value`, or its Markdown.
 fn scenario_coded<T: serde::Serialize>(a: &Args, scenario: &Scenario, value: &T, markdown: fn(&T) -> String) -> Answer {
-    let v = verdict(&resolve(scenario));
+    let report = resolve(scenario);
+    let v = verdict(&report);
     let json = a.format == Some(Format::Json);
     let text = if a.check {
-        v.check_line(json)
+        check::line(&v, &Assumed::of_report(&report), json)
     } else if json {
         pretty(value)
     } else {
@@ -401,13 +407,13 @@ fn scenario_coded<T: serde::Serialize>(a: &Args, scenario: &Scenario, value: &T,
 /// `qpath matrix`: Markdown (or JSON); a command line vLLM rejects is its error alone, with the single scenario's code.
 fn matrix_answer(a: &Args, scenario: &Scenario) -> Answer {
     let json = a.format == Some(Format::Json);
-    let m = match matrix::matrix_in(scenario, a.matrix_mode) {
+    let mut m = match matrix::matrix_in(scenario, a.matrix_mode) {
         Ok(m) => m,
         Err(_) => {
             let report = resolve(scenario);
             let v = verdict(&report);
             let text = match (&report.error, json) {
-                _ if a.check => v.check_line(json),
+                _ if a.check => check::line(&v, &Assumed::of_report(&report), json),
                 (Some(e), true) => pretty(&serde_json::json!({ "error": e })),
                 (Some(e), false) => format!("{}: {}\n", e.kind.heading(), options::echo_words(&e.kind.body(&e.message))),
                 (None, _) => format!("{}\n", v.line()),
@@ -415,13 +421,14 @@ fn matrix_answer(a: &Args, scenario: &Scenario) -> Answer {
             return Answer::out(text, v.code());
         }
     };
+    sides::restrict_matrix(&mut m, a);
     let v = matrix_verdict(&m);
     let text = if a.check {
-        v.check_line(json)
+        check::line(&v, &Assumed::of_matrix(scenario), json)
     } else if json {
         pretty(&m)
     } else {
-        matrix::markdown(&m)
+        matrix::markdown(&m) + &sides::matrix_notes(&m, scenario.release, &scenario.command_line)
     };
     Answer::out(text, v.code())
 }
@@ -898,14 +905,16 @@ mod issue15 {
         ));
         assert_eq!(
             a.stdout,
-            "vLLM would fail: group 1 (FLASHINFER, decode_jit): AssertionError: fp8 tensor core is not supported in fa2 backend\n"
+            "vLLM would fail: group 1 (FLASHINFER, decode_jit): AssertionError: fp8 tensor core is not supported in fa2 backend; \
+             assumed: NVIDIA L4 (compute capability 8.9), vLLM 0.25.0-prefix, FlashInfer 0.6.13\n"
         );
         let a = answer(&format!("--check -- {LLAMA} --bogus"));
         assert_eq!(
             (a.code, a.stdout.as_str()),
             (
                 1,
-                "vLLM would fail: the scenario: ArgumentError: vllm: error: unrecognized arguments: --bogus\n"
+                "vLLM would fail: the scenario: ArgumentError: vllm: error: unrecognized arguments: --bogus; assumed: \
+                 NVIDIA H100 SXM5 (compute capability 9.0), vLLM 0.33.0, FlashInfer 0.7.2.post1\n"
             )
         );
         // Every backend's answer: the backend vLLM picks (FLASH_ATTN on the default H100), its query dtypes and kernels.
@@ -915,7 +924,9 @@ mod issue15 {
             "{a:?}"
         );
         let a = answer(&format!("--check --gpu l4 --vllm 0.25.0 -- {LLAMA} --kv-cache-dtype fp8"));
-        assert_eq!(a.stdout, "vLLM would start and serve: FLASHINFER bf16/bf16 fa2/fa2\n");
+        assert!(a
+            .stdout
+            .starts_with("vLLM would start and serve: FLASHINFER bf16/bf16 fa2/fa2; assumed: NVIDIA L4"));
         let a = answer(&format!("--check --gpu b200 -- {LLAMA} --kv-cache-dtype fp8"));
         assert!(a.code == 0 && a.stdout.starts_with("vLLM would start and serve: ") && a.stdout.lines().count() == 1);
         let a = answer("--check -- vllm serve no-such-org/no-such-model");
@@ -1289,7 +1300,8 @@ mod issue20 {
         let c = answer(&format!("--check --gpu a100-80gb -- {LLAMA} -ac.flash_attn_version=3"));
         assert_eq!(
             c.stdout,
-            "vLLM would fail: group 1 (FLASH_ATTN, profile_run): AssertionError: FlashAttention version not detected.\n"
+            "vLLM would fail: group 1 (FLASH_ATTN, profile_run): AssertionError: FlashAttention version not detected.; \
+             assumed: NVIDIA A100 80GB (compute capability 8.0), vLLM 0.33.0, FlashInfer 0.7.2.post1\n"
         );
     }
 

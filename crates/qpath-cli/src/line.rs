@@ -10,7 +10,8 @@
 /// The command line of the words after `--`.
 pub fn command_line(words: &[String]) -> String {
     if let [one] = words {
-        if one.trim().contains(char::is_whitespace) {
+        // A blank word (`qpath -- ""`) is an empty command line, as the core names it.
+        if one.trim().is_empty() || one.trim().contains(char::is_whitespace) {
             return one.clone();
         }
     }

@@ -1,7 +1,8 @@
 //! The `qpath` binary: hands its arguments to [`qpath_cli::run`], prints the answer and exits with its code (see the
 //! crate's lib for the options and the codes). Nothing here panics: an argument that is not UTF-8 is named (exit 2),
-//! a reader that goes away ends the run quietly (exit 0), and an output that cannot be written (a full disk) is said
-//! on standard error (exit 1).
+//! a reader that goes away ends the run quietly with the answer's own code (`qpath matrix … | head -1` keeps the
+//! matrix's verdict), and an output that cannot be written (a full disk) is said on standard error (exit 2: qpath's
+//! failure, never 1, which is vLLM's).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -31,10 +32,12 @@ fn main() -> ExitCode {
     say(&answer.stderr);
     match write_answer(&mut std::io::stdout().lock(), &answer.stdout) {
         Written::Done => ExitCode::from(answer.code),
-        Written::ReaderGone => ExitCode::SUCCESS,
+        // `qpath matrix … | head -1`: the reader took what it wanted; the verdict stays the exit code.
+        Written::ReaderGone => ExitCode::from(answer.code),
+        // qpath's own failure, never vLLM's (1): the answer is lost, so the code says qpath could not finish.
         Written::Failed(e) => {
             say(&format!("qpath: {e}\n"));
-            ExitCode::from(1)
+            ExitCode::from(exit::CANNOT)
         }
     }
 }

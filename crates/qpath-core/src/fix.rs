@@ -10,14 +10,17 @@
 //! way the page's controls edit it, so a suggestion's command line is one the release parses and its diff names whole
 //! options. Nothing here decides what vLLM does: a candidate "works" when [`resolve`] says vLLM serves it.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::attention::Backend;
 use crate::backends::is_quantized;
 use crate::matrix::{self, MatrixMode};
+use crate::model::ParsedConfig;
 use crate::release::{FlashInfer, Release};
 use crate::report::{Report, Verdict};
-use crate::resolve::{resolve, Scenario};
+use crate::resolve::{resolve_sharing, shared_config, Scenario};
 use crate::serve::{self, ServeCommand};
 
 /// One edit of the scenario.
@@ -345,7 +348,10 @@ struct Tried {
 
 /// The candidates for `s` that run, best first (see the module doc), or the closest one.
 pub fn find(s: &Scenario) -> Fixes {
-    let base = resolve(s);
+    // The config.json, parsed once for every candidate (its model spec built once per release).
+    let config = shared_config(s);
+    let config = config.as_ref();
+    let base = resolve_sharing(s, config);
     let parsed = serve::parse(s.release, &s.command_line).ok();
     let mut fixes = Fixes {
         problem: problem(&base, parsed.as_ref()),
@@ -382,6 +388,7 @@ pub fn find(s: &Scenario) -> Fixes {
                     vec![Change::Release(r)],
                     &mut tried,
                     Some(&s.command_line),
+                    config,
                 );
             }
         }
@@ -391,7 +398,7 @@ pub fn find(s: &Scenario) -> Fixes {
     let singles = neighbours(&cmd, s, &base);
     let mut tried: Vec<Tried> = Vec::new();
     for c in &singles {
-        try_changes(s, &cmd, vec![c.clone()], &mut tried, None);
+        try_changes(s, &cmd, vec![c.clone()], &mut tried, None, config);
     }
     let wanted = wanted_mode(&fixes);
     if !tried.iter().any(|t| works(t, wanted.as_deref())) {
@@ -404,7 +411,7 @@ pub fn find(s: &Scenario) -> Fixes {
         for a in &moved {
             for b in &singles {
                 if std::mem::discriminant(a) != std::mem::discriminant(b) {
-                    try_changes(s, &cmd, vec![a.clone(), b.clone()], &mut tried, None);
+                    try_changes(s, &cmd, vec![a.clone(), b.clone()], &mut tried, None, config);
                 }
             }
         }
@@ -429,7 +436,14 @@ fn works(t: &Tried, wanted: Option<&str>) -> bool {
 }
 
 /// Resolves `s` with `changes` made to `cmd` (or, for an unparsed line, `line` at the changed release) and keeps it.
-fn try_changes(s: &Scenario, cmd: &ServeCommand, changes: Vec<Change>, tried: &mut Vec<Tried>, line: Option<&str>) {
+fn try_changes(
+    s: &Scenario,
+    cmd: &ServeCommand,
+    changes: Vec<Change>,
+    tried: &mut Vec<Tried>,
+    line: Option<&str>,
+    config: Option<&Arc<ParsedConfig>>,
+) {
     let mut c = cmd.clone();
     let mut scenario = s.clone();
     for ch in &changes {
@@ -445,7 +459,8 @@ fn try_changes(s: &Scenario, cmd: &ServeCommand, changes: Vec<Change>, tried: &m
     if changes.iter().any(|c| matches!(c, Change::FlashInfer(_))) {
         scenario.flashinfer_version = None;
     }
-    let report = resolve(&scenario);
+    // `scenario.model_config` is `s`'s (no change edits it), which `config` holds.
+    let report = resolve_sharing(&scenario, config);
     tried.push(Tried {
         changes,
         scenario,

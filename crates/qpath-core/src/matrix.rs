@@ -6,9 +6,10 @@
 use serde::Serialize;
 
 use crate::gpu::GPUS;
+use crate::model::ParsedConfig;
 use crate::release::Release;
 use crate::report::{Backend, GroupReport, NoteKind, Report, ScenarioErrorKind, Verdict, QPATH_LIMIT};
-use crate::resolve::{prepare, resolve_prepared, Hardware, Prepared, Scenario};
+use crate::resolve::{prepare_sharing, resolve_shared, shared_config, Hardware, Prepared, Scenario};
 use crate::serve;
 
 /// The `--kv-cache-dtype` values FlashInfer's backend lists at a release (`supported_kv_cache_dtypes`).
@@ -56,14 +57,20 @@ pub fn mla_kv_dtypes(r: Release) -> Vec<&'static str> {
 /// selection: what the page's controls and the matrix's columns ask before resolving anything. False when the model
 /// cannot be read (the resolve then says why).
 pub fn model_uses_mla(release: Release, cmd: &serve::ServeCommand, model_config: Option<&str>) -> bool {
+    model_uses_mla_in(release, cmd, model_config.map(ParsedConfig::new).as_ref())
+}
+
+/// [`model_uses_mla`] on a shared config.json: the spec it builds is the one the resolve of the same command line
+/// reuses (the same id, file name, overrides and environment).
+fn model_uses_mla_in(release: Release, cmd: &serve::ServeCommand, model_config: Option<&ParsedConfig>) -> bool {
     use crate::model;
     let env = model::ModelEnv {
         mla_disable: matches!(cmd.env_flag("VLLM_MLA_DISABLE"), Ok(Some(true))),
     };
     let overrides = cmd.hf_overrides.as_ref();
     let spec = match model_config {
-        Some(text) if text.len() > serve::limits::MAX_CONFIG_JSON_BYTES => return false,
-        Some(text) => model::resolve_model_from_config_in(release, env, &cmd.model, "config.json", text, overrides),
+        Some(c) if c.text().len() > serve::limits::MAX_CONFIG_JSON_BYTES => return false,
+        Some(c) => c.resolve_model_in(release, env, &cmd.model, &format!("config.json of {}", cmd.model), overrides),
         None => model::resolve_model_in(release, env, &cmd.model, overrides),
     };
     spec.is_ok_and(|s| s.layers.iter().any(|l| l.mla.is_some()))
@@ -302,8 +309,16 @@ pub fn matrix(base: &Scenario) -> Result<Matrix, String> {
 /// when the base command line does not parse (the error names the input).
 pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
     let cmd = serve::parse(base.release, &base.command_line).map_err(|e| e.to_string())?;
-    let mla = model_uses_mla(base.release, &cmd, base.model_config.as_deref());
+    // The config.json, parsed once for every cell (and its model spec built once): the cells' scenarios do not carry
+    // its text, their `Prepared` share it.
+    let config = shared_config(base);
+    let mla = model_uses_mla_in(base.release, &cmd, config.as_deref());
     let dtypes = mode.kv_dtypes(base.release, mla);
+    let bare = Scenario {
+        model_config: None,
+        command_line: String::new(),
+        ..base.clone()
+    };
     // One command line per cache dtype, parsed once and resolved on every GPU.
     let columns: Vec<(&'static str, Scenario, Prepared)> = dtypes
         .iter()
@@ -312,9 +327,9 @@ pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
             c.kv_cache_dtype = kv.to_string();
             let s = Scenario {
                 command_line: serve::format(&c),
-                ..base.clone()
+                ..bare.clone()
             };
-            let p = prepare(&s);
+            let p = prepare_sharing(&s, config.clone());
             (kv, s, p)
         })
         .collect();
@@ -327,7 +342,7 @@ pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
             };
             let line = s.command_line.clone();
             let kv = *kv;
-            let report = resolve_prepared(&s, prepared);
+            let report = resolve_shared(&s, prepared);
             let (status, summary) = summarize_in(&report, mode);
             cells.push(Cell {
                 gpu: g.id,

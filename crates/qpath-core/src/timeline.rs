@@ -14,7 +14,7 @@ use crate::dtype::TorchDtype;
 use crate::matrix::{self, CellStatus, MatrixMode};
 use crate::release::Release;
 use crate::report::{GroupReport, Report, TraceStep, Verdict};
-use crate::resolve::{resolve, short_list, Scenario};
+use crate::resolve::{resolve_sharing, shared_config, short_list, Scenario};
 
 /// One group of a row, as the timeline compares it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -86,15 +86,21 @@ pub fn timeline(base: &Scenario) -> Timeline {
     let mut rows: Vec<TimelineRow> = Vec::with_capacity(Release::ALL.len());
     let mut previous: Option<Report> = None;
     let mut gpu = String::new();
+    // The config.json, parsed once for every release (its model spec is built per release).
+    let config = shared_config(base);
+    let bare = Scenario {
+        model_config: None,
+        ..base.clone()
+    };
     for release in Release::ALL {
         let s = Scenario {
             release,
             flashinfer: None,
             vllm_version: None,
             flashinfer_version: None,
-            ..base.clone()
+            ..bare.clone()
         };
-        let report = resolve(&s);
+        let report = resolve_sharing(&s, config.as_ref());
         gpu.clone_from(&report.gpu.name);
         let mut row = row_of(release, &report);
         if let (Some(before), Some(b)) = (&previous, rows.last()) {

@@ -407,15 +407,27 @@ pub fn eagle_architecture(method: &str, arch: &str) -> String {
 /// under speculative method `eagle` / `eagle3`: its architecture renamed as [`eagle_architecture`] and looked up in
 /// [`EAGLE_HEADS`].
 pub(super) fn read_as(release: Release, file: &str, text: &str, eagle_method: Option<&str>) -> Result<ConfigJson, ModelError> {
+    super::parsed::count_parse();
     let root: Value = serde_json::from_str(text).map_err(|e| ModelError {
         message: format!("{file} is not valid JSON: {e}"),
     })?;
+    read_value_as(release, file, &root, eagle_method)
+}
+
+/// [`read_as`] on config.json text already parsed (the parse is release-independent: a matrix or timeline parses
+/// once, [`super::ParsedConfig`]).
+pub(super) fn read_value_as(
+    release: Release,
+    file: &str,
+    root: &Value,
+    eagle_method: Option<&str>,
+) -> Result<ConfigJson, ModelError> {
     let Value::Object(root) = root else {
-        return err(format!("{file}: the top level must be a JSON object, got {}", show(&root)));
+        return err(format!("{file}: the top level must be a JSON object, got {}", show(root)));
     };
     let architecture = match eagle_method {
-        None => architecture(file, &root)?,
-        Some(method) => eagle_head(file, &root, method)?,
+        None => architecture(file, root)?,
+        Some(method) => eagle_head(file, root, method)?,
     };
     if let Some(first) = registered_since(architecture.name).filter(|&first| release < first) {
         return cannot(
@@ -466,7 +478,7 @@ pub(super) fn read_as(release: Release, file: &str, text: &str, eagle_method: Op
                 ),
             )
         }
-        (_, false) => (&root, ""),
+        (_, false) => (root, ""),
     };
     let f = Fields {
         file,
@@ -485,13 +497,13 @@ pub(super) fn read_as(release: Release, file: &str, text: &str, eagle_method: Op
         ConfigClass::Deepseek => deepseek::deepseek(release, &f, architecture.name, model_type.as_deref(), &mut notes)?,
         class => constructed_text(&f, class)?,
     };
-    let root_dtype = dtype(file, "", &root)?;
+    let root_dtype = dtype(file, "", root)?;
     let text_dtype = if prefix.is_empty() {
         None
     } else {
         dtype(file, prefix, text_map)?
     };
-    let checkpoint_kv = quantization(file, &root)?;
+    let checkpoint_kv = quantization(file, root)?;
     Ok(ConfigJson {
         cfg: Config {
             text,

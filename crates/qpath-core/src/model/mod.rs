@@ -57,6 +57,7 @@ mod hybrid;
 mod layout;
 mod mla;
 mod overrides;
+mod parsed;
 mod presets;
 
 #[cfg(test)]
@@ -68,6 +69,7 @@ pub use hybrid::{HybridSpec, State as HybridState};
 pub use layout::{AttentionKind, LayerSpec, MlaDims};
 pub use mla::{in_deepseek_mla_list, use_mla, IndexerSpec, InitAssert, MlaModel, ModelEnv, MtpLayers};
 pub use overrides::{DTYPE_KEYS, LAYOUT_KEYS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS, MLA_KEYS};
+pub use parsed::{config_json_reads_on_this_thread, ParsedConfig};
 pub use presets::{find_preset, validate_presets, LayerTypesRule, ModelPreset, VllmModel, MODEL_PRESETS};
 
 /// Where each number of a [`ModelSpec`] comes from, one line each: the preset's sources, the vLLM rules applied, each
@@ -464,10 +466,23 @@ fn from_config(
     hf_overrides: Option<&Map<String, Value>>,
     eagle_method: Option<&str>,
 ) -> Result<ModelSpec, ModelError> {
+    let read = config_json::read_as(release, file, text, eagle_method)?;
+    from_read(release, env, (id, file), read, hf_overrides, eagle_method)
+}
+
+/// [`from_config`] after the config.json was read (parsed text or a shared [`ParsedConfig`]).
+fn from_read(
+    release: Release,
+    env: ModelEnv,
+    (id, file): (&str, &str),
+    read: config_json::ConfigJson,
+    hf_overrides: Option<&Map<String, Value>>,
+    eagle_method: Option<&str>,
+) -> Result<ModelSpec, ModelError> {
+    parsed::count_build();
     let empty = Map::new();
     // Messages name the file (which names the model); the spec keeps the model's id.
     let name = file;
-    let read = config_json::read_as(release, file, text, eagle_method)?;
     let arch = read.architecture;
     let rule = arch.vllm_model;
     let overrides = overrides::Overrides::locate_in(name, Some(arch.nested), hf_overrides.unwrap_or(&empty))?;

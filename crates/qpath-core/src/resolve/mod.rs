@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -14,7 +15,7 @@ use crate::capability::{ComputeCapability, CudaVersion};
 use crate::dtype::TorchDtype;
 use crate::gpu::{self, Gpu};
 use crate::hybrid::{self, AttentionSide, HybridFlags};
-use crate::model::{self, AttentionKind, LayerSpec, ModelSpec};
+use crate::model::{self, AttentionKind, LayerSpec, ModelSpec, ParsedConfig};
 use crate::platform::Platform;
 use crate::release::{FlashInfer, Release};
 use crate::report::{
@@ -125,22 +126,47 @@ fn scenario_error(
     }
 }
 
-/// A scenario's command line parsed once for its release, for the features that resolve one command line on many GPUs
-/// (the matrix; a future fix finder or timeline): [`resolve_prepared`] reuses it instead of parsing again.
+/// A scenario's command line parsed once for its release, and its model's config.json shared ([`ParsedConfig`]: parsed
+/// once, the model spec built once per release), for the features that resolve one scenario many times (the matrix,
+/// the timeline, the fix finder): [`resolve_prepared`] reuses it instead of reading again.
 #[derive(Clone, Debug)]
 pub struct Prepared {
     release: Release,
     command_line: String,
     cmd: Result<ServeCommand, ScenarioError>,
+    model_config: Option<Arc<ParsedConfig>>,
 }
 
-/// Parses `s`'s command line for its release (what [`resolve`] does first).
+/// Parses `s`'s command line for its release (what [`resolve`] does first) and keeps its config.json for one parse.
 pub fn prepare(s: &Scenario) -> Prepared {
+    prepare_sharing(s, s.model_config.as_deref().map(|t| Arc::new(ParsedConfig::new(t))))
+}
+
+/// [`prepare`] with a config.json already shared (`s.model_config` is not read: the caller's scenarios all have
+/// `config`'s text).
+pub(crate) fn prepare_sharing(s: &Scenario, config: Option<Arc<ParsedConfig>>) -> Prepared {
     Prepared {
         release: s.release,
         command_line: s.command_line.clone(),
         cmd: parse_command(s),
+        model_config: config,
     }
+}
+
+/// `s`'s config.json, to be shared by the scenarios of a multi-scenario command.
+pub(crate) fn shared_config(s: &Scenario) -> Option<Arc<ParsedConfig>> {
+    s.model_config.as_deref().map(|t| Arc::new(ParsedConfig::new(t)))
+}
+
+/// [`resolve_prepared`] trusting `prepared` to be `s`'s (its config.json stands for `s.model_config`, which is not
+/// read): the matrix's cells.
+pub(crate) fn resolve_shared(s: &Scenario, prepared: &Prepared) -> Report {
+    resolve_with(s, Some(prepared))
+}
+
+/// Resolves `s` with `config` as its config.json (`s.model_config` is not read), sharing its parse and specs.
+pub(crate) fn resolve_sharing(s: &Scenario, config: Option<&Arc<ParsedConfig>>) -> Report {
+    resolve_with(s, Some(&prepare_sharing(s, config.cloned())))
 }
 
 /// Resolves a scenario. Never panics; input errors become the report's `error`.
@@ -148,14 +174,29 @@ pub fn resolve(s: &Scenario) -> Report {
     resolve_with(s, None)
 }
 
-/// [`resolve`] with the command line `prepared` parsed (when it is `s`'s release and command line; any other is
-/// ignored and `s` parsed as usual). The report is the one `resolve(s)` gives.
+/// [`resolve`] with the command line `prepared` parsed and its config.json (when it is `s`'s release, command line
+/// and config.json text; any other is ignored and `s` read as usual). The report is the one `resolve(s)` gives.
 pub fn resolve_prepared(s: &Scenario, prepared: &Prepared) -> Report {
-    let same = prepared.release == s.release && prepared.command_line == s.command_line;
+    let same_config = match (&s.model_config, &prepared.model_config) {
+        (None, None) => true,
+        (Some(text), Some(c)) => c.text() == text,
+        _ => false,
+    };
+    let same = prepared.release == s.release && prepared.command_line == s.command_line && same_config;
     resolve_with(s, same.then_some(prepared))
 }
 
+/// Resolves `s` with `prepared` when given (its command line and config.json are `s`'s), else reads `s` once for
+/// both passes (a downgrade's re-run reads nothing again).
 fn resolve_with(s: &Scenario, prepared: Option<&Prepared>) -> Report {
+    let own;
+    let prepared = match prepared {
+        Some(p) => p,
+        None => {
+            own = prepare(s);
+            &own
+        }
+    };
     let r = s.release;
     let cc = match s.hardware {
         Hardware::Gpu(g) => g.capability_under(s.cuda),
@@ -227,20 +268,17 @@ fn downgraded(report: &Report) -> Option<crate::serve::CudaGraphs> {
 /// KV-cache groups, and each group's metadata builder. The first phase that raises ends the scenario.
 fn resolve_into(
     s: &Scenario,
-    prepared: Option<&Prepared>,
+    prepared: &Prepared,
     cc: ComputeCapability,
     report: &mut Report,
     resolved_graphs: Option<crate::serve::CudaGraphs>,
 ) -> Result<(), ScenarioError> {
     let r = s.release;
-    let mut cmd = match prepared {
-        Some(p) => p.cmd.clone()?,
-        None => parse_command(s)?,
-    };
+    let mut cmd = prepared.cmd.clone()?;
     report.unused_flags = cmd.unused.clone();
     let env = read_env(r, &cmd, report)?;
     let env_records = retired_env(r, &cmd, report)?;
-    let (spec, model_dtype) = load_model(s, &cmd, cc, report)?;
+    let (spec, model_dtype) = load_model(s, prepared.model_config.as_deref(), &cmd, cc, report)?;
     let cache_record = cache_dtype_record(r, &cmd.kv_cache_dtype);
     let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
     mla_cache_dtype(r, &spec, &cmd)?;
@@ -589,13 +627,14 @@ fn retired_env(r: Release, cmd: &ServeCommand, report: &mut Report) -> Result<Ve
 /// `ModelConfig.verify_with_parallel_config`: the attention heads must divide by the tensor-parallel size.
 fn load_model(
     s: &Scenario,
+    config: Option<&ParsedConfig>,
     cmd: &ServeCommand,
     cc: ComputeCapability,
     report: &mut Report,
 ) -> Result<(ModelSpec, TorchDtype), ScenarioError> {
     let r = s.release;
     let cap = serve::limits::MAX_CONFIG_JSON_BYTES;
-    if let Some(text) = s.model_config.as_ref().filter(|t| t.len() > cap) {
+    if let Some(text) = config.map(ParsedConfig::text).filter(|t| t.len() > cap) {
         return Err(scenario_error(
             ScenarioErrorKind::InputError,
             format!(
@@ -614,13 +653,12 @@ fn load_model(
     let env = model::ModelEnv {
         mla_disable: matches!(mla_disable, Ok(Some(true))),
     };
-    let spec: ModelSpec = match &s.model_config {
-        Some(text) => model::resolve_model_from_config_in(
+    let spec: ModelSpec = match config {
+        Some(config) => config.resolve_model_in(
             r,
             env,
             &cmd.model,
             &format!("config.json of {}", cmd.model),
-            text,
             cmd.hf_overrides.as_ref(),
         ),
         None => model::resolve_model_in(r, env, &cmd.model, cmd.hf_overrides.as_ref()),

@@ -10,8 +10,9 @@ use super::escape::{escape_for_message, hidden_characters};
 use super::limits::{capped_list, MAX_ARGUMENTS, MAX_SUGGESTED};
 use super::preprocess::{dash_key, matches_option_regex, preprocess, Tok};
 use super::python::py_lower;
-use super::shell::{tokenize, Word};
+use super::shell::{tokenize, vllm_args, Word};
 use super::table::{table, FlagRow};
+use super::CANNOT_MODEL;
 use super::{err, ParseError, ServeCommand, UnusedOption};
 use crate::release::Release;
 use crate::release::Release::V0_29_0;
@@ -71,7 +72,11 @@ fn name_hidden_characters(mut e: ParseError) -> ParseError {
 fn parse_words(release: Release, command_line: &str) -> Result<ServeCommand, ParseError> {
     let rows = table()?;
     let enums = enums()?;
-    let words = tokenize(command_line)?;
+    // The shell's own errors (an unterminated quote, an operator): qpath cannot read the line, vLLM never sees it.
+    let words = tokenize(command_line).map_err(|mut e| {
+        e.message = format!("{CANNOT_MODEL}: {}", e.message);
+        e
+    })?;
     if words.len() > MAX_ARGUMENTS {
         return Err(err(
             format!(
@@ -82,8 +87,8 @@ fn parse_words(release: Release, command_line: &str) -> Result<ServeCommand, Par
             None,
         ));
     }
-    let (env, i) = environment(&words);
-    let args = serve_args(&words, i)?;
+    let (mut env, i) = environment(&words);
+    let args = serve_args(vllm_args(&words, i, &mut env)?)?;
     let toks = preprocess(&args)?;
     top_level_check(&toks, &args)?;
     let parser = cached_parser(release, rows, enums);
@@ -110,28 +115,9 @@ fn environment(words: &[Word]) -> (Vec<(String, String)>, usize) {
     (env, i)
 }
 
-/// The words after `vllm` (`words[i]`), starting with the `serve` sub-command: `vllm`'s `main`
-/// (entrypoints/cli/main.py) hands `--omni` anywhere to vllm-omni, and needs a sub-command.
-fn serve_args(words: &[Word], i: usize) -> Result<Vec<String>, ParseError> {
-    let Some(program) = words.get(i) else {
-        let msg = if words.is_empty() {
-            "empty command line: expected `vllm serve MODEL [options]`"
-        } else {
-            "only environment assignments: expected `vllm serve MODEL [options]` after them"
-        };
-        return Err(err(msg, None));
-    };
-    if program.text != "vllm" && !program.text.ends_with("/vllm") {
-        return Err(err(
-            format!(
-                "expected `vllm serve …`, found `{}`: qpath reads `vllm serve` command lines (not `python -m …` or \
-                 other launchers)",
-                program.text
-            ),
-            Some(&program.text),
-        ));
-    }
-    let args: Vec<String> = words.get(i + 1..).unwrap_or(&[]).iter().map(|w| w.text.clone()).collect();
+/// The words after `vllm` (as [`vllm_args`] finds them, launchers unwrapped), starting with the `serve` sub-command:
+/// `vllm`'s `main` (entrypoints/cli/main.py) hands `--omni` anywhere to vllm-omni, and needs a sub-command.
+fn serve_args(args: Vec<String>) -> Result<Vec<String>, ParseError> {
     if args.iter().any(|a| a == "--omni") {
         return Err(err(
             "`--omni` hands the whole command to vllm-omni (entrypoints/cli/main.py); qpath models vLLM's own \
@@ -144,6 +130,11 @@ fn serve_args(words: &[Word], i: usize) -> Result<Vec<String>, ParseError> {
         None => Err(err(
             "`vllm` without a sub-command: expected `vllm serve MODEL [options]`",
             Some("vllm"),
+        )),
+        // Another of vLLM's own sub-commands: a valid command qpath does not model.
+        Some(other @ ("chat" | "complete" | "bench" | "collect-env" | "run-batch" | "launch")) => Err(err(
+            format!("{CANNOT_MODEL}: `vllm {other}` is not `vllm serve`: qpath models the server's start-up only"),
+            Some(other),
         )),
         Some(other) => Err(err(
             format!("expected the sub-command `serve` after `vllm`, found `{other}`"),

@@ -810,10 +810,19 @@ fn quoting() {
     assert!(fail(V0_33_0, "vllm serve 'm").message.contains("unterminated single quote"));
     assert!(fail(V0_33_0, "vllm serve \"m").message.contains("unterminated double quote"));
     assert!(fail(V0_33_0, "vllm serve m | tee log").message.contains("shell operator `|`"));
-    assert!(fail(V0_33_0, "python -m vllm.entrypoints.openai.api_server --model m")
+    // The common launchers read as `vllm serve` (api_server's parser is serve's); others are named (issue 25).
+    assert_eq!(
+        ok(V0_33_0, "python -m vllm.entrypoints.openai.api_server --model m").model,
+        "m"
+    );
+    assert_eq!(
+        ok(V0_33_0, "docker run --gpus all -e A=1 vllm/vllm-openai:v0.10.0 m").env,
+        [("A".into(), "1".into())]
+    );
+    assert!(fail(V0_33_0, "python serve.py")
         .message
-        .contains("found `python`"));
-    assert!(fail(V0_33_0, "vllm chat").message.contains("found `chat`"));
+        .contains("found `serve.py` after `python`"));
+    assert!(fail(V0_33_0, "vllm chat").message.contains("`vllm chat` is not `vllm serve`"));
     assert!(fail(V0_33_0, "").message.contains("empty command line"));
     assert_eq!(ok(V0_33_0, "/usr/local/bin/vllm serve m").model, "m");
 }
