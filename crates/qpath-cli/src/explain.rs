@@ -132,7 +132,7 @@ fn explain(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<Answer, Usa
     let comparison = explain_log::compare(&reading, &report);
     let v = verdict(&report);
     let text = if a.check {
-        v.check_line(json)
+        crate::check::line(&v, &crate::check::Assumed::of_report(&report), json)
     } else if json {
         pretty(&serde_json::json!({"reading": reading, "scenario": built, "report": report, "comparison": comparison}))
     } else {
@@ -233,6 +233,11 @@ mod tests {
         // What the user passes overrides the log: at 0.25.0-prefix the L4-era rules apply, and the release is said.
         let over = run_words(&["explain-log", "--vllm", "0.25.0", "--check", &f]);
         assert_eq!(over.code, exit::SERVES, "{over:?}");
+        // --check names what it assumed, as the other commands' lines do
+        assert!(
+            over.stdout.contains("; assumed: ") && over.stdout.contains("vLLM 0.25.0, FlashInfer 0.6.13"),
+            "{over:?}"
+        );
         // A log without a GPU or version says so and uses qpath's defaults; the user's options fill them.
         let t = format!("{}/rtx5090-qwen3-8b-fp8-triton-0271.log", logs());
         let a = run_words(&["explain-log", &t]);
