@@ -64,7 +64,7 @@ impl Assumed {
 pub fn line(v: &Verdict, assumed: &Assumed, json: bool) -> String {
     let serves = matches!(v, Verdict::Serves(_));
     if json {
-        let mut object: serde_json::Value = serde_json::from_str(v.check_line(true).trim_end()).unwrap_or_default();
+        let mut object = v.check_object();
         if let Some(o) = object.as_object_mut() {
             let a = serde_json::json!({"gpu": assumed.gpu, "vllm": assumed.vllm, "flashinfer": assumed.flashinfer});
             o.insert("assumed".into(), a);

@@ -104,19 +104,15 @@ impl Verdict {
         }
     }
 
-    /// `--check`'s one line, with its newline: text, or with `--format json` one JSON object
+    /// `--check --format json`'s object before its assumptions (`check::line` adds them):
     /// `{"exit_code": 1, "verdict": "fails", "message": …}` (`verdict`: `serves`, `fails`, `cannot-model`).
-    pub fn check_line(&self, json: bool) -> String {
-        if !json {
-            return format!("{}\n", self.line());
-        }
+    pub fn check_object(&self) -> serde_json::Value {
         let (verdict, message) = match self {
             Verdict::Serves(m) => ("serves", m),
             Verdict::Fails(m) => ("fails", m),
             Verdict::CannotModel(m) => ("cannot-model", m),
         };
-        let object = serde_json::json!({"exit_code": self.code(), "verdict": verdict, "message": message});
-        format!("{object}\n")
+        serde_json::json!({"exit_code": self.code(), "verdict": verdict, "message": message})
     }
 
     /// `--check`'s text line.

@@ -676,11 +676,7 @@ fn deepseek_mtp_layers(
         )
     };
     t.step(Some(registry), "drafter model", format!("{arch} → {file}"));
-    let names = if mtp.count == 1 {
-        mtp.prefix(0)
-    } else {
-        format!("{} … {}", mtp.prefix(0), mtp.prefix(mtp.count - 1))
-    };
+    let names = mtp.names();
     t.step(
         Some(start),
         "drafter layers",
@@ -784,11 +780,7 @@ fn glm_mtp_layers(
         "drafter model",
         "Glm4MoeMTPModel → glm4_moe_mtp.py Glm4MoeMTP",
     );
-    let names = if count == 1 {
-        mtp.prefix(0)
-    } else {
-        format!("{} … {}", mtp.prefix(0), mtp.prefix(count - 1))
-    };
+    let names = mtp.names();
     t.step(
         Some(&source::GLM_MTP_LAYERS),
         "drafter layers",

@@ -103,6 +103,15 @@ impl MtpLayers {
     pub fn prefix(&self, k: u32) -> String {
         format!("model.layers.{}", self.first + k)
     }
+
+    /// The MTP layers' prefixes as a drafter trace names them: the one layer, or the first `…` the last.
+    pub fn names(&self) -> String {
+        if self.count <= 1 {
+            self.prefix(0)
+        } else {
+            format!("{} … {}", self.prefix(0), self.prefix(self.count - 1))
+        }
+    }
 }
 
 /// A model file's `assert` with a message that fails while the layers are built (an `AssertionError`).
