@@ -20,6 +20,12 @@ if diff -u "$repo/data/vllm-enums.tsv" "$tmp/vllm-enums.tsv"; then
 else
   echo "check-generated: data/vllm-enums.tsv differs from the generator's output (diff above)"; status=1
 fi
+python3 "$repo/scripts/gen-field-bounds.py" --src "$src" > "$tmp/vllm-field-bounds.tsv" 2> /dev/null
+if diff -u "$repo/data/vllm-field-bounds.tsv" "$tmp/vllm-field-bounds.tsv"; then
+  echo "check-generated: data/vllm-field-bounds.tsv equals the generator's output"
+else
+  echo "check-generated: data/vllm-field-bounds.tsv differs from the generator's output (diff above)"; status=1
+fi
 if [ -d "$src/notes" ]; then
   python3 "$repo/scripts/gen-vllm-flags.py" --src "$src" > "$tmp/vllm-flags.tsv"
   if diff -u "$repo/data/vllm-flags.tsv" "$tmp/vllm-flags.tsv"; then

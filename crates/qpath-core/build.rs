@@ -154,7 +154,7 @@ fn main() {
 /// anyway (only the line numbers of a malformed row's message would shift, and the tests parse both files natively).
 fn serve_tables(manifest: &std::path::Path) {
     let page = std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32");
-    for name in ["vllm-flags.tsv", "vllm-enums.tsv"] {
+    for name in ["vllm-flags.tsv", "vllm-enums.tsv", "vllm-field-bounds.tsv"] {
         let path = manifest.join("../../data").join(name);
         println!("cargo:rerun-if-changed={}", path.display());
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));

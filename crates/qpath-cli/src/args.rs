@@ -3,9 +3,9 @@
 //! missing value) reworded in qpath's words, a GPU id with the ids it is close to, and the hint for a vLLM command
 //! without `--` before it.
 
-use clap::builder::{PossibleValue, PossibleValuesParser};
+use clap::builder::{PossibleValue, PossibleValuesParser, StringValueParser, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{Arg, ArgAction, ArgMatches, Command};
+use clap::{Arg, ArgAction, ArgMatches, Command, ValueHint};
 
 use qpath_core::gpu::GPUS;
 use qpath_core::matrix::MatrixMode;
@@ -39,12 +39,24 @@ pub struct Args {
     pub format: Option<Format>,
     /// `--check`: only the exit code matters (one line is printed).
     pub check: bool,
+    /// `--brief`, `--wide`, `--width N`: how a text answer is laid out (the width is settled by
+    /// [`crate::width::layout`] once the terminal is known).
+    pub layout: crate::width::LayoutFlags,
+    /// Standard output's width when it is a terminal (set by [`crate::run_in`]; `None`: not a terminal).
+    pub terminal: Option<usize>,
     /// `--model-config FILE`: the model's config.json.
     pub model_config: Option<String>,
     /// `--draft-model-config FILE`: the speculative drafter's config.json (an EAGLE head or a draft model).
     pub draft_model_config: Option<String>,
     /// The vLLM command line's words, after `--`.
     pub command: Vec<String>,
+}
+
+impl Args {
+    /// How a text answer is laid out: the flags, then the terminal.
+    pub fn text_layout(&self) -> qpath_core::columns::Layout {
+        crate::width::layout(self.layout, self.terminal)
+    }
 }
 
 /// What a command line asks for.
@@ -86,28 +98,134 @@ pub const USAGE_LINE: &str = "usage: qpath [OPTIONS] -- [ENV=VAL ...] vllm serve
        qpath gpus | models | releases [--format table|json] | completions SHELL
 see `qpath --help`";
 
-/// The README's three examples, shown by `--help`.
-const EXAMPLES: &str = "examples:
-  qpath --gpu l4 --vllm 0.25.0-prefix -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8
-  qpath --gpu h100-sxm --format json -- vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER
-  qpath matrix --vllm 0.33.0 -- vllm serve google/gemma-3-27b-it     # all GPUs x FlashInfer cache dtypes
-  qpath matrix --backend picked -- vllm serve Qwen/Qwen3-4B           # the backend vLLM picks on every GPU
-  qpath matrix --gpu l4 -- vllm serve Qwen/Qwen3-4B                   # L4's row only
-  qpath timeline --gpu l4 -- vllm serve M --kv-cache-dtype fp8        # every release, and what changed where
-  qpath fix --gpu l4 --vllm 0.25.0-prefix -- vllm serve M --kv-cache-dtype fp8   # what to run instead
-  qpath explain-log --gpu rtx-5090 vllm.log                           # a log: its scenario, line by line
-  qpath --check -- vllm serve M --kv-cache-dtype fp8 || exit 1      # CI: the exit code only";
+/// The examples `--help` shows: a comment (or none) and a command line; `-h` shows [`SHORT_EXAMPLES`] of them.
+const EXAMPLES: [(&str, &str); 9] = [
+    (
+        "",
+        "qpath --gpu l4 --vllm 0.25.0-prefix -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8",
+    ),
+    (
+        "",
+        "qpath --gpu h100-sxm --format json -- vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER",
+    ),
+    (
+        "all GPUs x FlashInfer cache dtypes",
+        "qpath matrix --vllm 0.33.0 -- vllm serve google/gemma-3-27b-it",
+    ),
+    (
+        "the backend vLLM picks on every GPU",
+        "qpath matrix --backend picked -- vllm serve Qwen/Qwen3-4B",
+    ),
+    ("L4's row only", "qpath matrix --gpu l4 -- vllm serve Qwen/Qwen3-4B"),
+    (
+        "every release, and what changed where",
+        "qpath timeline --gpu l4 -- vllm serve M --kv-cache-dtype fp8",
+    ),
+    (
+        "what to run instead",
+        "qpath fix --gpu l4 --vllm 0.25.0-prefix -- vllm serve M --kv-cache-dtype fp8",
+    ),
+    (
+        "a log: its scenario, line by line",
+        "qpath explain-log --gpu rtx-5090 vllm.log",
+    ),
+    (
+        "CI: the exit code only",
+        "qpath --check -- vllm serve M --kv-cache-dtype fp8 || exit 1",
+    ),
+];
+
+/// The [`EXAMPLES`] `-h` shows.
+const SHORT_EXAMPLES: [usize; 3] = [0, 2, 8];
+
+/// `examples` at `width` columns: a comment line above its command, and a command too long for a line continued
+/// with ` \` (at its `--` when that is enough), so that each pastes into a shell as it is printed.
+fn examples<'a>(list: impl IntoIterator<Item = &'a (&'a str, &'a str)>, width: usize) -> String {
+    let mut out = String::from("examples:");
+    for (comment, command) in list {
+        if !comment.is_empty() {
+            out.push_str("\n  # ");
+            out.push_str(comment);
+        }
+        out.push('\n');
+        out.push_str(&shell_lines(command, width));
+    }
+    out
+}
+
+/// A command line indented by two, continued with ` \` on lines indented by four when it is wider than `width`.
+fn shell_lines(command: &str, width: usize) -> String {
+    let fits = |line: &str, indent: usize| indent + line.chars().count() <= width;
+    if fits(command, 2) {
+        return format!("  {command}");
+    }
+    if let Some((qpath, vllm)) = command.split_once(" -- ") {
+        if fits(qpath, 2 + " -- \\".len()) && fits(vllm, 4) {
+            return format!("  {qpath} -- \\\n    {vllm}");
+        }
+    }
+    let mut lines: Vec<String> = vec![];
+    let mut line = String::new();
+    for word in command.split(' ') {
+        let indent = if lines.is_empty() { 2 } else { 4 };
+        if !line.is_empty() && !fits(&format!("{line} {word} \\"), indent) {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    let indented: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("{}{l}", if i == 0 { "  " } else { "    " }))
+        .collect();
+    indented.join(" \\\n")
+}
 
 /// The exit codes, shown by `--help` (the README's table says the same).
-pub const EXIT_CODES: &str =
-    "exit codes (the same for a scenario, `matrix`, `timeline`, `fix`, `explain-log`, `gpus` and `releases`):
-  0  vLLM would start and serve (matrix: every cell; timeline: at --vllm, default the newest release), as far
-     as qpath checks: the attention path, not memory, quantization or other config validation
-  1  vLLM would fail: the report says where (the scenario's error, or a group's `error`; matrix: any cell)
-  2  qpath could not read the input (its own options, a config.json it cannot read) or cannot model it
-     (\"qpath cannot model this\"; matrix: a cell it cannot model and none that fails), including a command
-     that is not `vllm serve` or a launcher qpath reads (env, sudo, uv run, python -m, docker run), and
-     standard output qpath cannot write (a full disk); a reader that goes away (`| head`) keeps the code";
+pub const EXIT_CODES: &str = "exit codes (a scenario, matrix, timeline, fix, explain-log, gpus, releases):
+  0  vLLM would start and serve (matrix: every cell; timeline: at --vllm,
+     default the newest release), as far as qpath checks: the attention path,
+     not memory, quantization or other config validation
+  1  vLLM would fail: the report says where (the scenario's error, or a
+     group's `error`; matrix: any cell)
+  2  qpath could not read the input (its own options, a config.json it cannot
+     read) or cannot model it (\"qpath cannot model this\"; matrix: a cell it
+     cannot model and none that fails), including a command that is not
+     `vllm serve` or a launcher qpath reads (env, sudo, uv run, python -m,
+     docker run), and standard output qpath cannot write (a full disk); a
+     reader that goes away (`| head`) keeps the code";
+
+/// [`EXIT_CODES`] at `width` columns (as it is at 80 or more; re-wrapped, each code's text indented, below).
+fn exit_codes(width: usize) -> String {
+    if width >= crate::width::NOT_A_TERMINAL {
+        return EXIT_CODES.to_string();
+    }
+    let mut lines = EXIT_CODES.lines();
+    let mut out = wrap(lines.next().unwrap_or_default(), "", "  ", width);
+    // (the code, its text)
+    let mut entries: Vec<(&str, String)> = vec![];
+    for line in lines {
+        match (line.trim_start().split_once("  "), entries.last_mut()) {
+            (Some((code, text)), _) if code.len() == 1 && code.chars().all(|c| c.is_ascii_digit()) => {
+                entries.push((code, text.to_string()))
+            }
+            (_, Some((_, text))) => {
+                text.push(' ');
+                text.push_str(line.trim());
+            }
+            (_, None) => entries.push(("", line.trim().to_string())),
+        }
+    }
+    for (code, text) in entries {
+        out.push('\n');
+        out.push_str(&wrap(&text, &format!("  {code:<3}"), "     ", width));
+    }
+    out
+}
 
 /// `qpath --version`: qpath's version, the vLLM releases it models and the FlashInfer each pins.
 pub fn version_text() -> String {
@@ -128,30 +246,89 @@ pub fn version_text() -> String {
     out
 }
 
-fn after_help() -> String {
+/// `text` wrapped at `width` columns, its lines after the first indented by two spaces.
+fn hanging(text: &str, width: usize) -> String {
+    wrap(text, "", "  ", width)
+}
+
+/// `text` wrapped at `width` columns (at blanks), its first line indented by `first`, the others by `rest`; no
+/// newline after the last line.
+fn wrap(text: &str, first: &str, rest: &str, width: usize) -> String {
+    let wrapped = qpath_core::columns::wrap_hanging(text, width, first, rest, &[]);
+    wrapped.trim_end_matches('\n').to_string()
+}
+
+/// Which side of `--` an option goes on, with an example; wrapped at `width` columns.
+fn sides(width: usize) -> String {
+    let rule = hanging(
+        "qpath's options (--gpu, --vllm, --format, …) go before `--`; after it, the vLLM command line as you would \
+         run it, with vLLM's own flags (--kv-cache-dtype, --attention-backend, …), or the same as one quoted string:",
+        width,
+    );
+    format!("{rule}\n  qpath --gpu l4 -- \"HF_HOME=/h vllm serve M --kv-cache-dtype fp8\"")
+}
+
+/// The text after the options in `-h` (and with no argument): the sides of `--`, three examples, the exit codes in
+/// a line; `--help` has the rest. Prose wrapped at `width` columns (the examples fit 80).
+fn short_after_help(width: usize) -> String {
     format!(
-        "defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}, TRTLLM cubins available in every release (flashinfer-cubin
-  installed or NVIDIA's artifactory reachable); --trtllm-cubins no: offline without flashinfer-cubin
---vllm: a release ({range}) or any vLLM version (a nightly such as 0.27.2rc1.dev77+g1234abc, a patch): it runs as
-  the release whose commit its +g… names, else the last release at or before it, and the report says so
---flashinfer: the installed flashinfer-python when it is not the release's pin ({fis}); FlashInfer's rules follow it;
-  any other version from the first on runs as the newest of those at or below it (0.6.15.post1 as 0.6.14), and says so
-MODEL's config.json: --model-config FILE, else MODEL as a directory with config.json, else MODEL in the local Hugging Face
-  cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; HF_HOME=… before `vllm` counts), else
-  qpath's preset of that id; the drafter's (the speculative config's \"model\") likewise: --draft-model-config FILE, a
-  directory, the HF cache, a preset
-the command after `--` may also be one quoted string: qpath -- \"HF_HOME=/h vllm serve M --kv-cache-dtype fp8\"
-with --format json, an error in qpath's options or input is {{\"error\": {{\"type\": \"usage\" | \"input\", \"message\": …}}}}
+        "{}
 
-{EXIT_CODES}
+{}
 
-{EXAMPLES}",
-        fis = FlashInfer::list_text(),
-        range = Release::range_text(),
-        gpu = options::DEFAULT_GPU,
-        latest = Release::LATEST.name(),
-        cuda = DEFAULT_CUDA,
+{}",
+        sides(width),
+        examples(SHORT_EXAMPLES.iter().map(|&i| &EXAMPLES[i]), width),
+        hanging(
+            "exit codes: 0 vLLM would start and serve, 1 vLLM would fail, 2 qpath could not read or cannot model the \
+             input; `qpath --help` says more (defaults, versions, where MODEL's config.json is read, all the examples)",
+            width
+        )
     )
+}
+
+/// The text after the options: where qpath's options and vLLM's go, the defaults, what `--vllm`, `--flashinfer` and
+/// MODEL are read as, the exit codes, the examples; prose wrapped at `width` columns (the exit codes and examples fit
+/// 80).
+fn after_help(width: usize) -> String {
+    let para = |text: String| hanging(&text, width);
+    [
+        sides(width),
+        para(format!(
+            "defaults: --gpu {gpu} --vllm {latest} --cuda {cuda}; TRTLLM cubins available in every release \
+             (flashinfer-cubin installed or NVIDIA's artifactory reachable); --trtllm-cubins no: offline without \
+             flashinfer-cubin",
+            gpu = options::DEFAULT_GPU,
+            latest = Release::LATEST.name(),
+            cuda = DEFAULT_CUDA,
+        )),
+        para(format!(
+            "--vllm: a release ({}) or any vLLM version (a nightly such as 0.27.2rc1.dev77+g1234abc, a patch): it \
+             runs as the release whose commit its +g… names, else the last release at or before it, and the report \
+             says so",
+            Release::range_text()
+        )),
+        para(format!(
+            "--flashinfer: the installed flashinfer-python when it is not the release's pin ({}); FlashInfer's rules \
+             follow it; any other version from the first on runs as the newest of those at or below it (0.6.15.post1 \
+             as 0.6.14), and says so",
+            FlashInfer::list_text()
+        )),
+        para(
+            "MODEL's config.json: --model-config FILE, else MODEL as a directory with config.json, else MODEL in the \
+             local Hugging Face cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; HF_HOME=… \
+             before `vllm` counts), else qpath's preset of that id (`qpath models`); the drafter's (the speculative \
+             config's \"model\") likewise: --draft-model-config FILE, a directory, the HF cache, a preset"
+                .into(),
+        ),
+        para("with --format json, an error in qpath's options or input is one JSON object:".into())
+            + "\n  {\"error\": {\"type\": \"usage\" | \"input\", \"message\": …}}",
+    ]
+    .join("\n")
+        + "\n\n"
+        + &exit_codes(width)
+        + "\n\n"
+        + &examples(&EXAMPLES, width)
 }
 
 /// `--gpu`'s help: what [`qpath_core::gpu::lookup`] reads.
@@ -160,10 +337,53 @@ const GPU_HELP: &str = "id, name or nvidia-smi name (default h100-sxm)";
 /// `--compute-capability`'s help: what [`options::parse_compute_capability`] reads.
 const CAPABILITY_HELP: &str = "instead of --gpu: 9.0, 90 or sm_90";
 
+/// The value parser of `--gpu`, `--vllm`, `--flashinfer`, …: any text (the option's own parser reads it later, with
+/// qpath's messages: [`options::ScenarioOptions::set`]), and the values a shell's completion offers
+/// ([`TypedValueParser::possible_values`]: the GPU ids, the releases, the FlashInfer versions; hidden from help).
+#[derive(Clone)]
+struct Offered(Vec<String>);
+
+impl Offered {
+    fn of(key: OptionKey) -> Offered {
+        let names: Vec<String> = match key {
+            OptionKey::Gpu => GPUS.iter().map(|g| g.id.to_string()).collect(),
+            OptionKey::ComputeCapability => {
+                let mut caps: Vec<_> = GPUS.iter().map(|g| g.capability).collect();
+                caps.sort();
+                caps.dedup();
+                caps.iter().map(|c| c.to_string()).collect()
+            }
+            OptionKey::Vllm => Release::ALL.iter().map(|r| r.name().to_string()).collect(),
+            OptionKey::Cubins => vec!["yes".into(), "no".into()],
+            OptionKey::FlashInfer => FlashInfer::ALL.iter().map(|f| f.name().to_string()).collect(),
+            // The CUDA builds torch publishes for the releases qpath covers (any other version is read too).
+            OptionKey::Cuda => qpath_core::choices::cuda_versions().iter().map(|c| c.to_string()).collect(),
+        };
+        Offered(names)
+    }
+}
+
+impl TypedValueParser for Offered {
+    type Value = String;
+
+    fn parse_ref(&self, cmd: &Command, arg: Option<&Arg>, value: &std::ffi::OsStr) -> Result<String, clap::Error> {
+        StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.0.iter().map(PossibleValue::new)))
+    }
+}
+
 /// `--gpu`, `--vllm`, …: the scenario's options (the default action and `qpath matrix`).
 fn scenario_args(cmd: Command, formats: &'static [&'static str]) -> Command {
     let value = |key: OptionKey, name: &'static str, help: &'static str| {
-        Arg::new(key.name()).long(&key.flag()[2..]).value_name(name).help(help)
+        Arg::new(key.name())
+            .long(&key.flag()[2..])
+            .value_name(name)
+            .help(help)
+            .value_parser(Offered::of(key))
+            .hide_possible_values(true)
     };
     cmd.arg(value(OptionKey::Gpu, "ID", GPU_HELP))
         .arg(value(OptionKey::ComputeCapability, "X.Y", CAPABILITY_HELP))
@@ -183,12 +403,14 @@ fn scenario_args(cmd: Command, formats: &'static [&'static str]) -> Command {
             Arg::new("model-config")
                 .long("model-config")
                 .value_name("FILE")
+                .value_hint(ValueHint::FilePath)
                 .help("the model's config.json"),
         )
         .arg(
             Arg::new("draft-model-config")
                 .long("draft-model-config")
                 .value_name("FILE")
+                .value_hint(ValueHint::FilePath)
                 .help("the speculative drafter's config.json (an EAGLE head, a draft model)"),
         )
         .arg(format_arg(formats))
@@ -199,11 +421,34 @@ fn scenario_args(cmd: Command, formats: &'static [&'static str]) -> Command {
                 .help("print one line (with --format json, one JSON object); the exit code says it (for CI)"),
         )
         .arg(
+            Arg::new("brief")
+                .long("brief")
+                .action(ArgAction::SetTrue)
+                .help("print only the verdict and the group table (one screen)"),
+        )
+        .arg(
+            Arg::new("wide")
+                .long("wide")
+                .action(ArgAction::SetTrue)
+                .conflicts_with("width")
+                .help("do not wrap: one line per row, step and log line, vLLM's log lines byte for byte (grep, copy)"),
+        )
+        .arg(
+            Arg::new("width")
+                .long("width")
+                .value_name("COLUMNS")
+                .value_parser(clap::value_parser!(u16).range(40..))
+                // A number: no file names in completions.
+                .value_hint(ValueHint::Other)
+                .help("wrap text to COLUMNS (default: the terminal's width; 80 when not a terminal)"),
+        )
+        .arg(
             Arg::new("command")
                 .value_name("VLLM COMMAND")
                 .num_args(1..)
                 .last(true)
                 .allow_hyphen_values(true)
+                .value_hint(ValueHint::CommandWithArguments)
                 .help("[ENV=VAL ...] vllm serve MODEL [FLAGS...], or the same as one string"),
         )
 }
@@ -220,19 +465,36 @@ fn format_arg(formats: &'static [&'static str]) -> Arg {
         .help("how to print the answer")
 }
 
-/// qpath's command: the default action's options, `matrix`, `gpus`, `releases`, `completions`.
+/// qpath's command: the default action's options, `matrix`, `gpus`, `releases`, `completions`; its help laid out for
+/// 80 columns (standard output not a terminal).
 pub fn command() -> Command {
+    command_for(None)
+}
+
+/// The width help is wrapped to: a terminal's width (`terminal`, at most 100 columns, clap's cap), else 80.
+pub fn help_width(terminal: Option<usize>) -> usize {
+    terminal
+        .filter(|&w| w > 0)
+        .map_or(crate::width::NOT_A_TERMINAL, |w| w.min(100))
+}
+
+/// [`command`] with its help wrapped for a standard output that is a terminal `terminal` columns wide (`None`: not a
+/// terminal).
+pub fn command_for(terminal: Option<usize>) -> Command {
+    let width = help_width(terminal);
     let root = Command::new("qpath")
+        .term_width(width)
         .about("What vLLM's attention backends decide for a GPU, a release and a `vllm serve` command line")
         .version(env!("CARGO_PKG_VERSION"))
         .long_version(version_text())
         .override_usage("qpath [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]\n       qpath <COMMAND>")
-        .after_help(after_help())
+        .after_help(short_after_help(width))
+        .after_long_help(after_help(width))
         .args_conflicts_with_subcommands(true)
         .args_override_self(true)
         .subcommand(scenario_args(
             Command::new("matrix")
-                .about("all GPUs x cache dtypes for a command line: FlashInfer's groups, or the backend vLLM picks")
+                .about("every GPU x cache dtype: FlashInfer's groups, or vLLM's backend")
                 .long_about(
                     "all GPUs x cache dtypes for a command line: FlashInfer's groups, or the\n\
                      backend vLLM picks. --gpu ID keeps that GPU's row (--compute-capability\n\
@@ -257,24 +519,38 @@ pub fn command() -> Command {
         ))
         .subcommand(scenario_args(
             Command::new("timeline")
-                .about("one command line at every vLLM release qpath models: each release's answer, and what changed where")
+                .about("the command line at every release, and what changed where")
+                .long_about(
+                    "one command line at every vLLM release qpath models: each release's answer, and what changed \
+                     where",
+                )
                 .args_override_self(true),
             &["markdown", "md", "table", "json"],
         ))
         .subcommand(scenario_args(
             Command::new("fix")
-                .about("for a command line vLLM fails with (or runs without the CUDA graphs asked for): the command lines one or two changes away that run, best first")
+                .about("the command lines one or two changes away that run, best first")
+                .long_about(
+                    "for a command line vLLM fails with (or runs without the CUDA graphs asked for): the command \
+                     lines one or two changes away that run, best first",
+                )
                 .args_override_self(true),
             &["markdown", "md", "table", "json"],
         ))
         .subcommand(
             scenario_args(
                 Command::new("explain-log")
-                    .about("read a vLLM start-up log or traceback: its scenario (version, GPU, non-default args, model), qpath's answer, and qpath's log lines and error beside the log's, line by line; options fill what the log lacks and override what it says")
+                    .about("a vLLM log or traceback: its scenario and qpath's answer")
+                    .long_about(
+                        "read a vLLM start-up log or traceback: its scenario (version, GPU, non-default args, \
+                         model), qpath's answer, and qpath's log lines and error beside the log's, line by line; \
+                         options fill what the log lacks and override what it says",
+                    )
                     .args_override_self(true)
                     .arg(
                         Arg::new("log")
                             .value_name("FILE")
+                            .value_hint(ValueHint::FilePath)
                             .required(true)
                             .help("the log (`-`: standard input)"),
                     ),
@@ -290,7 +566,7 @@ pub fn command() -> Command {
         )
         .subcommand(
             Command::new("models")
-                .about("list the model presets (any other: its folder or --model-config)")
+                .about("list the model presets (any other: its folder, --model-config)")
                 .args_override_self(true)
                 .arg(format_arg(&["table", "json"])),
         )
@@ -318,14 +594,20 @@ fn format_of(m: &ArgMatches) -> Option<Format> {
     })
 }
 
-/// Reads a command line (without the program name).
+/// Reads a command line (without the program name); help is laid out for 80 columns.
 pub fn parse_args(argv: &[String]) -> Result<Action, UsageError> {
+    parse_args_in(argv, None)
+}
+
+/// [`parse_args`] for a standard output that is a terminal `terminal` columns wide (`None`: not a terminal): the
+/// width help is wrapped to.
+pub fn parse_args_in(argv: &[String], terminal: Option<usize>) -> Result<Action, UsageError> {
     if argv.is_empty() {
-        return Ok(Action::Text(command().render_help().to_string()));
+        return Ok(Action::Text(command_for(terminal).render_help().to_string()));
     }
     let argv = &crate::sides::hoist_globals(argv)?;
     let words = std::iter::once("qpath".to_string()).chain(argv.iter().cloned());
-    let m = match command().try_get_matches_from(words) {
+    let m = match command_for(terminal).try_get_matches_from(words) {
         Ok(m) => m,
         Err(e) => return clap_outcome(e, argv),
     };
@@ -398,6 +680,12 @@ fn scenario_of(m: &ArgMatches, mode: Mode) -> Result<Action, UsageError> {
         options,
         format: format_of(m),
         check: m.get_flag("check"),
+        layout: crate::width::LayoutFlags {
+            brief: m.get_flag("brief"),
+            wide: m.get_flag("wide"),
+            width: m.get_one::<u16>("width").map(|w| usize::from(*w)),
+        },
+        terminal: None,
         model_config: m.get_one::<String>("model-config").cloned(),
         draft_model_config: m.get_one::<String>("draft-model-config").cloned(),
         command,

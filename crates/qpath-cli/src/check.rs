@@ -7,8 +7,10 @@ use qpath_core::resolve::Scenario;
 
 use crate::Verdict;
 
-/// What a "serves" verdict does not cover: qpath restates the attention path only.
-pub const NOT_CHECKED: &str = "qpath checks the attention path, not memory, quantization or other config validation";
+/// What a "serves" verdict covers and does not: the attention path, the pydantic range checks of the flags
+/// (serve/bounds.rs) and `--quantization` against the checkpoint (resolve/quantization.rs).
+pub const NOT_CHECKED: &str = "qpath checks the attention path, the flags' range checks and --quantization against \
+                               the checkpoint, not memory, weight loading or the rest of the config validation";
 
 /// The GPU, release and FlashInfer a verdict assumed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -57,6 +57,9 @@ pub(crate) fn explain_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<
 }
 
 fn explain(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<Answer, UsageError> {
+    if let Some(e) = crate::width::refuse_brief(a) {
+        return Err(e);
+    }
     let path = a.log.as_deref().unwrap_or("-");
     let (data, more) = read_input(path)?;
     let (text, mut skipped) = explain_log::decode(&data);
@@ -139,7 +142,7 @@ fn explain(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<Answer, Usa
         let answer = if markdown {
             render::markdown(&report, &scenario.command_line, None)
         } else {
-            render::text(&report)
+            render::text_in(&report, a.text_layout())
         };
         let lines = explain_log::comparison_text(&reading, &built, &comparison, markdown);
         let (read_part, rows_part) = lines.split_once("\n\n").unwrap_or((&lines, ""));
@@ -148,7 +151,14 @@ fn explain(a: &Args, env: &dyn Fn(&str) -> Option<String>) -> Result<Answer, Usa
         } else {
             rows_part
         };
-        format!("{read_part}\n\n{}\n\n{rows_part}", answer.trim_end())
+        let fit = |t: &str| {
+            if markdown {
+                t.to_string()
+            } else {
+                crate::width::fit_lines(t, a.text_layout())
+            }
+        };
+        format!("{}\n\n{}\n\n{}", fit(read_part), answer.trim_end(), fit(rows_part))
     };
     Ok(Answer::out(text, v.code()))
 }
@@ -161,8 +171,13 @@ mod tests {
         format!("{}/../qpath-core/tests/fixtures/logs", env!("CARGO_MANIFEST_DIR"))
     }
 
+    /// `qpath WORDS…`, an explain-log's text unwrapped (`--wide`: these tests read its lines whole).
     fn run_words(words: &[&str]) -> crate::Answer {
-        run(&words.iter().map(|w| w.to_string()).collect::<Vec<_>>())
+        let mut argv: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        if argv.first().is_some_and(|w| w == "explain-log") {
+            argv.insert(1, "--wide".into());
+        }
+        run(&argv)
     }
 
     /// A file of the test's own, removed after.

@@ -28,12 +28,14 @@
 
 mod args;
 mod check;
+mod complete;
 mod config;
 mod explain;
 mod line;
 mod models;
 pub mod read;
 mod sides;
+pub mod width;
 
 pub use args::{
     close_gpu_ids, command, option_message, parse_args, version_text, Action, Args, Format, UsageError, EXIT_CODES,
@@ -197,20 +199,29 @@ pub fn run(argv: &[String]) -> Answer {
 /// [`run`] with the environment read through `env` (the HF cache variables and `HOME`), so tests need not change the
 /// process's environment.
 pub fn run_with_env(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> Answer {
+    run_in(argv, env, None)
+}
+
+/// [`run_with_env`] for a standard output that is a terminal `terminal` columns wide (`None`: not a terminal, so text
+/// is laid out for 80 columns; [`width`]).
+pub fn run_in(argv: &[String], env: &dyn Fn(&str) -> Option<String>, terminal: Option<usize>) -> Answer {
     let json = wants_json(argv);
-    match parse_args(argv) {
+    // Help is wrapped to the terminal's width, 80 columns when not a terminal.
+    match args::parse_args_in(argv, terminal) {
         Err(e) => usage_answer(&e, json),
         Ok(Action::Text(text)) => Answer::out(text, exit::SERVES),
         Ok(Action::Gpus(f)) => Answer::out(gpus(f), exit::SERVES),
         Ok(Action::Releases(f)) => Answer::out(releases(f), exit::SERVES),
         Ok(Action::Models(f)) => Answer::out(models::models(f), exit::SERVES),
-        Ok(Action::Completions(shell)) => {
-            let mut out = Vec::new();
-            clap_complete::generate(shell, &mut command(), "qpath", &mut out);
-            Answer::out(String::from_utf8_lossy(&out), exit::SERVES)
+        Ok(Action::Completions(shell)) => Answer::out(complete::script(shell), exit::SERVES),
+        Ok(Action::Scenario(mut a)) => {
+            a.terminal = terminal;
+            if a.log.is_some() {
+                explain::explain_answer(&a, json, env)
+            } else {
+                scenario_answer(&a, json, env)
+            }
         }
-        Ok(Action::Scenario(a)) if a.log.is_some() => explain::explain_answer(&a, json, env),
-        Ok(Action::Scenario(a)) => scenario_answer(&a, json, env),
     }
 }
 
@@ -347,6 +358,9 @@ fn resolve_with(scenario: &Scenario, found: Option<&FoundConfig>) -> Report {
 
 /// The default action and `qpath matrix`.
 fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -> Answer {
+    if let Some(e) = width::refuse_brief(a) {
+        return usage_answer(&e, json);
+    }
     let (scenario, found) = match scenario_of(a, env) {
         Ok(s) => s,
         Err(e) => return usage_answer(&e, json),
@@ -366,27 +380,33 @@ fn scenario_answer(a: &Args, json: bool, env: &dyn Fn(&str) -> Option<String>) -
         f if a.check => check::line(&v, &Assumed::of_report(&report), f == Format::Json),
         Format::Json => pretty(&report),
         Format::Markdown => render::markdown(&report, &scenario.command_line, None),
-        Format::Table => render::text(&report),
+        Format::Table => render::text_in(&report, a.text_layout()),
     };
     Answer::out(text, v.code())
 }
 
-/// `qpath fix`: Markdown (the table format too) or JSON; the exit code is the scenario's own (1 when vLLM fails as
+/// `qpath fix`: text fitted to the width, Markdown or JSON; the exit code is the scenario's own (1 when vLLM fails as
 /// asked, whatever the suggestions).
 fn fix_answer(a: &Args, scenario: &Scenario) -> Answer {
     let f = qpath_core::fix::find(scenario);
-    scenario_coded(a, scenario, &f, qpath_core::fix::markdown)
+    scenario_coded(a, scenario, &f, qpath_core::fix::markdown, qpath_core::fix::text)
 }
 
-/// `qpath timeline`: Markdown (the table format too) or JSON; the exit code is the scenario's release's (`--vllm`).
+/// `qpath timeline`: text fitted to the width, Markdown or JSON; the exit code is the scenario's release's (`--vllm`).
 fn timeline_answer(a: &Args, scenario: &Scenario) -> Answer {
     let t = timeline::timeline(scenario);
-    scenario_coded(a, scenario, &t, timeline::markdown)
+    scenario_coded(a, scenario, &t, timeline::markdown, timeline::text)
 }
 
 /// An answer about `scenario` (its fixes, its timeline) whose exit code is the scenario's own: `--check`'s line, the
-/// JSON of `value`, or its Markdown.
-fn scenario_coded<T: serde::Serialize>(a: &Args, scenario: &Scenario, value: &T, markdown: fn(&T) -> String) -> Answer {
+/// JSON of `value`, its Markdown (`--format markdown`) or its text fitted to the width.
+fn scenario_coded<T: serde::Serialize>(
+    a: &Args,
+    scenario: &Scenario,
+    value: &T,
+    markdown: fn(&T) -> String,
+    text: fn(&T, Option<usize>) -> String,
+) -> Answer {
     let report = resolve(scenario);
     let v = verdict(&report);
     let json = a.format == Some(Format::Json);
@@ -394,13 +414,15 @@ fn scenario_coded<T: serde::Serialize>(a: &Args, scenario: &Scenario, value: &T,
         check::line(&v, &Assumed::of_report(&report), json)
     } else if json {
         pretty(value)
-    } else {
+    } else if a.format == Some(Format::Markdown) {
         markdown(value)
+    } else {
+        text(value, a.text_layout().width)
     };
     Answer::out(text, v.code())
 }
 
-/// `qpath matrix`: Markdown (or JSON); a command line vLLM rejects is its error alone, with the single scenario's code.
+/// `qpath matrix`: a text grid fitted to the width, Markdown or JSON; a command line vLLM rejects is its error alone, with the single scenario's code.
 fn matrix_answer(a: &Args, scenario: &Scenario) -> Answer {
     let json = a.format == Some(Format::Json);
     let mut m = match matrix::matrix_in(scenario, a.matrix_mode) {
@@ -424,7 +446,14 @@ fn matrix_answer(a: &Args, scenario: &Scenario) -> Answer {
     } else if json {
         pretty(&m)
     } else {
-        matrix::markdown(&m) + &sides::matrix_notes(&m, scenario.release, &scenario.command_line)
+        let notes = sides::matrix_notes(&m, scenario.release, &scenario.command_line);
+        match a.format {
+            Some(Format::Markdown) => matrix::markdown(&m) + &notes,
+            _ => {
+                let width = a.text_layout().width;
+                matrix::text(&m, width) + &matrix::wrap_notes(&notes, width)
+            }
+        }
     };
     Answer::out(text, v.code())
 }
@@ -585,7 +614,8 @@ mod tests {
 
     #[test]
     fn usage_and_releases_come_from_the_data() {
-        let u = usage();
+        // The help's words, whatever their line breaks (help is wrapped to 80 columns).
+        let u = usage().split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
             u.contains(&format!("--vllm {}", Release::LATEST.name())) && u.contains(&Release::range_text()),
             "{u}"
@@ -780,7 +810,7 @@ mod issue15 {
     #[test]
     fn fix_lists_what_to_run_instead_and_exits_with_the_scenarios_code() {
         let seed = format!("--gpu l4 --vllm 0.25.0-prefix -- {LLAMA} --kv-cache-dtype fp8");
-        let a = answer(&format!("fix {seed}"));
+        let a = answer(&format!("fix --format markdown {seed}"));
         assert_eq!(a.code, 1, "vLLM fails as asked: {a:?}");
         assert!(a.stdout.starts_with(
             "**vLLM fails:** AssertionError: fp8 tensor core is not supported in fa2 backend\n\nHow to make it run ("
@@ -803,7 +833,7 @@ mod issue15 {
     #[test]
     fn timeline_marks_the_changed_releases_and_exits_with_the_chosen_one() {
         let seed = format!("--gpu l4 -- {LLAMA} --kv-cache-dtype fp8");
-        let a = answer(&format!("timeline {seed}"));
+        let a = answer(&format!("timeline --format markdown {seed}"));
         assert_eq!(a.code, 0, "the newest release serves: {a:?}");
         assert!(a
             .stdout
@@ -970,6 +1000,8 @@ mod issue15 {
             cells,
             mode: matrix::MatrixMode::FlashInfer,
             mla: false,
+            base_gpu: None,
+            base_kv_cache_dtype: "auto".into(),
         };
         let ok = || cell(CellStatus::Ok, "bf16/bf16 fa2/fa2");
         let other = || cell(CellStatus::OtherBackend, "FLASH_ATTN");
@@ -1121,8 +1153,8 @@ mod issue15 {
     fn help_version_and_the_tables() {
         let help = answer("--help").stdout;
         for line in [
-            "qpath --gpu l4 --vllm 0.25.0-prefix -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8",
-            "qpath --gpu h100-sxm --format json -- vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER",
+            "qpath --gpu l4 --vllm 0.25.0-prefix -- \\\n    vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8",
+            "qpath --gpu h100-sxm --format json -- \\\n    vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER",
             "qpath matrix --vllm 0.33.0 -- vllm serve google/gemma-3-27b-it",
             "qpath --check -- vllm serve M --kv-cache-dtype fp8 || exit 1",
             EXIT_CODES,
@@ -1186,7 +1218,7 @@ mod issue20 {
     /// scale below the table; in Markdown the same.
     #[test]
     fn the_table_shows_every_backends_decisions() {
-        let table = answer(&format!("--gpu h100-sxm -- {LLAMA}")).stdout;
+        let table = answer(&format!("--wide --gpu h100-sxm -- {LLAMA}")).stdout;
         let row = table.lines().find(|l| l.starts_with("0-31")).unwrap_or_default();
         assert!(
             row.contains("FLASH_ATTN")
@@ -1196,7 +1228,7 @@ mod issue20 {
             "{table}"
         );
         assert!(!table.contains("runs on"), "{table}");
-        let fp8 = answer(&format!("--gpu h100-sxm -- {LLAMA} --kv-cache-dtype fp8")).stdout;
+        let fp8 = answer(&format!("--wide --gpu h100-sxm -- {LLAMA} --kv-cache-dtype fp8")).stdout;
         assert!(
             fp8.contains("\ngroup 1 (layers 0-31):\n  query quantization: static FP8 per tensor, q_scale 1.0: "),
             "{fp8}"
@@ -1211,7 +1243,7 @@ mod issue20 {
             "{md}"
         );
         // TRITON_ATTN on a T4: both grids in the row, each phase's conditions below it.
-        let t4 = answer("--gpu t4 -- vllm serve Qwen/Qwen3-4B").stdout;
+        let t4 = answer("--wide --gpu t4 -- vllm serve Qwen/Qwen3-4B").stdout;
         let row = t4.lines().find(|l| l.starts_with("0-35")).unwrap_or_default();
         assert!(
             row.contains("TRITON_ATTN")
@@ -1223,7 +1255,7 @@ mod issue20 {
         assert!(t4.contains("), else triton-unified-2d ("), "{t4}");
         // A backend's own error at engine start: TRITON_ATTN's on a T4 with a bfloat16 cache, with the call that
         // raises and its line.
-        let t4 = answer(&format!("--gpu t4 -- {LLAMA} --kv-cache-dtype bfloat16"));
+        let t4 = answer(&format!("--wide --gpu t4 -- {LLAMA} --kv-cache-dtype bfloat16"));
         assert_eq!(t4.code, exit::FAILS);
         let row = t4.stdout.lines().find(|l| l.starts_with("0-31")).unwrap_or_default();
         assert!(
@@ -1250,7 +1282,7 @@ mod issue20 {
                 "kv_cache_dtype not supported",
             ),
         ] {
-            let a = answer(&format!("--gpu {gpu} -- {LLAMA} {flags}"));
+            let a = answer(&format!("--wide --gpu {gpu} -- {LLAMA} {flags}"));
             assert_eq!(a.code, exit::FAILS, "{gpu}");
             assert!(
                 a.stdout
@@ -1268,7 +1300,7 @@ mod issue20 {
     /// and FA4.
     #[test]
     fn an_fa_version_the_gpu_does_not_take_is_vllms_log_and_assert() {
-        let a = answer(&format!("--gpu a100-80gb -- {LLAMA} -ac.flash_attn_version=3"));
+        let a = answer(&format!("--wide --gpu a100-80gb -- {LLAMA} -ac.flash_attn_version=3"));
         assert_eq!(a.code, exit::FAILS);
         let row = a.stdout.lines().find(|l| l.starts_with("0-31")).unwrap_or_default();
         assert!(
@@ -1283,7 +1315,7 @@ mod issue20 {
             a.stdout
         );
         let b = answer(&format!(
-            "--gpu b200 -- {LLAMA} --attention-backend FLASH_ATTN -ac.flash_attn_version=3"
+            "--wide --gpu b200 -- {LLAMA} --attention-backend FLASH_ATTN -ac.flash_attn_version=3"
         ));
         assert_eq!(b.code, exit::SERVES);
         assert!(b.stdout.contains("fa4-varlen"), "{}", b.stdout);
@@ -1340,7 +1372,7 @@ mod issue20 {
             j["kv_cache_dtypes"].as_array().map(Vec::len),
             Some(matrix::flashinfer_kv_dtypes(Release::LATEST).len())
         );
-        let md = answer(&format!("matrix --backend picked -- {LLAMA}")).stdout;
+        let md = answer(&format!("matrix --backend picked --format markdown -- {LLAMA}")).stdout;
         assert!(
             md.starts_with("| GPU | auto |") && md.contains("| int8_per_token_head |"),
             "{md}"
@@ -1355,7 +1387,7 @@ mod issue20 {
     /// picked matrix's columns are the MLA cache dtypes with MLA backends in its cells.
     #[test]
     fn deepseek_v3_shows_an_mla_group_in_every_format() {
-        let a = answer("--gpu b200 -- vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8");
+        let a = answer("--wide --gpu b200 -- vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8");
         assert_eq!(a.code, exit::SERVES, "{a:?}");
         let row = a.stdout.lines().find(|l| l.starts_with("0-60")).unwrap();
         for cell in [
@@ -1420,7 +1452,7 @@ mod issue20 {
             .unwrap();
         assert_eq!(b200["backends"], serde_json::json!(["FLASHINFER_MLA"]));
         // vLLM's own refusal of an MLA-unfit cache: pydantic's ValidationError, exit 1.
-        let a = answer("--gpu b200 -- vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype nvfp4");
+        let a = answer("--wide --gpu b200 -- vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype nvfp4");
         assert_eq!(a.code, exit::FAILS, "{a:?}");
         assert!(
             a.stdout

@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use qpath_cli::{exit, run, utf8_args, write_answer, Written};
+use qpath_cli::{exit, run_in, utf8_args, width, write_answer, Written};
 
 /// mimalloc instead of the system's malloc: a resolve allocates many small strings and frees them all with its report
 /// (about a third fewer instructions per scenario; BENCHMARKS.md).
@@ -28,7 +28,8 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::CANNOT);
         }
     };
-    let answer = run(&argv);
+    let env = |name: &str| std::env::var(name).ok();
+    let answer = run_in(&argv, &env, width::terminal_width(env("COLUMNS")));
     say(&answer.stderr);
     match write_answer(&mut std::io::stdout().lock(), &answer.stdout) {
         Written::Done => ExitCode::from(answer.code),

@@ -248,7 +248,8 @@ fn the_check_line_names_what_it_assumed_and_what_it_did_not_check() {
     assert!(
         out.ends_with(
             "; assumed: NVIDIA L4 (compute capability 8.9), vLLM 0.25.0, FlashInfer 0.6.13; qpath checks the \
-             attention path, not memory, quantization or other config validation\n"
+             attention path, the flags' range checks and --quantization against the checkpoint, not memory, weight \
+             loading or the rest of the config validation\n"
         ),
         "{out}"
     );
@@ -281,4 +282,42 @@ fn the_check_line_names_what_it_assumed_and_what_it_did_not_check() {
         let (_, out, _) = qpath(&[sub, "--check", "--", "vllm", "serve", LLAMA]);
         assert!(out.contains("; assumed: NVIDIA H100 SXM5"), "{sub}: {out}");
     }
+}
+
+/// A flag out of its config field's pydantic range is vLLM's own start-up failure: exit 1 with pydantic's text.
+#[test]
+fn an_out_of_range_flag_exits_1_with_pydantics_text() {
+    for (flag, class, line) in [
+        (
+            "--gpu-memory-utilization 1.5",
+            "CacheConfig",
+            "gpu_memory_utilization\n  Input should be less than or equal to 1 [type=less_than_equal, input_value=1.5, input_type=float]",
+        ),
+        (
+            "--max-num-seqs 8 --pipeline-parallel-size 0",
+            "ParallelConfig",
+            "pipeline_parallel_size\n  Input should be greater than or equal to 1 [type=greater_than_equal, input_value=0, input_type=int]",
+        ),
+    ] {
+        // --wide: pydantic's lines as vLLM prints them (the default text wraps at 80 columns).
+        let mut args = vec!["--wide", "--gpu", "l4", "--", "vllm", "serve", LLAMA];
+        args.extend(flag.split(' '));
+        let (code, out, err) = qpath(&args);
+        assert_eq!(code, Some(1), "{flag}: {out}{err}");
+        let want = format!("pydantic_core._pydantic_core.ValidationError: 1 validation error for {class}\n{line}");
+        assert!(out.contains(&want) || err.contains(&want), "{flag}: {out}{err}");
+    }
+}
+
+/// `--quantization` against the checkpoint (src/resolve/quantization.rs): awq on an unquantized preset is vLLM's
+/// config-time failure (1), fp8 quantizes online (0), a method qpath does not restate is 2.
+#[test]
+fn quantization_against_the_checkpoint() {
+    let (code, out, _) = qpath(&["--gpu", "l4", "--", "vllm", "serve", LLAMA, "--quantization", "awq"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("Cannot find the config file for awq"), "{out}");
+    let (code, out, _) = qpath(&["--gpu", "l4", "--", "vllm", "serve", LLAMA, "-q", "fp8"]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out, err) = qpath(&["--gpu", "l4", "--", "vllm", "serve", LLAMA, "-q", "bitsandbytes"]);
+    assert_eq!(code, Some(2), "{out}{err}");
 }

@@ -294,7 +294,8 @@ fn refs_main_is_capped_and_must_name_a_revision() {
     let folder = hf_cache(&t, HASH);
     let refs_main = folder.join("refs/main");
     let r = refs_main.display().to_string();
-    let model = serve(&["--gpu", "l4"], "acme/tiny");
+    // --wide: the config line names the whole path on one line.
+    let model = serve(&["--wide", "--gpu", "l4"], "acme/tiny");
     std::fs::write(&refs_main, format!("{HASH}\n")).unwrap();
     let run = qpath(&t.0, &model);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);

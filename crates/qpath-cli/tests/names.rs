@@ -200,7 +200,8 @@ fn cannot_model(model: &str, overrides: Option<&str>) -> String {
     if let Some(o) = overrides {
         argv.extend(["--hf-overrides", o]);
     }
-    let a = run(&argv);
+    // --wide: the message is compared as one line.
+    let a = run(&[&["--wide"][..], &argv].concat());
     assert_eq!(a.code, 2, "{model} {overrides:?}: {}{}", a.stdout, a.stderr);
     let j = run(&[&["--format", "json"][..], &argv].concat());
     let message = json(&j)["error"]["message"].as_str().unwrap().to_string();

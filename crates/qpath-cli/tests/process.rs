@@ -57,7 +57,7 @@ fn with_llama<'a>(before: &[&'a str], after: &[&'a str]) -> Vec<&'a str> {
 fn the_exit_code_is_0_when_vllm_serves_1_when_it_fails_2_when_qpath_cannot_tell() {
     let (code, out, err) = qpath(&with_llama(&["--check"], &[]));
     assert_eq!((code, out.lines().count(), err.as_str()), (Some(0), 1, ""), "{out}");
-    let (code, out, err) = qpath(&with_llama(&[], &["--bogus"]));
+    let (code, out, err) = qpath(&with_llama(&["--wide"], &["--bogus"]));
     assert_eq!((code, err.as_str()), (Some(1), ""));
     assert!(out.contains("unrecognized arguments: --bogus"), "{out}");
     let (code, out, _) = qpath(&with_llama(
@@ -74,7 +74,10 @@ fn the_exit_code_is_0_when_vllm_serves_1_when_it_fails_2_when_qpath_cannot_tell(
     assert!(out.contains("\"InputError\""), "{out}");
     let (code, out, _) = qpath(&with_llama(&["matrix"], &[]));
     assert_eq!(code, Some(1), "a cell fails (nvfp4 off SM100)");
-    assert!(out.starts_with("| GPU |"));
+    assert!(
+        out.contains("\nGPU ") && out.lines().all(|l| l.chars().count() <= 80),
+        "the text grid: {out}"
+    );
     for tables in [&["gpus"][..], &["releases", "--format", "json"], &["--version"], &["--help"]] {
         assert_eq!(qpath(tables).0, Some(0), "{tables:?}");
     }
@@ -149,7 +152,7 @@ fn the_binary_names_the_backend_vllm_picks() {
         out.starts_with("vLLM would start and serve: FLASH_ATTN bf16/bf16 fa3-varlen"),
         "{out}"
     );
-    let (code, out, _) = qpath(&with_llama(&["matrix", "--backend", "picked"], &[]));
+    let (code, out, _) = qpath(&with_llama(&["matrix", "--backend", "picked", "--format", "markdown"], &[]));
     assert_eq!(code, Some(1), "a cell fails (nvfp4 off SM100)");
     let head = out.lines().next().unwrap_or_default();
     assert!(

@@ -188,7 +188,7 @@ fn matrix_gpu_keeps_that_gpus_row_and_compute_capability_is_refused() {
     assert_eq!(cells.iter().collect::<Vec<_>>(), row);
     assert!(f["gpus"].as_array().unwrap().len() > 1);
     // The text too, and its verdict is the row's (`--gpu` names any spelling of the GPU).
-    let t = run(&format!("matrix --gpu L4 -- vllm serve {M}"));
+    let t = run(&format!("matrix --gpu L4 --format markdown -- vllm serve {M}"));
     assert_eq!(t.stdout.lines().filter(|l| l.starts_with("| ")).count(), 2, "{}", t.stdout);
     assert!(t.stdout.contains("\n| l4 |"));
     assert_eq!(
@@ -200,7 +200,9 @@ fn matrix_gpu_keeps_that_gpus_row_and_compute_capability_is_refused() {
 
 #[test]
 fn the_matrix_text_says_the_columns_replace_the_commands_kv_cache_dtype() {
-    let a = run(&format!("matrix --gpu l4 -- vllm serve {M} --kv-cache-dtype fp8"));
+    let a = run(&format!(
+        "matrix --gpu l4 --format markdown -- vllm serve {M} --kv-cache-dtype fp8"
+    ));
     assert!(
         a.stdout.ends_with(
             "\nnote: each column sets its own cache dtype: the command's `--kv-cache-dtype fp8` is replaced in every \

@@ -619,6 +619,90 @@ pub fn markdown(f: &Fixes) -> String {
     out
 }
 
+/// The indent of a suggestion's lines in [`text`], before its diff lines and its command line.
+pub const INDENT: &str = "   ";
+
+/// The fix finder's answer as text that fits `width` columns (`None`: unwrapped): the problem, then each suggestion
+/// (its changes, the option units it removes `-` and adds `+`, what vLLM then runs, and its whole command line), or
+/// the closest candidate and why it still fails. Prose wraps; a command line and a diff's option units are each on a
+/// line of their own after [`INDENT`] and are never wrapped, however wide: a command broken inside a word no longer
+/// pastes into a shell, which is worse than a long line.
+pub fn text(f: &Fixes, width: Option<usize>) -> String {
+    use crate::matrix::hang;
+    let para = |t: &str| hang(t, width, "", "", &[]);
+    let mut out = String::new();
+    match (&f.problem, &f.cannot_model) {
+        (_, Some(why)) => return para(&format!("qpath cannot model this scenario, so it suggests nothing: {why}")),
+        (None, None) => return para("Nothing to fix: vLLM starts and serves this scenario as asked."),
+        (Some(Problem::Fails(why)), _) => out.push_str(&hang(why, width, "vLLM fails: ", "  ", &[])),
+        (Some(Problem::CudaGraphDowngrade { requested, resolved }), _) => out.push_str(&para(&format!(
+            "vLLM runs, but downgrades cudagraph_mode {requested} → {resolved}."
+        ))),
+        (Some(Problem::Fallback { asked, got }), _) => {
+            out.push_str(&para(&format!("vLLM runs, but not as asked: {asked} is asked for; {got}.")))
+        }
+    }
+    if let Some(why) = &f.skipped {
+        out.push('\n');
+        out.push_str(&para(&format!("{why}.")));
+        return out;
+    }
+    // One suggestion's lines after its first: the diff, what runs, the command line.
+    let body = |s: &Suggestion, out: &mut String| {
+        for r in &s.removed {
+            out.push_str(&format!("{INDENT}- {r}\n"));
+        }
+        for a in &s.added {
+            out.push_str(&format!("{INDENT}+ {a}\n"));
+        }
+        let graphs = s
+            .cuda_graph_mode
+            .as_deref()
+            .map_or(String::new(), |m| format!(", cudagraph_mode {m}"));
+        let verb = if s.verdict == Verdict::Serves { "runs" } else { "gives" };
+        out.push_str(&hang(
+            &format!(
+                "vLLM {} (FlashInfer {}) {verb}: {}{graphs}",
+                s.release.name(),
+                s.flashinfer,
+                s.outcome
+            ),
+            width,
+            INDENT,
+            INDENT,
+            &[],
+        ));
+        // Never wrapped (see above).
+        out.push_str(&format!("{INDENT}{}\n", s.command_line.replace('\n', " ")));
+    };
+    if f.suggestions.is_empty() {
+        out.push('\n');
+        out.push_str(&para(&format!(
+            "No command line one or two changes away runs ({} tried).",
+            f.tried
+        )));
+        if let Some(c) = &f.closest {
+            out.push_str(&hang(&c.changes.join("; "), width, "The closest: ", INDENT, &[]));
+            body(c, &mut out);
+        }
+        return out;
+    }
+    let heading = match f.problem {
+        Some(Problem::Fallback { .. }) => "How to run what was asked for",
+        Some(Problem::CudaGraphDowngrade { .. }) => "How to keep the CUDA graphs",
+        _ => "How to make it run",
+    };
+    out.push('\n');
+    out.push_str(&para(&format!("{heading} ({} candidates tried, best first):", f.tried)));
+    for (i, s) in f.suggestions.iter().enumerate() {
+        out.push('\n');
+        let first = format!("{:<w$}", format!("{}.", i + 1), w = INDENT.len());
+        out.push_str(&hang(&s.changes.join("; "), width, &first, INDENT, &[]));
+        body(s, &mut out);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -629,5 +713,53 @@ mod tests {
         assert!(Change::AttentionBackend(None).cost() < Change::KvCacheDtype("auto".into()).cost());
         assert!(Change::KvCacheDtype("auto".into()).cost() < Change::Release(Release::LATEST).cost());
         assert!(Change::CudaGraphMode("PIECEWISE").cost() < Change::CudaGraphMode("NONE").cost());
+    }
+
+    /// The text: prose wraps to the width; a suggestion's command line and option units stay whole on their own
+    /// lines, the only lines that may run over.
+    #[test]
+    fn the_text_never_wraps_a_command_line() {
+        let long = format!("vllm serve m --served-model-name {}", "x".repeat(60));
+        let s = Suggestion {
+            changes: vec!["--kv-cache-dtype: fp8_e5m2 → fp8".to_string()],
+            command_line: long.clone(),
+            removed: vec!["--kv-cache-dtype fp8_e5m2".to_string()],
+            added: vec!["--kv-cache-dtype fp8".to_string()],
+            release: Release::LATEST,
+            flashinfer: "0.7.2",
+            installed: None,
+            verdict: Verdict::Serves,
+            outcome: "FLASHINFER e4m3/bf16 fa3/xqa and some more words to wrap over the width".to_string(),
+            cuda_graph_mode: Some("FULL_AND_PIECEWISE".to_string()),
+            keeps_cache_dtype: true,
+            keeps_backend: true,
+        };
+        let f = Fixes {
+            problem: Some(Problem::Fails(
+                "ValueError: The dtype of q torch.float8_e4m3fn does not match".into(),
+            )),
+            cannot_model: None,
+            suggestions: vec![s],
+            closest: None,
+            tried: 45,
+            skipped: None,
+        };
+        let t = text(&f, Some(40));
+        let over: Vec<&str> = t.lines().filter(|l| l.chars().count() > 40).collect();
+        assert_eq!(over, [format!("{INDENT}{long}")], "{t}");
+        assert!(
+            t.starts_with("vLLM fails: ValueError: The dtype of q\n  torch.float8_e4m3fn does not match\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\n1. --kv-cache-dtype: fp8_e5m2 → fp8\n   - --kv-cache-dtype fp8_e5m2\n   + --kv-cache-dtype fp8\n"),
+            "{t}"
+        );
+        // Unwrapped: the problem, the heading, what runs and the command line are each one line.
+        assert_eq!(
+            text(&f, None).lines().filter(|l| l.chars().count() > 40).count(),
+            4,
+            "unwrapped"
+        );
     }
 }

@@ -13,6 +13,7 @@ pub mod backends;
 pub mod bench_mix;
 pub mod capability;
 pub mod choices;
+pub mod columns;
 pub mod cudagraph;
 pub mod drafter;
 pub mod dtype;

@@ -189,6 +189,12 @@ pub struct Matrix {
     /// the JSON (its columns say it).
     #[serde(skip)]
     pub mla: bool,
+    /// The base scenario's GPU (`None`: a bare compute capability) and its command's `--kv-cache-dtype`: the cell the
+    /// text grid marks. Not in the JSON.
+    #[serde(skip)]
+    pub base_gpu: Option<&'static str>,
+    #[serde(skip)]
+    pub base_kv_cache_dtype: String,
 }
 
 fn short_dtype(d: Option<crate::dtype::TorchDtype>) -> &'static str {
@@ -361,6 +367,11 @@ pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
         cells,
         mode,
         mla,
+        base_gpu: match base.hardware {
+            Hardware::Gpu(g) => Some(g.id),
+            Hardware::Capability(_) => None,
+        },
+        base_kv_cache_dtype: cmd.kv_cache_dtype.clone(),
     })
 }
 
@@ -384,6 +395,390 @@ pub fn markdown(m: &Matrix) -> String {
             })
             .collect();
         out.push_str(&format!("| {g} | {} |\n", row.join(" | ")));
+    }
+    out
+}
+
+/// One distinct outcome of a matrix's cells, as the text grid's legend lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The key the grid shows in its cells: `A`, `B` … for what runs (lower case in FlashInfer mode where no layer runs
+    /// on FlashInfer), `1`, `2` … for vLLM's errors, then for what qpath cannot model (footnotes).
+    pub key: String,
+    pub status: CellStatus,
+    pub summary: String,
+    /// How many cells have it.
+    pub cells: usize,
+}
+
+/// `A` … `Z`, `AA` … : the `n`-th letter key (0-based), in upper or lower case.
+fn letter_key(n: usize, upper: bool) -> String {
+    let base = if upper { b'A' } else { b'a' };
+    let mut n = n;
+    let mut out = Vec::new();
+    loop {
+        out.push(base + (n % 26) as u8);
+        if n < 26 {
+            break;
+        }
+        n = n / 26 - 1;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The matrix's distinct outcomes (each status and summary once) with their keys, and each cell's outcome (an index
+/// into the first list, row-major like `m.cells`). Keys are given in order of first appearance within each kind: what
+/// runs (letters), what runs on another backend than FlashInfer (lower-case letters), vLLM's errors (numbers), what
+/// qpath cannot model (the numbers after the errors'). The list is in key order: letters, lower-case, numbers.
+pub fn legend(m: &Matrix) -> (Vec<Outcome>, Vec<usize>) {
+    let kind = |s: CellStatus| match s {
+        CellStatus::Ok => 0,
+        CellStatus::OtherBackend => 1,
+        CellStatus::Error => 2,
+        CellStatus::CannotModel => 3,
+    };
+    // Distinct outcomes in order of first appearance.
+    let mut seen: Vec<Outcome> = Vec::new();
+    let mut of_cell: Vec<usize> = Vec::with_capacity(m.cells.len());
+    for c in &m.cells {
+        match seen.iter().position(|o| o.status == c.status && o.summary == c.summary) {
+            Some(i) => {
+                seen[i].cells += 1;
+                of_cell.push(i);
+            }
+            None => {
+                of_cell.push(seen.len());
+                seen.push(Outcome {
+                    key: String::new(),
+                    status: c.status,
+                    summary: c.summary.clone(),
+                    cells: 1,
+                });
+            }
+        }
+    }
+    // Key order: by kind, then first appearance (a stable sort of the indices).
+    let mut order: Vec<usize> = (0..seen.len()).collect();
+    order.sort_by_key(|&i| kind(seen[i].status));
+    let mut counts = [0usize; 3];
+    let mut new_index = vec![0usize; seen.len()];
+    let mut sorted = Vec::with_capacity(seen.len());
+    for (at, &i) in order.iter().enumerate() {
+        let mut o = seen[i].clone();
+        o.key = match kind(o.status) {
+            0 => letter_key(post_inc(&mut counts[0]), true),
+            1 => letter_key(post_inc(&mut counts[1]), false),
+            _ => (post_inc(&mut counts[2]) + 1).to_string(),
+        };
+        new_index[i] = at;
+        sorted.push(o);
+    }
+    (sorted, of_cell.into_iter().map(|i| new_index[i]).collect())
+}
+
+fn post_inc(n: &mut usize) -> usize {
+    *n += 1;
+    *n - 1
+}
+
+/// Where a legend's summary may break besides a blank: between alternatives (`|`), phases (`/`) and groups (`;`),
+/// not inside a kernel's name.
+const SUMMARY_BREAKS: &[char] = &['|', '/', ';', ','];
+
+/// The mark of the command's own cell in the text grid.
+pub const MARK: char = '*';
+
+/// A grid's panels narrower than this many do not make a readable grid: the text lists each GPU's cells instead.
+const MAX_PANELS: usize = 4;
+
+fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// The longest run of `s` that wrapping at blanks and [`crate::columns::CELL_BREAKS`] cannot split.
+fn longest_piece(s: &str) -> usize {
+    let (mut longest, mut run) = (0, 0);
+    for c in s.chars() {
+        if c == ' ' {
+            run = 0;
+            continue;
+        }
+        run += 1;
+        longest = longest.max(run);
+        if crate::columns::CELL_BREAKS.contains(&c) {
+            run = 0;
+        }
+    }
+    longest
+}
+
+/// The placeholder of [`hang`]'s first-line lead (a character qpath's texts do not hold).
+const PAD: char = '\u{1}';
+
+/// `text` wrapped to `width` (none: as it is) after `first` on its first line and `rest` on the others, breaking at
+/// blanks and at `breaks`; each line ends in `\n`. At least 10 columns are left for the text; when `first` leaves none
+/// beside it, the text starts on the next line.
+pub fn hang(text: &str, width: Option<usize>, first: &str, rest: &str, breaks: &[char]) -> String {
+    let lines = match width {
+        Some(w) => {
+            let (f, r) = (chars(first), chars(rest));
+            let rest_room = w.saturating_sub(r).max(10);
+            if f <= r {
+                crate::columns::wrap(text, rest_room, breaks)
+            } else if f - r >= rest_room {
+                // No room beside `first`: the text starts on the next line.
+                std::iter::once(String::new())
+                    .chain(crate::columns::wrap(text, rest_room, breaks))
+                    .collect()
+            } else {
+                // The continuation lines use the room a shorter `rest` leaves: the first line's extra lead stands in
+                // front of the text as unbreakable placeholders while wrapping.
+                let padded: String = std::iter::repeat_n(PAD, f - r).chain(text.chars()).collect();
+                let mut lines = crate::columns::wrap(&padded, rest_room, breaks);
+                if let Some(l) = lines.first_mut() {
+                    *l = l.trim_start_matches(PAD).to_string();
+                }
+                lines
+            }
+        }
+        None => text.split('\n').map(str::to_string).collect(),
+    };
+    let mut out = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        let line = format!("{}{l}", if i == 0 { first } else { rest });
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The grid's rows as panels of columns that fit `width` (all columns in one panel when `None`), or `None` when they
+/// need more than [`MAX_PANELS`] panels or a column does not fit beside the GPU column.
+fn grid(m: &Matrix, keys: &[String], width: Option<usize>) -> Option<String> {
+    let n = m.kv_cache_dtypes.len();
+    let gpu_w = m.gpus.iter().map(|g| chars(g)).chain([3]).max().unwrap_or(3);
+    let key_w: Vec<usize> = (0..n)
+        .map(|j| {
+            (0..m.gpus.len())
+                .filter_map(|i| keys.get(i * n + j))
+                .map(|k| chars(k))
+                .max()
+                .unwrap_or(1)
+        })
+        .collect();
+    let full: Vec<usize> = (0..n).map(|j| chars(m.kv_cache_dtypes[j]).max(key_w[j])).collect();
+    let least: Vec<usize> = (0..n).map(|j| longest_piece(m.kv_cache_dtypes[j]).max(key_w[j])).collect();
+    // Columns into panels, greedily at their narrowest.
+    let mut panels: Vec<Vec<usize>> = vec![Vec::new()];
+    if let Some(w) = width {
+        let mut used = gpu_w;
+        for (j, &narrowest) in least.iter().enumerate() {
+            if gpu_w + 2 + narrowest > w {
+                return None;
+            }
+            if used + 2 + narrowest > w {
+                panels.push(Vec::new());
+                used = gpu_w;
+            }
+            used += 2 + narrowest;
+            panels.last_mut()?.push(j);
+        }
+        if panels.len() > MAX_PANELS {
+            return None;
+        }
+    } else {
+        panels[0] = (0..n).collect();
+    }
+    let mut out = String::new();
+    for (p, cols) in panels.iter().enumerate() {
+        if p > 0 {
+            out.push('\n');
+        }
+        // Each column at its full header, the one with the most room giving up a character at a time until it fits.
+        let mut widths: Vec<usize> = cols.iter().map(|&j| full[j]).collect();
+        if let Some(w) = width {
+            while gpu_w + widths.iter().map(|x| x + 2).sum::<usize>() > w {
+                let i = (0..cols.len())
+                    .filter(|&i| widths[i] > least[cols[i]])
+                    .max_by_key(|&i| (widths[i] - least[cols[i]], i))?;
+                widths[i] -= 1;
+            }
+        }
+        let heads: Vec<Vec<String>> = cols
+            .iter()
+            .zip(&widths)
+            .map(|(&j, &w)| crate::columns::wrap(m.kv_cache_dtypes[j], w, crate::columns::CELL_BREAKS))
+            .collect();
+        let height = heads.iter().map(Vec::len).max().unwrap_or(1);
+        for k in 0..height {
+            let mut line = format!("{:<gpu_w$}", if k == 0 { "GPU" } else { "" });
+            for (h, &w) in heads.iter().zip(&widths) {
+                line.push_str(&format!("  {:<w$}", h.get(k).map_or("", String::as_str)));
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        for (i, g) in m.gpus.iter().enumerate() {
+            let mut line = format!("{g:<gpu_w$}");
+            for (&j, &w) in cols.iter().zip(&widths) {
+                line.push_str(&format!("  {:<w$}", keys.get(i * n + j).map_or("", String::as_str)));
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+    }
+    Some(out)
+}
+
+const NBSP: char = '\u{a0}';
+
+/// The grid's fallback for a narrow width: one paragraph per GPU, `v100: auto A, float16 A, bfloat16 1, …`.
+fn per_gpu(m: &Matrix, keys: &[String], width: Option<usize>) -> String {
+    let n = m.kv_cache_dtypes.len();
+    let mut out = String::new();
+    for (i, g) in m.gpus.iter().enumerate() {
+        let pairs: Vec<String> = (0..n)
+            .filter_map(|j| Some(format!("{}{NBSP}{}", m.kv_cache_dtypes[j], keys.get(i * n + j)?)))
+            .collect();
+        // A cache dtype and its key stay on one line: joined by a no-break space while wrapping.
+        let para = hang(&format!("{g}: {}", pairs.join(", ")), width, "", "    ", &[]);
+        out.push_str(&para.replace(NBSP, " "));
+    }
+    out
+}
+
+fn cells_word(n: usize) -> String {
+    if n == 1 {
+        "1 cell".to_string()
+    } else {
+        format!("{n} cells")
+    }
+}
+
+/// The matrix as text that fits `width` columns (`None`: unwrapped): a line saying what the cells show and which one
+/// is the command as given (marked [`MARK`]), a grid of GPUs (rows) × cache dtypes (columns) with one short key per
+/// cell ([`legend`]), in up to four panels of columns, or for a width too narrow for that one paragraph per GPU; then
+/// the legend: what runs, each once with its cell count, and vLLM's errors and what qpath cannot model as numbered
+/// footnotes, each full text wrapped.
+pub fn text(m: &Matrix, width: Option<usize>) -> String {
+    let (outcomes, of_cell) = legend(m);
+    let n = m.kv_cache_dtypes.len();
+    let keys: Vec<String> = m
+        .cells
+        .iter()
+        .zip(&of_cell)
+        .map(|(c, &o)| {
+            let key = outcomes[o].key.clone();
+            let own = m.base_gpu == Some(c.gpu) && c.kv_cache_dtype == m.base_kv_cache_dtype;
+            if own {
+                format!("{key}{MARK}")
+            } else {
+                key
+            }
+        })
+        .collect();
+    let what = match (m.mode, m.mla) {
+        (MatrixMode::FlashInfer, _) => "FlashInfer's attention groups",
+        (MatrixMode::Picked, false) => "the attention backends vLLM picks",
+        (MatrixMode::Picked, true) => "the MLA backends vLLM picks",
+    };
+    let mut out = hang(
+        &format!(
+            "vLLM {}: {what} on each GPU (rows) with each --kv-cache-dtype (columns).",
+            m.vllm
+        ),
+        width,
+        "",
+        "",
+        &[],
+    );
+    let own = m
+        .cells
+        .iter()
+        .find(|c| m.base_gpu == Some(c.gpu) && c.kv_cache_dtype == m.base_kv_cache_dtype);
+    if let Some(c) = own {
+        out.push_str(&hang(
+            &format!(
+                "{MARK} the command as given: {} with --kv-cache-dtype {}",
+                c.gpu, c.kv_cache_dtype
+            ),
+            width,
+            "",
+            "  ",
+            &[],
+        ));
+    }
+    out.push('\n');
+    match grid(m, &keys, width) {
+        Some(g) if n > 0 => out.push_str(&g),
+        _ => out.push_str(&per_gpu(m, &keys, width)),
+    }
+    let key_w = outcomes.iter().map(|o| chars(&o.key)).max().unwrap_or(1);
+    let running: &[(CellStatus, &str)] = match m.mode {
+        MatrixMode::FlashInfer => &[
+            (
+                CellStatus::Ok,
+                "FlashInfer runs (query dtype prefill/decode, kernels prefill/decode):",
+            ),
+            (CellStatus::OtherBackend, "No layer on FlashInfer; what runs instead:"),
+        ],
+        MatrixMode::Picked => &[
+            (
+                CellStatus::Ok,
+                "What runs (backend, query dtype prefill/decode, kernels prefill/decode):",
+            ),
+            (CellStatus::OtherBackend, "What runs on another backend:"),
+        ],
+    };
+    for &(status, heading) in running {
+        let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == status).collect();
+        if runs.is_empty() {
+            continue;
+        }
+        out.push('\n');
+        out.push_str(&hang(heading, width, "", "  ", &[]));
+        for o in runs {
+            let first = format!("  {:<key_w$}  ", o.key);
+            let rest = " ".repeat(chars(&first));
+            let body = format!("{} ({})", o.summary, cells_word(o.cells));
+            out.push_str(&hang(&body, width, &first, &rest, SUMMARY_BREAKS));
+        }
+    }
+    for (status, heading) in [
+        (CellStatus::Error, "vLLM fails:"),
+        (CellStatus::CannotModel, "qpath cannot model:"),
+    ] {
+        let notes: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == status).collect();
+        if notes.is_empty() {
+            continue;
+        }
+        out.push('\n');
+        out.push_str(heading);
+        out.push('\n');
+        let note_w = notes.iter().map(|o| chars(&o.key)).max().unwrap_or(1) + 2;
+        for o in notes {
+            let first = format!("  {:<note_w$} ", format!("[{}]", o.key));
+            let rest = " ".repeat(chars(&first));
+            let body = format!("{} ({})", o.summary, cells_word(o.cells));
+            out.push_str(&hang(&body, width, &first, &rest, &[]));
+        }
+    }
+    out
+}
+
+/// Note lines (`note: …`, as the CLI appends to the matrix) wrapped to `width`, each with a hanging indent under its
+/// text; blank lines kept.
+pub fn wrap_notes(notes: &str, width: Option<usize>) -> String {
+    let mut out = String::new();
+    for line in notes.lines() {
+        if line.is_empty() {
+            out.push('\n');
+            continue;
+        }
+        let lead = line.find(": ").filter(|&i| i <= 8).map_or(0, |i| i + 2);
+        let (first, body) = line.split_at(lead);
+        out.push_str(&hang(body, width, first, &" ".repeat(lead), &[]));
     }
     out
 }
@@ -528,5 +923,163 @@ mod tests {
         let llama = matrix_in(&base("meta-llama/Llama-3.1-8B-Instruct", Release::LATEST), MatrixMode::Picked).unwrap();
         assert!(!llama.mla);
         assert_eq!(llama.kv_cache_dtypes, any_backend_kv_dtypes(Release::LATEST));
+    }
+
+    /// A matrix of `gpus` × `kvs` whose cells are `(status, summary)` row-major, its own cell h100-sxm's auto.
+    fn synthetic(gpus: &[&'static str], kvs: &[&'static str], cells: &[(CellStatus, &str)]) -> Matrix {
+        let mut out = Vec::new();
+        for (i, (status, summary)) in cells.iter().enumerate() {
+            out.push(Cell {
+                gpu: gpus[i / kvs.len()],
+                kv_cache_dtype: kvs[i % kvs.len()],
+                command_line: String::new(),
+                status: *status,
+                summary: summary.to_string(),
+                backends: vec![],
+            });
+        }
+        Matrix {
+            vllm: "0.33.0",
+            kv_cache_dtypes: kvs.to_vec(),
+            gpus: gpus.to_vec(),
+            cells: out,
+            mode: MatrixMode::FlashInfer,
+            mla: false,
+            base_gpu: Some("h100-sxm"),
+            base_kv_cache_dtype: "auto".into(),
+        }
+    }
+
+    #[test]
+    fn letter_keys_run_past_z() {
+        let keys: Vec<String> = [0, 1, 25, 26, 27, 51, 52, 701, 702]
+            .iter()
+            .map(|&n| letter_key(n, true))
+            .collect();
+        assert_eq!(keys, ["A", "B", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA"]);
+        assert_eq!(letter_key(27, false), "ab");
+    }
+
+    /// Keys by kind, then first appearance: letters for what runs, lower case for other backends, numbers for errors
+    /// then for what qpath cannot model; each distinct outcome once with its cell count.
+    #[test]
+    fn the_legend_keys_each_outcome_once_by_kind_and_first_appearance() {
+        use CellStatus::*;
+        let m = synthetic(
+            &["v100", "h100-sxm"],
+            &["auto", "fp8", "nvfp4"],
+            &[
+                (CannotModel, "qpath cannot model this: x"),
+                (Error, "ValueError: b"),
+                (OtherBackend, "FLASH_ATTN bf16/bf16 fa2-varlen/fa2-varlen"),
+                (Ok, "bf16/bf16 fa2/fa2"),
+                (Error, "ValueError: a"),
+                (Error, "ValueError: b"),
+            ],
+        );
+        let (outcomes, of_cell) = legend(&m);
+        let keys: Vec<(&str, CellStatus, &str, usize)> = outcomes
+            .iter()
+            .map(|o| (o.key.as_str(), o.status, o.summary.as_str(), o.cells))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("A", Ok, "bf16/bf16 fa2/fa2", 1),
+                ("a", OtherBackend, "FLASH_ATTN bf16/bf16 fa2-varlen/fa2-varlen", 1),
+                ("1", Error, "ValueError: b", 2),
+                ("2", Error, "ValueError: a", 1),
+                ("3", CannotModel, "qpath cannot model this: x", 1),
+            ]
+        );
+        let cell_keys: Vec<&str> = of_cell.iter().map(|&o| outcomes[o].key.as_str()).collect();
+        assert_eq!(cell_keys, ["3", "1", "a", "A", "2", "1"]);
+        let t = text(&m, Some(80));
+        assert!(
+            t.contains("\nGPU       auto  fp8  nvfp4\nv100      3     1    a\nh100-sxm  A*    2    1\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("* the command as given: h100-sxm with --kv-cache-dtype auto\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("vLLM fails:\n  [1] ValueError: b (2 cells)\n  [2] ValueError: a (1 cell)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("qpath cannot model:\n  [3] qpath cannot model this: x (1 cell)\n"),
+            "{t}"
+        );
+    }
+
+    /// A grid too wide for the width splits its columns into panels, each repeating the GPU column; narrower still,
+    /// one paragraph per GPU; a footnote wraps under its text; `None` wraps nothing.
+    #[test]
+    fn a_grid_fits_its_width_in_panels_then_paragraphs() {
+        let kvs: Vec<&'static str> = any_backend_kv_dtypes(Release::LATEST);
+        let gpus = ["rtx-pro-6000-blackwell", "h100-sxm"];
+        let long = "ValueError: ".to_string() + &"word ".repeat(40);
+        let cells: Vec<(CellStatus, &str)> = (0..kvs.len() * 2)
+            .map(|i| {
+                if i % 3 == 0 {
+                    (CellStatus::Error, long.as_str())
+                } else {
+                    (CellStatus::Ok, "bf16/bf16 fa2/fa2")
+                }
+            })
+            .collect();
+        let m = synthetic(&gpus, &kvs, &cells);
+        let at = |w: Option<usize>| text(&m, w);
+        let panels = |t: &str| t.lines().filter(|l| l.starts_with("GPU ")).count();
+        assert_eq!(panels(&at(None)), 1);
+        assert!(at(None).lines().any(|l| l.chars().count() > 80));
+        assert!(at(None).contains(&long.trim_end().to_string()));
+        for w in [80, 60] {
+            let t = at(Some(w));
+            assert!(t.lines().all(|l| l.chars().count() <= w), "{t}");
+            assert!((2..=MAX_PANELS).contains(&panels(&t)), "{w}: {t}");
+            assert_eq!(t.matches("\nrtx-pro-6000-blackwell  ").count(), panels(&t), "{t}");
+        }
+        let t = at(Some(40));
+        assert!(t.lines().all(|l| l.chars().count() <= 40), "{t}");
+        assert_eq!(panels(&t), 0, "{t}");
+        assert!(
+            t.contains("\nrtx-pro-6000-blackwell: auto 1,\n    float16 A, bfloat16 A,"),
+            "{t}"
+        );
+        // The footnote's continuation lines hang under its text.
+        assert!(t.contains("  [1] ValueError: word word"), "{t}");
+        assert!(t.contains("\n      word word"), "{t}");
+    }
+
+    #[test]
+    fn a_hanging_indent_uses_the_room_the_rest_leaves() {
+        assert_eq!(
+            hang("aa bb cc dd", Some(12), "- 0.25.0: ", "  ", &[]),
+            "- 0.25.0: aa\n  bb cc dd\n"
+        );
+        for w in 1..30 {
+            for l in hang(
+                "the quick brown-fox jumps_over the lazy,dog",
+                Some(w.max(14)),
+                "- 0.25.0: ",
+                "  ",
+                &[],
+            )
+            .lines()
+            {
+                assert!(l.chars().count() <= w.max(14), "{l:?} at {w}");
+            }
+        }
+        assert_eq!(
+            hang("aa bb cc dd ee", Some(14), "- x: ", "  ", &[]),
+            "- x: aa bb cc\n  dd ee\n"
+        );
+        assert_eq!(hang("a\n  b", None, "[1] ", "    ", &[]), "[1] a\n      b\n");
+        assert_eq!(
+            wrap_notes("\nnote: one two three four five six\n", Some(20)),
+            "\nnote: one two three\n      four five six\n"
+        );
     }
 }

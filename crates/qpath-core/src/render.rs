@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::columns::{self, Layout};
 use crate::options::echo_words;
 use crate::report::{GroupReport, GroupRole, NoteKind, Report, Verdict, QPATH_LIMIT};
 use crate::resolve::short_list;
@@ -152,49 +153,229 @@ fn header(r: &Report) -> String {
     )
 }
 
-/// A readable plain-text table (the CLI's default).
+/// A readable plain-text table (the CLI's default), unwrapped: one line per row, step and log line (`--wide`).
 pub fn text(r: &Report) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", header(r));
+    text_in(r, Layout::default())
+}
+
+/// What `--brief` says it left out, as its last line.
+pub const BRIEF_LEFT_OUT: &str =
+    "--brief left out the group details, the why trace and the log lines vLLM would print: run without --brief to see them";
+
+/// The report's verdict as one line, as `qpath --check` starts it: "vLLM would start and serve: …", "vLLM would fail:
+/// …", or what qpath cannot model ([`verdict_message`]).
+pub fn verdict_line(r: &Report) -> String {
+    let m = verdict_message(r);
+    match r.verdict {
+        Verdict::Serves => format!("vLLM would start and serve: {m}"),
+        Verdict::Fails => format!("vLLM would fail: {m}"),
+        Verdict::CannotModel => m,
+    }
+}
+
+/// Text written for a width (each paragraph wrapped with a hanging indent) or unwrapped.
+struct Out {
+    s: String,
+    width: Option<usize>,
+}
+
+impl Out {
+    /// `text` after `first`, its continuation lines after `rest` (blanks only as breaks).
+    fn para(&mut self, first: &str, rest: &str, text: &str) {
+        match self.width {
+            None => {
+                let _ = writeln!(self.s, "{first}{text}");
+            }
+            Some(w) => self.s.push_str(&columns::wrap_hanging(text, w, first, rest, &[])),
+        }
+    }
+
+    fn blank(&mut self) {
+        self.s.push('\n');
+    }
+}
+
+/// The plain-text report laid out for `layout`: with a width, every line fits it (the header, model and CUDA-graph
+/// lines, the details, the why trace's steps, warnings, notes and vLLM's log lines wrap with a hanging indent, a
+/// step's `[file:line]` kept whole; the group table as [`group_table`] fits it); without, [`text`]. `brief`: the
+/// header and model lines, the verdict, the group table and a line naming what it left out.
+pub fn text_in(r: &Report, layout: Layout) -> String {
+    let mut o = Out {
+        s: String::new(),
+        width: layout.width,
+    };
+    o.para("", "  ", &header(r));
     if let Some(m) = &r.model {
-        let _ = writeln!(out, "model {} ({}, {} layers)", m.id, m.dtype, m.num_layers);
-        if let Some(c) = &m.config {
-            let _ = writeln!(out, "config {c}");
+        o.para("", "  ", &format!("model {} ({}, {} layers)", m.id, m.dtype, m.num_layers));
+        if !layout.brief {
+            if let Some(c) = &m.config {
+                o.para("", "  ", &format!("config {c}"));
+            }
+            if let Some(kv) = &m.checkpoint_kv_cache_dtype {
+                o.para("", "  ", &format!("cache dtype {kv}"));
+            }
+            if let Some(line) = speculative_line(r) {
+                o.para("", "  ", &line);
+            }
+            if let Some(line) = cuda_graphs_line(r) {
+                o.para("", "  ", &line);
+            }
         }
-        if let Some(kv) = &m.checkpoint_kv_cache_dtype {
-            let _ = writeln!(out, "cache dtype {kv}");
+    }
+    if layout.brief {
+        o.blank();
+        o.para("", "  ", &verdict_line(r));
+        if r.error.is_none() && !r.groups.is_empty() {
+            o.blank();
+            o.s.push_str(&group_table(r, layout.width));
         }
-        if let Some(line) = speculative_line(r) {
-            let _ = writeln!(out, "{line}");
-        }
-        if let Some(line) = cuda_graphs_line(r) {
-            let _ = writeln!(out, "{line}");
-        }
+        o.blank();
+        o.para("", "", BRIEF_LEFT_OUT);
+        return o.s;
     }
     if let Some(e) = &r.error {
-        let _ = writeln!(out, "\n{}: {}", e.kind.heading(), echo_words(&e.kind.body(&e.message)));
+        o.blank();
+        o.para(
+            "",
+            "  ",
+            &format!("{}: {}", e.kind.heading(), echo_words(&e.kind.body(&e.message))),
+        );
         if let Some(s) = &e.source {
-            let _ = writeln!(out, "  at {s}");
+            o.para("  at ", "     ", s);
         }
-        return out;
+        return o.s;
     }
-    let _ = writeln!(out);
-    let head = [
-        "layers",
-        "attention",
-        "backend",
-        "cache",
-        "Q prefill",
-        "Q decode",
-        "prefill",
-        "decode",
-        "outcome",
-    ]
-    .map(String::from);
+    o.blank();
+    o.s.push_str(&group_table(r, layout.width));
+    for (i, g) in r.groups.iter().enumerate() {
+        let details = group_details(g);
+        if details.is_empty() {
+            continue;
+        }
+        o.blank();
+        o.para("", "  ", &format!("{}:", details_heading(i + 1, g)));
+        for (label, text) in details {
+            o.para(&format!("  {}", detail_label(label)), "    ", &text);
+        }
+    }
+    why(&mut o, r);
+    let logs = log_lines(r);
+    if !logs.is_empty() {
+        o.blank();
+        o.para("", "", "log lines vLLM would print:");
+        for l in &logs {
+            // vLLM's text byte for byte: broken only at blanks, each continuation indented under the line's start.
+            o.para("  ", "      ", l);
+        }
+    }
+    for n in &r.notes {
+        o.blank();
+        o.para("note: ", "  ", &n.text);
+    }
+    if !r.unused_flags.is_empty() {
+        o.blank();
+        o.para(
+            "",
+            "  ",
+            &format!("flags that do not affect this decision: {}", r.unused_flags.join(" ")),
+        );
+    }
+    o.s
+}
+
+/// Where a layer list (`0-2, 4-6, drafter 32`) may break in a table cell: after its commas and at blanks, never inside
+/// a range.
+const LAYER_BREAKS: &[char] = &[','];
+
+/// Where each column of the group table may break: the layer list after its commas, the outcome (prose) at blanks
+/// only, the others at [`columns::CELL_BREAKS`] too.
+const TABLE_BREAKS: [&[char]; 9] = [
+    LAYER_BREAKS,
+    columns::CELL_BREAKS,
+    columns::CELL_BREAKS,
+    columns::CELL_BREAKS,
+    columns::CELL_BREAKS,
+    columns::CELL_BREAKS,
+    columns::CELL_BREAKS,
+    columns::CELL_BREAKS,
+    &[],
+];
+
+/// The headings of the group table's columns.
+const HEAD: [&str; 9] = [
+    "layers",
+    "attention",
+    "backend",
+    "cache",
+    "Q prefill",
+    "Q decode",
+    "prefill",
+    "decode",
+    "outcome",
+];
+
+/// The group table. Unwrapped: each column as wide as its widest cell up to a cap. For a width: the nine columns when
+/// the kernel and dtype columns fit whole and the layer list and outcome keep room to read (each wraps inside its
+/// column); else eight columns with each group's outcome on a line under its row; else, when even eight do not fit
+/// unsqueezed, each group as a block of labelled lines ([`group_blocks`]).
+pub fn group_table(r: &Report, width: Option<usize>) -> String {
     let rows: Vec<[String; 9]> = r.groups.iter().map(cells).collect();
-    // Each column as wide as its widest cell up to a cap (a longer cell pushes its row on; the outcome, last, is not
-    // padded). The backend column fits every backend's name (FLASHINFER_MLA_SPARSE_SM120), the cache column the
-    // indexer's "fp8 (indexer keys)", the kernel columns the MLA kernels' names (flashinfer-mla-sparse-sm120).
+    let Some(w) = width else {
+        return unwrapped_table(&rows);
+    };
+    let len = |s: &str| s.chars().count();
+    let mut natural: Vec<usize> = HEAD.iter().map(|h| len(h)).collect();
+    let breaks = |i: usize| TABLE_BREAKS.get(i).copied().unwrap_or(columns::CELL_BREAKS);
+    let mut least: Vec<usize> = HEAD.iter().map(|h| columns::longest_piece(h, columns::CELL_BREAKS)).collect();
+    for row in &rows {
+        for (i, c) in row.iter().enumerate() {
+            natural[i] = natural[i].max(len(c));
+            least[i] = least[i].max(columns::longest_piece(c, breaks(i)));
+        }
+    }
+    // The layer list keeps at least 12 columns (or its whole width), the outcome 24: narrower, they read as a column
+    // of fragments.
+    let layers_min = natural[0].min(12).max(least[0]);
+    let outcome_min = natural[8].min(24).max(least[8]);
+    let middle: usize = natural[1..8].iter().sum();
+    let head: Vec<&str> = HEAD.to_vec();
+    let as_rows = |n: usize| -> Vec<Vec<String>> { rows.iter().map(|r| r[..n].to_vec()).collect() };
+    // Nine columns: the outcome first gets its room, the layer list the rest.
+    if let Some(room) = w.checked_sub(middle + 2 * 8) {
+        if room >= layers_min + outcome_min {
+            let outcome = natural[8].min(room - layers_min);
+            let layers = natural[0].min(room - outcome);
+            let mut widths = natural.clone();
+            widths[0] = layers;
+            widths[8] = outcome;
+            return columns::table_with(&head, &as_rows(9), &widths, &TABLE_BREAKS);
+        }
+    }
+    // Eight columns, each outcome under its row.
+    if let Some(room) = w.checked_sub(middle + 2 * 7) {
+        if room >= layers_min {
+            let mut widths = natural[..8].to_vec();
+            widths[0] = natural[0].min(room);
+            let mut out = columns::table_with(&head[..8], &[], &widths, &TABLE_BREAKS);
+            for row in &rows {
+                // The row alone (its table's first line is the head, one line: every column is at least its head's
+                // width), then its outcome.
+                let one = columns::table_with(&head[..8], &[row[..8].to_vec()], &widths, &TABLE_BREAKS);
+                out.push_str(one.split_once('\n').map_or("", |(_, r)| r));
+                out.push_str(&columns::wrap_hanging(&row[8], w, "  outcome: ", "           ", &[]));
+            }
+            return out;
+        }
+    }
+    group_blocks(r, w)
+}
+
+/// The table without a width: each column as wide as its widest cell up to a cap (a longer cell pushes its row on; the
+/// outcome, last, is not padded). The backend column fits every backend's name (FLASHINFER_MLA_SPARSE_SM120), the
+/// cache column the indexer's "fp8 (indexer keys)", the kernel columns the MLA kernels' names
+/// (flashinfer-mla-sparse-sm120).
+fn unwrapped_table(rows: &[[String; 9]]) -> String {
+    let head = HEAD.map(String::from);
     const CAPS: [usize; 8] = [14, 15, 27, 18, 14, 14, 27, 27];
     let mut widths = [0usize; 8];
     for row in std::iter::once(&head).chain(rows.iter()) {
@@ -210,59 +391,101 @@ pub fn text(r: &Report) -> String {
             .collect();
         padded.join("  ").trim_end().to_string()
     };
+    let mut out = String::new();
     let _ = writeln!(out, "{}", line(&head));
-    for row in &rows {
+    for row in rows {
         let _ = writeln!(out, "{}", line(row));
-    }
-    for (i, g) in r.groups.iter().enumerate() {
-        let details = group_details(g);
-        if details.is_empty() {
-            continue;
-        }
-        let _ = writeln!(out, "\n{}:", details_heading(i + 1, g));
-        for (label, text) in details {
-            let _ = writeln!(out, "  {}{text}", detail_label(label));
-        }
-    }
-    why(&mut out, r);
-    let logs = log_lines(r);
-    if !logs.is_empty() {
-        let _ = writeln!(out, "\nlog lines vLLM would print:");
-        for l in &logs {
-            let _ = writeln!(out, "  {l}");
-        }
-    }
-    for n in &r.notes {
-        let _ = writeln!(out, "\nnote: {}", n.text);
-    }
-    if !r.unused_flags.is_empty() {
-        let _ = writeln!(out, "\nflags that do not affect this decision: {}", r.unused_flags.join(" "));
     }
     out
 }
 
-/// Each group's why trace (its steps with their source lines) and warnings.
-fn why(out: &mut String, r: &Report) {
+/// Two phases' values as one: `x (prefill and decode)` when they agree, else `prefill x, decode y`.
+fn phases(prefill: &str, decode: &str) -> String {
+    if prefill == decode {
+        format!("{prefill} (prefill and decode)")
+    } else {
+        format!("prefill {prefill}, decode {decode}")
+    }
+}
+
+/// The groups for a width the table's columns do not fit: each group a block of labelled lines, blocks a blank line
+/// apart, each value wrapped under its label:
+///
+/// ```text
+/// group 1  layers 0-31
+///   backend  FLASHINFER, attention full, cache fp8
+///   Q dtype  float8_e4m3fn (prefill and decode)
+///   kernels  fa2 (prefill and decode)
+///   outcome  AssertionError on the first decode: fp8 tensor core is not supported in
+///            fa2 backend
+/// ```
+pub fn group_blocks(r: &Report, width: usize) -> String {
+    let mut out = String::new();
     for (i, g) in r.groups.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "\ngroup {} ({}layers {}): why",
-            i + 1,
-            role_prefix(g),
-            short_list(&g.layers)
+        let c = cells(g);
+        if i > 0 {
+            out.push('\n');
+        }
+        let first = format!("group {}  {}layers ", i + 1, role_prefix(g));
+        let rest = " ".repeat(first.chars().count());
+        out.push_str(&columns::wrap_hanging(&short_list(&g.layers), width, &first, &rest, &[]));
+        let lines = [
+            ("backend", format!("{}, attention {}, cache {}", c[2], c[1], c[3])),
+            ("Q dtype", phases(&c[4], &c[5])),
+            ("kernels", phases(&c[6], &c[7])),
+            ("outcome", c[8].clone()),
+        ];
+        for (label, value) in lines {
+            out.push_str(&columns::wrap_hanging(
+                &value,
+                width,
+                &format!("  {label}  "),
+                "           ",
+                &[],
+            ));
+        }
+    }
+    out
+}
+
+/// Each group's why trace (its steps with their source lines) and warnings. With a width, a step wraps under its text
+/// (after its number) and its `[file:line]` stays whole: at the end of the step's last line when it fits there, else
+/// on a line of its own.
+fn why(o: &mut Out, r: &Report) {
+    for (i, g) in r.groups.iter().enumerate() {
+        o.blank();
+        o.para(
+            "",
+            "  ",
+            &format!("group {} ({}layers {}): why", i + 1, role_prefix(g), short_list(&g.layers)),
         );
         for (n, s) in g.trace.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "  {:>2}. {}: {}{}",
-                n + 1,
-                s.rule,
-                s.outcome,
-                s.source().as_ref().map_or(String::new(), |s| format!("  [{s}]"))
-            );
+            let first = format!("  {:>2}. ", n + 1);
+            let rest = " ".repeat(first.chars().count());
+            let text = format!("{}: {}", s.rule, s.outcome);
+            let cite = s.source().map(|c| format!("[{c}]"));
+            match (o.width, cite) {
+                (None, cite) => {
+                    let _ = writeln!(o.s, "{first}{text}{}", cite.map_or(String::new(), |c| format!("  {c}")));
+                }
+                (Some(w), None) => o.s.push_str(&columns::wrap_hanging(&text, w, &first, &rest, &[])),
+                (Some(w), Some(cite)) => {
+                    let mut step = columns::wrap_hanging(&text, w, &first, &rest, &[]);
+                    step.pop();
+                    let last = step.rsplit('\n').next().unwrap_or("").chars().count();
+                    if last + 2 + cite.chars().count() <= w {
+                        let _ = writeln!(step, "  {cite}");
+                    } else {
+                        step.push('\n');
+                        // On its own line; a citation wider than that line breaks after a `/` (or is cut).
+                        step.push_str(&columns::wrap_hanging(&cite, w, &rest, &rest, &['/']));
+                    }
+                    o.s.push_str(&step);
+                }
+            }
         }
         for w in &g.warnings {
-            let _ = writeln!(out, "  warning: {w}");
+            o.para("  warning: ", "           ", w);
         }
     }
 }
@@ -429,6 +652,65 @@ mod tests {
         assert_eq!(code_block("sh", "a ``` b"), "````sh\na ``` b\n````");
         assert_eq!(code_block("", "x"), "```\nx\n```");
         assert_eq!(code_span("a ` b"), "``a ` b``");
+    }
+
+    /// For a width the table does not fit, each group is a block of labelled lines, each within the width; the nine
+    /// columns when they fit with room for the outcome; eight and the outcome under its row in between.
+    #[test]
+    fn the_group_table_becomes_blocks_when_its_columns_do_not_fit() {
+        let mut r = on("l4", "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8");
+        r.groups[0].unmodelled =
+            Some("qpath cannot model this: a reason long enough to run past one line of eighty columns".into());
+        r.groups[0].q_dtype.prefill = Some(crate::dtype::TorchDtype::Float8E4m3fn);
+        r.groups[0].q_dtype.decode = Some(crate::dtype::TorchDtype::Float8E4m3fn);
+        let blocks = group_table(&r, Some(80));
+        assert_eq!(blocks, group_blocks(&r, 80));
+        let outcome = r.groups[0].outcome();
+        assert!(outcome.len() > 60, "{outcome}");
+        let expected = format!(
+            "group 1  layers 0-31\n  backend  {}, attention full, cache fp8\n  Q dtype  {} (prefill and decode)\n  \
+             kernels  {} (prefill and decode)\n",
+            r.groups[0].backend.name(),
+            opt(r.groups[0].q_dtype.prefill),
+            r.groups[0].kernel_names(true)
+        );
+        assert!(blocks.starts_with(&expected), "{blocks}");
+        let last: Vec<&str> = blocks.lines().skip(4).collect();
+        assert!(
+            last[0].starts_with("  outcome  ") && last[1..].iter().all(|l| l.starts_with("           ")),
+            "{blocks}"
+        );
+        assert_eq!(
+            last.join(" ").split_whitespace().skip(1).collect::<Vec<_>>().join(" "),
+            outcome
+        );
+        for w in [40, 60, 80] {
+            assert!(group_blocks(&r, w).lines().all(|l| l.chars().count() <= w), "{w}");
+        }
+        // Wider: eight columns with the outcome under the row, then the nine.
+        let eight = group_table(&r, Some(90));
+        assert!(
+            eight.starts_with("layers  attention") && !eight.lines().next().unwrap().contains("outcome"),
+            "{eight}"
+        );
+        assert!(eight.contains("\n  outcome: "), "{eight}");
+        let nine = group_table(&r, Some(200));
+        assert!(
+            nine.lines().next().unwrap().ends_with("outcome") && nine.lines().count() == 2,
+            "{nine}"
+        );
+        assert_eq!(
+            group_table(&r, None),
+            unwrapped_table(&r.groups.iter().map(cells).collect::<Vec<_>>())
+        );
+        // A drafter's group says so in its block.
+        let r = on(
+            "h100-sxm",
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config {\"method\":\"eagle3\",\"model\":\"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\",\"num_speculative_tokens\":2}",
+        );
+        if r.groups.iter().any(|g| g.role == GroupRole::Drafter) {
+            assert!(group_blocks(&r, 80).contains("  drafter layers "), "{}", group_blocks(&r, 80));
+        }
     }
 
     /// A report's group with every field a backend can fill: the rows, details and Markdown show them all.

@@ -171,6 +171,104 @@ pub fn markdown(t: &Timeline) -> String {
     out
 }
 
+/// The mark after a release whose answer differs from the release before, in [`text`].
+pub const CHANGED: &str = "*";
+
+/// The timeline as text that fits `width` columns (`None`: unwrapped): the command line on a line of its own (never
+/// wrapped, so that it stays copy-pasteable), a table of the releases (verdict, cudagraph_mode, what runs or the error;
+/// the releases whose answer changes marked [`CHANGED`]), or, when no table fits, one block per release; then each
+/// change with the step that decides it and its `file:line`.
+pub fn text(t: &Timeline, width: Option<usize>) -> String {
+    use crate::matrix::hang;
+    let mut out = hang(
+        &format!("Release timeline on {} (each release with the FlashInfer it pins) of:", t.gpu),
+        width,
+        "",
+        "",
+        &[],
+    );
+    // A command line is never wrapped: a broken command is worse than a long line.
+    out.push_str(&format!("  {}\n", t.command_line.replace('\n', " ")));
+    let any_changed = t.rows.iter().any(|r| !r.changes.is_empty());
+    if any_changed {
+        out.push_str(&hang(
+            &format!("{CHANGED} the answer differs from the release before (what changed: below)"),
+            width,
+            "",
+            "  ",
+            &[],
+        ));
+    }
+    out.push('\n');
+    let name = |r: &TimelineRow| {
+        if r.changes.is_empty() {
+            r.release.name().to_string()
+        } else {
+            format!("{} {CHANGED}", r.release.name())
+        }
+    };
+    let graphs = |r: &TimelineRow| r.cuda_graph_mode.clone().unwrap_or_else(|| "–".to_string());
+    let rows: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|r| vec![name(r), r.verdict.name().to_string(), graphs(r), r.summary.clone()])
+        .collect();
+    let table = crate::columns::table(
+        &["vLLM", "verdict", "cudagraph_mode", "what runs, or the error"],
+        &rows,
+        width,
+    )
+    // A table too narrow to keep each release's name (and mark) on its first line is not one to read.
+    .filter(|table| {
+        rows.iter()
+            .all(|r| table.lines().any(|l| l == r[0] || l.starts_with(&format!("{}  ", r[0]))))
+    });
+    match table {
+        Some(table) => out.push_str(&table),
+        None => {
+            for r in &t.rows {
+                out.push_str(&hang(
+                    &format!("{}: {}, cudagraph_mode {}", name(r), r.verdict.name(), graphs(r)),
+                    width,
+                    "",
+                    "  ",
+                    &[],
+                ));
+                out.push_str(&hang(&r.summary, width, "  ", "  ", crate::columns::CELL_BREAKS));
+            }
+        }
+    }
+    if !any_changed {
+        out.push_str("\nEvery release gives the same answer.\n");
+        return out;
+    }
+    out.push_str("\nWhat changed:\n");
+    for r in t.changed() {
+        out.push_str(&format!("{}\n", r.release.name()));
+        for c in &r.changes {
+            out.push_str(&hang(&c.what, width, "  - ", "    ", &[',']));
+            let at = c.source.as_deref().map_or(String::new(), |s| format!(" ({s})"));
+            match &c.rule {
+                Some(rule) => {
+                    out.push_str(&hang(&format!("{rule}{at}"), width, "    rule: ", "      ", &[]));
+                    let before = c.before.as_deref().unwrap_or("no such step before");
+                    out.push_str(&hang(before, width, "      before: ", "        ", &[]));
+                    out.push_str(&hang(
+                        c.after.as_deref().unwrap_or("–"),
+                        width,
+                        "      after:  ",
+                        "        ",
+                        &[],
+                    ));
+                }
+                None if !at.is_empty() => out.push_str(&hang(&format!("raised at{at}"), width, "    ", "      ", &[])),
+                None => {}
+            }
+        }
+    }
+    out
+}
+
 fn group_of(g: &GroupReport) -> TimelineGroup {
     TimelineGroup {
         layers: short_list(&g.layers),

@@ -972,7 +972,9 @@ fn nemotron_mamba_backend_flashinfer() {
     }
     let err = |r, extra: &str| {
         let s = Scenario::new(Hardware::parse("h100-sxm").unwrap(), r, format!("{NEMOTRON} {extra}"));
-        resolve(&s).error.expect("vLLM rejects it").message
+        // As Python prints it: the exception's type, then its message.
+        let e = resolve(&s).error.expect("vLLM rejects it");
+        e.kind.body(&e.message)
     };
     assert_eq!(
         err(V0_24_0, "--mamba-backend cuda"),

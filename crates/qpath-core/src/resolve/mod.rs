@@ -27,6 +27,7 @@ use crate::source;
 use crate::trace::Trace;
 
 mod layers;
+mod quantization;
 mod recurrent;
 mod speculative;
 
@@ -279,6 +280,9 @@ fn resolve_into(
     let env = read_env(r, &cmd, report)?;
     let env_records = retired_env(r, &cmd, report)?;
     let (spec, model_dtype) = load_model(s, prepared.model_config.as_deref(), &cmd, cc, report)?;
+    // --quantization against the checkpoint, the GPU and the dtype (ModelConfig / VllmConfig, config time).
+    let config_text = prepared.model_config.as_deref().map(ParsedConfig::text);
+    quantization::check(r, &spec, config_text, &cmd, cc, model_dtype)?;
     let cache_record = cache_dtype_record(r, &cmd.kv_cache_dtype);
     let checkpoint_logs = checkpoint_cache_dtype(r, &spec, &mut cmd, report);
     mla_cache_dtype(r, &spec, &cmd)?;
@@ -482,9 +486,21 @@ fn chunked_local_kv_groups(r: Release, why: &str, spec: &ModelSpec, report: &mut
     )));
 }
 
-/// `vllm serve`'s argparse (`FlexibleArgumentParser`): a command line it rejects is an `ArgumentError`.
+/// `vllm serve`'s argparse (`FlexibleArgumentParser`): a command line it rejects is an `ArgumentError`; what the
+/// engine's config construction raises after argparse (serve/engine.rs: `ValueError: …`, pydantic's
+/// `pydantic_core._pydantic_core.ValidationError: …`) keeps its own exception type.
 fn parse_command(s: &Scenario) -> Result<ServeCommand, ScenarioError> {
     let cmd = serve::parse(s.release, &s.command_line).map_err(|e| {
+        const RAISED: [(&str, ScenarioErrorKind); 2] = [
+            ("ValueError: ", ScenarioErrorKind::ValueError),
+            (
+                "pydantic_core._pydantic_core.ValidationError: ",
+                ScenarioErrorKind::ValidationError,
+            ),
+        ];
+        if let Some((body, kind)) = RAISED.iter().find_map(|(p, k)| e.message.strip_prefix(p).map(|b| (b, *k))) {
+            return scenario_error(kind, body.to_string(), None, s.release);
+        }
         let kind = if e.message.starts_with(serve::CANNOT_MODEL) {
             ScenarioErrorKind::InputError
         } else {

@@ -2,12 +2,13 @@
 //! qpath keeps, in its order, and the [`ServeCommand`] built from what argparse left.
 
 use super::argparse::{Conv, Ns, Role};
+use super::bounds;
 use super::enums::Enums;
 use super::json::{int_value, to_serde_map, Obj, Value};
 use super::pydantic::{backend_member, pyd, pydantic_message, pydantic_or_list, PydErr};
 use super::python::{py_float, py_int, py_json_dumps, py_lower, py_str_repr, py_upper};
 use super::table::FlagRow;
-use super::{err, qpath_u32, ParseError, ServeCommand, SpeculativeConfig, DEFAULT_MODEL};
+use super::{err, qpath_u32, ParseError, ServeCommand, SpeculativeConfig, CANNOT_MODEL, DEFAULT_MODEL};
 use crate::release::Release;
 
 /// What the command line made of one kept option, after argparse.
@@ -44,11 +45,27 @@ pub(super) fn build(
     reject_empty_values(&ns)?;
     let mut cmd = kept_fields(env, &ns);
     check_model_config(&mut cmd, &ns)?;
+    check_bounds(release, rows, enums, &ns, "ModelConfig", Vec::new())?;
     check_cache_config(release, rows, enums, &mut cmd, &ns)?;
-    check_parallel_config(&mut cmd, &ns)?;
+    check_parallel_config(release, rows, enums, &mut cmd, &ns)?;
     cmd.speculative_config = speculative(release, rows, enums, &ns)?;
+    check_bounds(release, rows, enums, &ns, "SchedulerConfig", Vec::new())?;
+    // `LoRAConfig(...) if self.enable_lora else None` (engine/arg_utils.py L2691 in 0.33.0).
+    if lora_enabled(release, &cmd) {
+        check_bounds(release, rows, enums, &ns, "LoRAConfig", Vec::new())?;
+    }
     check_attention_backend(release, enums, &cmd, &ns)?;
     check_mamba_config(release, &cmd)?;
+    // create_load_config, create_observability_config, then OffloadConfig(uva=UVAOffloadConfig(...),
+    // prefetch=PrefetchOffloadConfig(...)) (engine/arg_utils.py L2825-2858 in 0.33.0).
+    for class in [
+        "LoadConfig",
+        "ObservabilityConfig",
+        "UVAOffloadConfig",
+        "PrefetchOffloadConfig",
+    ] {
+        check_bounds(release, rows, enums, &ns, class, Vec::new())?;
+    }
     Ok(cmd)
 }
 
@@ -155,13 +172,21 @@ fn check_cache_config(
 ) -> Result<(), ParseError> {
     let mut errs = Vec::new();
     let block = int_of(ns.values.get(&Role::BlockSize));
+    let at = |f: &str| bounds::position(release, "CacheConfig", f).unwrap_or(0);
     if let Some(Some(n)) = block {
         if n <= 0 {
-            errs.push(pyd(
+            unbounded(
+                release,
+                "CacheConfig",
                 "block_size",
-                "Input should be greater than 0",
-                "greater_than",
-                int_value(n),
+                "--block-size",
+                n,
+                tok(ns, Role::BlockSize),
+            )?;
+            errs.push((
+                (at("block_size"), 0),
+                pyd("block_size", "Input should be greater than 0", "greater_than", int_value(n)),
+                tok(ns, Role::BlockSize).map(str::to_string),
             ));
         }
     }
@@ -170,32 +195,24 @@ fn check_cache_config(
         let valid = enums.cache_dtypes(release);
         if !valid.contains(&cmd.kv_cache_dtype.as_str()) {
             let list: Vec<String> = valid.iter().map(|s| py_str_repr(s)).collect();
-            errs.push(pyd(
-                "cache_dtype",
-                format!(
-                    "Value error, Invalid kv_cache_dtype: {}. Valid values are: [{}]",
-                    py_str_repr(&cmd.kv_cache_dtype),
-                    list.join(", ")
+            // `cache_dtype` is declared after `gpu_memory_utilization` (config/cache.py L235 in 0.33.0).
+            errs.push((
+                (at("gpu_memory_utilization"), 1),
+                pyd(
+                    "cache_dtype",
+                    format!(
+                        "Value error, Invalid kv_cache_dtype: {}. Valid values are: [{}]",
+                        py_str_repr(&cmd.kv_cache_dtype),
+                        list.join(", ")
+                    ),
+                    "value_error",
+                    Value::String(cmd.kv_cache_dtype.clone()),
                 ),
-                "value_error",
-                Value::String(cmd.kv_cache_dtype.clone()),
+                tok(ns, Role::KvCacheDtype).map(str::to_string),
             ));
         }
     }
-    if !errs.is_empty() {
-        let token = if block.is_some_and(|b| b.is_some_and(|n| n <= 0)) {
-            tok(ns, Role::BlockSize)
-        } else {
-            tok(ns, Role::KvCacheDtype)
-        };
-        return Err(err(
-            format!(
-                "pydantic_core._pydantic_core.ValidationError: {}",
-                pydantic_message("CacheConfig", &errs)
-            ),
-            token,
-        ));
-    }
+    check_bounds(release, rows, enums, ns, "CacheConfig", errs)?;
     if let Some(n) = block {
         cmd.block_size = Some(qpath_u32(n, "--block-size", "block sizes", tok(ns, Role::BlockSize))?);
     }
@@ -203,44 +220,100 @@ fn check_cache_config(
 }
 
 /// `ParallelConfig(...)` (engine/arg_utils.py L2569 in 0.33.0): `tensor_parallel_size` and
-/// `decode_context_parallel_size` ge=1.
-fn check_parallel_config(cmd: &mut ServeCommand, ns: &Ns) -> Result<(), ParseError> {
+/// `decode_context_parallel_size` ge=1, with the table's bounds of the other flags.
+fn check_parallel_config(
+    release: Release,
+    rows: &[FlagRow],
+    enums: &Enums,
+    cmd: &mut ServeCommand,
+    ns: &Ns,
+) -> Result<(), ParseError> {
     let mut errs = Vec::new();
     let mut sizes = [1u32; 2];
-    for (k, (role, field)) in [
-        (Role::Tp, "tensor_parallel_size"),
-        (Role::Dcp, "decode_context_parallel_size"),
+    for (k, (role, field, flag)) in [
+        (Role::Tp, "tensor_parallel_size", "--tensor-parallel-size"),
+        (Role::Dcp, "decode_context_parallel_size", "--decode-context-parallel-size"),
     ]
     .into_iter()
     .enumerate()
     {
         match int_of(ns.values.get(&role)) {
-            Some(Some(n)) if n < 1 => errs.push(pyd(
-                field,
-                "Input should be greater than or equal to 1",
-                "greater_than_equal",
-                int_value(n),
+            Some(Some(n)) if n < 1 => errs.push((
+                (unbounded(release, "ParallelConfig", field, flag, n, tok(ns, role))?, 0),
+                pyd(
+                    field,
+                    "Input should be greater than or equal to 1",
+                    "greater_than_equal",
+                    int_value(n),
+                ),
+                tok(ns, role).map(str::to_string),
             )),
             Some(n) => sizes[k] = qpath_u32(n, field, "sizes", tok(ns, role))?,
             None => {}
         }
     }
-    if !errs.is_empty() {
-        let token = if errs.first().and_then(|e| e.loc.as_deref()) == Some("tensor_parallel_size") {
-            tok(ns, Role::Tp)
-        } else {
-            tok(ns, Role::Dcp)
-        };
-        return Err(err(
-            format!(
-                "pydantic_core._pydantic_core.ValidationError: {}",
-                pydantic_message("ParallelConfig", &errs)
-            ),
-            token,
-        ));
-    }
+    check_bounds(release, rows, enums, ns, "ParallelConfig", errs)?;
     [cmd.tensor_parallel_size, cmd.decode_context_parallel_size] = sizes;
     Ok(())
+}
+
+/// The place in pydantic's order of a field qpath keeps whose value is out of range, when the release declares the
+/// bound (`data/vllm-field-bounds.tsv`). Before 0.23.0 `tensor_parallel_size`, `decode_context_parallel_size`
+/// (config/parallel.py L113, L314 in 0.22.1) and `block_size` (config/cache.py L47 in 0.22.1, `SkipValidation`) have
+/// none: the value passes the config and fails later, where qpath does not follow it.
+fn unbounded(release: Release, class: &str, field: &str, flag: &str, n: i128, token: Option<&str>) -> Result<usize, ParseError> {
+    bounds::position(release, class, field).ok_or_else(|| {
+        err(
+            format!(
+                "{CANNOT_MODEL}: {flag} {n}: vLLM {release} declares {class}.{field} without a bound, so the value \
+                 passes start-up validation and fails later, where qpath does not follow it"
+            ),
+            token,
+        )
+    })
+}
+
+/// One failing field of a config class: its place in pydantic's order, the error line, the entry as written.
+type Failing = ((usize, u8), PydErr, Option<String>);
+
+/// `Class(...)`'s pydantic validation: the failures `pre` qpath found on its kept fields plus the range checks of
+/// `data/vllm-field-bounds.tsv` (serve/bounds.rs) on the flags it does not keep, all in one `ValidationError` in
+/// field order; the token is the first failing entry's.
+fn check_bounds(
+    release: Release,
+    rows: &[FlagRow],
+    enums: &Enums,
+    ns: &Ns,
+    class: &str,
+    mut errs: Vec<Failing>,
+) -> Result<(), ParseError> {
+    for f in bounds::failures(release, rows, enums, ns, class) {
+        errs.push(((f.pos, 0), f.err, Some(f.token)));
+    }
+    if errs.is_empty() {
+        return Ok(());
+    }
+    errs.sort_by_key(|e| e.0);
+    let token = errs[0].2.clone();
+    let lines: Vec<PydErr> = errs.into_iter().map(|e| e.1).collect();
+    Err(err(
+        format!(
+            "pydantic_core._pydantic_core.ValidationError: {}",
+            pydantic_message(class, &lines)
+        ),
+        token.as_deref(),
+    ))
+}
+
+/// `--enable-lora` as argparse left it (a `BooleanOptionalAction`: the last of `--enable-lora` / `--no-enable-lora`
+/// / 0.33.0's `--disable-lora`).
+fn lora_enabled(release: Release, cmd: &ServeCommand) -> bool {
+    cmd.unused
+        .iter()
+        .rev()
+        .filter_map(|e| super::unused_option(release, e))
+        .find(|o| o.flag == "--enable-lora")
+        .is_some_and(|o| !o.option.starts_with("--no-") && !o.option.starts_with("--disable-"))
 }
 
 /// The attention backend (engine/arg_utils.py L2727–2737 in 0.33.0): `--attention-backend` and

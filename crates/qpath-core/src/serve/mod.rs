@@ -38,6 +38,7 @@ use serde::Serialize;
 use serde_json::Map;
 
 mod argparse;
+mod bounds;
 mod convert;
 mod engine;
 mod enums;

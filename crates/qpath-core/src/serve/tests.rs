@@ -495,6 +495,20 @@ fn context_and_tensor_parallel() {
         "pydantic_core._pydantic_core.ValidationError: 1 validation error for ParallelConfig\ntensor_parallel_size\n  \
          Input should be greater than or equal to 1 [type=greater_than_equal, input_value=0, input_type=int]"
     );
+    // Before 0.23.0 the field has no bound (config/parallel.py L113 in 0.22.1): 0 passes ParallelConfig and fails
+    // later, where qpath does not follow it.
+    for (release, line, flag) in [
+        (V0_22_1, "vllm serve m -tp 0", "--tensor-parallel-size 0"),
+        (V0_20_0, "vllm serve m -dcp -1", "--decode-context-parallel-size -1"),
+        (V0_22_0, "vllm serve m --block-size 0", "--block-size 0"),
+    ] {
+        let e = fail(release, line);
+        assert!(
+            e.message
+                .starts_with(&format!("qpath cannot model this: {flag}: vLLM {release} declares")),
+            "{e}"
+        );
+    }
     let e = fail(V0_33_0, "vllm serve m -dcp");
     assert_eq!(
         e.message,
@@ -1176,4 +1190,110 @@ fn shared_command_lines_drop_unread_env_values() {
     // Text the shell cannot split still loses the value.
     let (shared, dropped) = without_unread_env("HF_TOKEN=hf_SECRET vllm serve 'm");
     assert!(!shared.contains("SECRET") && dropped == ["HF_TOKEN"], "{shared}");
+}
+
+/// `data/vllm-field-bounds.tsv` parses, and every row's flag is an option of each release the row covers.
+#[test]
+fn the_field_bounds_table_parses_and_names_real_flags() {
+    let bounds = super::bounds::parse_bounds(include_str!("../../../../data/vllm-field-bounds.tsv")).expect("parses");
+    let rows = parse_table(FLAGS_TSV).expect("data/vllm-flags.tsv parses");
+    assert!(bounds.len() >= 30, "{} rows", bounds.len());
+    for r in Release::ALL {
+        for b in bounds
+            .iter()
+            .filter(|b| super::bounds::position(r, &b.class, &b.field).is_some())
+        {
+            assert!(rows.iter().any(|f| f.flag == b.flag && f.covers(r)), "{} on {r}", b.flag);
+        }
+    }
+    assert!(super::bounds::parse_bounds(
+        "flag\tclass\tfield\ttype\tbounds\tfirst\tlast\tsource\n--x\tC\tx\tint\tgt=z\t0.20.0\t-\ts\n"
+    )
+    .unwrap_err()
+    .contains("bound `gt=z`"));
+}
+
+/// The pydantic range checks of the flags qpath keeps no field for (serve/bounds.rs), with pydantic's text.
+#[test]
+fn out_of_range_flags_fail_with_pydantics_text() {
+    let pyd = |class: &str, lines: &str| {
+        let n = lines.matches("\n  Input").count() + usize::from(lines.starts_with("  Input"));
+        let n = n.max(1);
+        format!(
+            "pydantic_core._pydantic_core.ValidationError: {n} validation error{} for {class}\n{lines}",
+            if n == 1 { "" } else { "s" }
+        )
+    };
+    // CacheConfig.gpu_memory_utilization: Field(default=0.92, gt=0, le=1): config/cache.py:66 in 0.20.0, :215 in
+    // 0.33.0. argparse's type=float makes `1.5` a float; `0` becomes 0.0.
+    for r in [V0_20_0, V0_33_0] {
+        let e = fail(r, "vllm serve m --gpu-memory-utilization 1.5");
+        assert_eq!(
+            e.message,
+            pyd(
+                "CacheConfig",
+                "gpu_memory_utilization\n  Input should be less than or equal to 1 [type=less_than_equal, input_value=1.5, input_type=float]"
+            ),
+            "{r}"
+        );
+        assert_eq!(e.token.as_deref(), Some("--gpu-memory-utilization 1.5"));
+        let e = fail(r, "vllm serve m --gpu-memory-utilization=0");
+        assert!(
+            e.message
+                .ends_with("Input should be greater than 0 [type=greater_than, input_value=0.0, input_type=float]"),
+            "{r}: {e}"
+        );
+        ok(r, "vllm serve m --gpu-memory-utilization 1");
+        // the last occurrence wins (argparse's store)
+        ok(r, "vllm serve m --gpu-memory-utilization 2 --gpu-memory-utilization 0.5");
+    }
+    // One ValidationError for every failing field of the class, in field order: block_size (cache.py:187 in 0.33.0)
+    // before gpu_memory_utilization (:215).
+    let e = fail(V0_33_0, "vllm serve m --gpu-memory-utilization 3 --block-size 0");
+    assert_eq!(
+        e.message,
+        "pydantic_core._pydantic_core.ValidationError: 2 validation errors for CacheConfig\nblock_size\n  Input should be \
+         greater than 0 [type=greater_than, input_value=0, input_type=int]\ngpu_memory_utilization\n  Input should be \
+         less than or equal to 1 [type=less_than_equal, input_value=3.0, input_type=float]"
+    );
+    assert_eq!(e.token.as_deref(), Some("--block-size 0"));
+    // ParallelConfig.pipeline_parallel_size: Field(default=1, ge=1) from 0.23.0 (config/parallel.py:112); 0.22.0's is a
+    // plain `int = 1`.
+    ok(V0_22_0, "vllm serve m -pp 0");
+    let e = fail(V0_23_0, "vllm serve m -pp 0 -tp 0");
+    assert_eq!(
+        e.message,
+        "pydantic_core._pydantic_core.ValidationError: 2 validation errors for ParallelConfig\npipeline_parallel_size\n  \
+         Input should be greater than or equal to 1 [type=greater_than_equal, input_value=0, input_type=int]\n\
+         tensor_parallel_size\n  Input should be greater than or equal to 1 [type=greater_than_equal, input_value=0, \
+         input_type=int]"
+    );
+    assert_eq!(e.token.as_deref(), Some("-pp 0"));
+    // ModelConfig is built before CacheConfig (engine/arg_utils.py L2280 / L2307 in 0.33.0): its error fires first.
+    // max_model_len: Field(default=None, ge=-1), config/model.py:249 in 0.33.0; `-1` / `auto` pass.
+    let e = fail(V0_33_0, "vllm serve m --gpu-memory-utilization 3 --max-model-len -2");
+    assert!(
+        e.message
+            .starts_with("pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig\nmax_model_len\n"),
+        "{e}"
+    );
+    ok(V0_33_0, "vllm serve m --max-model-len auto");
+    ok(V0_33_0, "vllm serve m --max-model-len -1");
+    // SchedulerConfig.watermark: Field(default=0.0, ge=0.0, lt=1.0) from 0.24.0 (config/scheduler.py:146); pydantic
+    // prints the bound 1.0 as `1`.
+    assert!(fail(V0_24_0, "vllm serve m --watermark 1")
+        .message
+        .ends_with("watermark\n  Input should be less than 1 [type=less_than, input_value=1.0, input_type=float]"));
+    // LoRAConfig is built only with --enable-lora (engine/arg_utils.py L2691 in 0.33.0); config/lora.py:36.
+    ok(V0_33_0, "vllm serve m --max-loras 0");
+    ok(V0_33_0, "vllm serve m --max-loras 0 --enable-lora --disable-lora");
+    assert!(fail(V0_33_0, "vllm serve m --max-loras 0 --enable-lora")
+        .message
+        .contains("for LoRAConfig\nmax_loras\n"));
+    // A None-able field takes None; a nan passes pydantic-core's comparisons.
+    ok(V0_33_0, "vllm serve m --mamba-block-size None");
+    ok(V0_33_0, "vllm serve m --kv-cache-metrics-sample nan");
+    assert!(fail(V0_33_0, "vllm serve m --kv-cache-metrics-sample inf")
+        .message
+        .contains("input_value=inf, input_type=float"));
 }
