@@ -60,9 +60,27 @@ pub(super) fn parse_bounds(text: &str) -> Result<Vec<BoundRow>, String> {
                 "le" => Op::Le,
                 _ => return Err(bad("bound", b)),
             };
-            let x: f64 = num.parse().map_err(|_| bad("bound", b))?;
-            // pydantic-core prints a bound with Rust's `Display` for its number (a float 1.0 as `1`).
-            parsed.push((op, x, format!("{x}")));
+            // A decimal literal as the source writes it (`-1`, `0.0`); read and shown without core's float tables
+            // (crate::float: the page's wasm carries no str::parse::<f64> / f64 Display).
+            let digits = num.strip_prefix('-').unwrap_or(num);
+            let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+            if int.is_empty() || !int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit()) {
+                return Err(bad("bound", b));
+            }
+            let x = crate::float::parse_decimal(num);
+            // pydantic-core prints a bound with Rust's `Display` for its number (a float 1.0 as `1`): an integral
+            // bound as its integer; another as written (every bound in the table is integral).
+            let whole = match int.trim_start_matches('0') {
+                "" => "0",
+                w => w,
+            };
+            let sign = if num.starts_with('-') && whole != "0" { "-" } else { "" };
+            let shown = if frac.bytes().all(|c| c == b'0') {
+                format!("{sign}{whole}")
+            } else {
+                num.to_string()
+            };
+            parsed.push((op, x, shown));
         }
         let (first, last) = release_bounds(first, last, bad)?;
         out.push(BoundRow {

@@ -293,7 +293,13 @@ fn check_bounds(
     if errs.is_empty() {
         return Ok(());
     }
-    errs.sort_by_key(|e| e.0);
+    // pydantic's field order: each failure moved to its place, a stable insertion (a handful of fields; no slice
+    // sort instantiated in the page's wasm for it).
+    for i in 1..errs.len() {
+        let key = errs[i].0;
+        let place = errs[..i].partition_point(|e| e.0 <= key);
+        errs[place..=i].rotate_right(1);
+    }
     let token = errs[0].2.clone();
     let lines: Vec<PydErr> = errs.into_iter().map(|e| e.1).collect();
     Err(err(
