@@ -713,27 +713,40 @@ fn load_model(
 /// `VllmConfig(model_config=…, …, shutdown_timeout=self.shutdown_timeout)` in every release 0.24.0-0.33.0, so the tail
 /// is the repr of `'shutdown_timeout': N})` (`--shutdown-timeout`, default 0).
 fn vllm_config_error(r: Release, cmd: &ServeCommand, text: &str, cite: &source::Cite) -> ScenarioError {
-    let timeout = cmd
-        .unused
+    let timeout = last_int_option(r, cmd, "--shutdown-timeout", "0");
+    let message = args_kwargs_error("VllmConfig", "model_config", ("shutdown_timeout", &timeout), text);
+    scenario_error(ScenarioErrorKind::ValidationError, message, Some(cite), r)
+}
+
+/// The last `flag` of the command line as `int()` reads it (its text as written when it is no int), else `default`.
+fn last_int_option(r: Release, cmd: &ServeCommand, flag: &str, default: &str) -> String {
+    cmd.unused
         .iter()
         .rev()
         .filter_map(|e| serve::unused_option(r, e))
-        .find(|o| o.flag == "--shutdown-timeout")
+        .find(|o| o.flag == flag)
         .and_then(|o| o.value)
         .map_or_else(
-            || "0".to_string(),
+            || default.to_string(),
             |v| match crate::serve::python::py_int(&v) {
                 Ok(Some(n)) => n.to_string(),
                 _ => v.trim().to_string(),
             },
-        );
-    let input = format!(" 'shutdown_timeout': {timeout}}})");
-    let tail: String = input.chars().skip(input.chars().count().saturating_sub(24)).collect();
-    let message = format!(
-        "1 validation error for VllmConfig\n  Value error, {text} [type=value_error, input_value=ArgsKwargs((), \
-         {{'model_co...{tail}, input_type=ArgsKwargs]"
-    );
-    scenario_error(ScenarioErrorKind::ValidationError, message, Some(cite), r)
+        )
+}
+
+/// pydantic's text for a `ValueError` raised while `class` is built (`__post_init__` / a model validator), which
+/// pydantic re-raises as `ValidationError`: the input is the constructor's `ArgsKwargs((), {'first': …, …, 'last': N})`
+/// repr, shortened to its first 25 and last 24 characters ([`serve::pydantic`]'s rule), so only the first keyword and
+/// the last keyword's value show.
+fn args_kwargs_error(class: &str, first: &str, (last, value): (&str, &str), text: &str) -> String {
+    let head: String = format!("ArgsKwargs((), {{'{first}': ").chars().take(25).collect();
+    let end = format!(", '{last}': {value}}})");
+    let tail: String = end.chars().skip(end.chars().count().saturating_sub(24)).collect();
+    format!(
+        "1 validation error for {class}\n  Value error, {text} [type=value_error, input_value={head}...{tail}, \
+         input_type=ArgsKwargs]"
+    )
 }
 
 /// `VllmConfig.validate_nvfp4_kv_cache_with_mla` (a `model_validator(mode="after")`, [`source::MLA_MODEL_NVFP4_RAISE`]),

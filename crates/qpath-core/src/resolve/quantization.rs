@@ -19,7 +19,7 @@
 //!
 //! Anything else given with `--quantization` is "qpath cannot model this" (exit 2), never a confident "serves".
 
-use super::{scenario_error, vllm_config_error};
+use super::{args_kwargs_error, last_int_option, scenario_error, vllm_config_error};
 use crate::capability::ComputeCapability;
 use crate::dtype::TorchDtype;
 use crate::model::ModelSpec;
@@ -153,26 +153,8 @@ fn cannot(r: Release, what: &str, why: &str) -> ScenarioError {
 /// in every release 0.20.0-0.33.0: engine/arg_utils.py:1530@0.20.0, 2064@0.33.0; `--renderer-num-workers`, an int,
 /// default 1), shortened to its first 25 and last 24 characters.
 fn model_config_error(r: Release, cmd: &ServeCommand, text: &str) -> ScenarioError {
-    let workers = cmd
-        .unused
-        .iter()
-        .rev()
-        .filter_map(|e| serve::unused_option(r, e))
-        .find(|o| o.flag == "--renderer-num-workers")
-        .and_then(|o| o.value)
-        .map_or_else(
-            || "1".to_string(),
-            |v| match serve::python::py_int(&v) {
-                Ok(Some(n)) => n.to_string(),
-                _ => v.trim().to_string(),
-            },
-        );
-    let input = format!("'renderer_num_workers': {workers}}})");
-    let tail: String = input.chars().skip(input.chars().count().saturating_sub(24)).collect();
-    let message = format!(
-        "1 validation error for ModelConfig\n  Value error, {text} [type=value_error, input_value=ArgsKwargs((), \
-         {{'model': ...{tail}, input_type=ArgsKwargs]"
-    );
+    let workers = last_int_option(r, cmd, "--renderer-num-workers", "1");
+    let message = args_kwargs_error("ModelConfig", "model", ("renderer_num_workers", &workers), text);
     scenario_error(
         ScenarioErrorKind::ValidationError,
         message,
