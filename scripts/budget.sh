@@ -76,6 +76,10 @@
 # `vllm serve` in the core (serve::shell; the page reads them too), the shared parsed config of matrix / timeline / fix
 # and their texts: +5,585 B (495,271; 1,239,068 raw), total 510,418 B; not paid. The review's one MtpLayers::names for
 # both MTP drafters: -51 B (495,220; 1,238,887 raw), total 510,365 B; ceilings lowered to it.
+# Issue 26's lazy embedding: qpath-embed.js defines a light <qpath-explainer> that loads nothing until an element nears
+# the viewport (IntersectionObserver, loading="eager", a lazy `ready`), 937 -> 1,011 B gzip after strip-glue.mjs now
+# also strips its comments (unstripped it would be 1,484 B); inline1.js +60 B (1,241: src/embed.rs's define hands its
+# hooks to that class). Ceilings +1% (1,021 and 1,254); the total's ceiling +73 B with inline1.js's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
@@ -85,14 +89,14 @@ TARGET_TOTAL_GZIP=153600   # the 150 KB page-size target: reported, not enforced
 # The total's ceiling lets index.html reach its own ceiling: it carries the other files' integrity hashes, so its gzip
 # size moves by a few bytes from one build to the next (1,704-1,707 B measured on 2026-12-02); without that room the
 # total failed a clean clone's build by 2 B.
-TOTAL_GZIP_LIMIT=510383
+TOTAL_GZIP_LIMIT=510456
 # file (path under DIST, * matches one path segment)   gzip -9 limit   raw limit (- = none)
 BUDGETS='
 qpath-web_bg.wasm                 495220  1238887
 qpath-web.js                        7018        -
 snippets/*/inline0.js                502        -
-snippets/*/inline1.js               1181        -
-qpath-embed.js                       960        -
+snippets/*/inline1.js               1254        -
+qpath-embed.js                      1021        -
 index.html                          1723        -
 qpath.css                           4819        -
 '

@@ -11,7 +11,9 @@
 # extras from tests/docsites/SITE/), runs the guide's build steps in each with QPATH_DIST=dist (the release build; run
 # after trunk build --release) and QPATH_REPO=this checkout, and tests/docsites/check.mjs checks the built sites in
 # Debian's headless Chromium (what it asserts: its header). A build counts as one check: it must succeed and print no
-# warning. Two more build the sphinx-rtd project with the Sphinx extension's other paths (a text builder; qpath_url).
+# warning. The MkDocs and mdBook recipes take qpath from the npm package ("From the npm package"): the tarball
+# scripts/npm-package.sh packs from dist/ (or QPATH_PACKAGE_TARBALL=FILE.tgz), installed offline in place of the pinned
+# qpath-explainer@X.Y.Z, which must be the package's version; each must serve that package's dist/. Two more build the sphinx-rtd project with the Sphinx extension's other paths (a text builder; qpath_url).
 # Ends with "docsites: N passed, M failed"; exit 1 on any failure. Logs: target/docsites/logs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,11 +56,30 @@ read -r -a SITES <<<"$(node tests/docsites/extract.mjs docs/embedding.md "$SITES
 echo "docsites: mkdocs-material $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mkdocs-material"))'), sphinx $("$VENV/bin/sphinx-build" --version | awk '{print $2}'), $(mdbook --version); sites: ${SITES[*]}"
 passed=0
 failed=0
+# The npm package (the guide's "From the npm package"): the sites whose steps `npm install` the pinned
+# qpath-explainer@X.Y.Z (MkDocs, mdBook) install instead the tarball scripts/npm-package.sh packs from dist/ (or
+# QPATH_PACKAGE_TARBALL=FILE.tgz, e.g. the published one from `npm pack qpath-explainer@X.Y.Z`), offline: the same
+# command with the tarball for the spec, which only works if the guide pins the package's own version.
+NPM_SITES=()
+for site in "${SITES[@]}"; do grep -q 'npm install' "$SITES_DIR/$site/.docsite-build.sh" && NPM_SITES+=("$site"); done
+if [ "${#NPM_SITES[@]}" -gt 0 ]; then
+  TARBALL="$(realpath "${QPATH_PACKAGE_TARBALL:-$(scripts/npm-package.sh dist)}")"
+  version=$(tar -xOzf "$TARBALL" package/package.json | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).version')
+  stale=$(grep -ho 'qpath-explainer@[^/ "`]*' docs/embedding.md README.md | grep -vxF "qpath-explainer@$version" | sort -u | tr '\n' ' ' || true)
+  if [ -z "$stale" ]; then
+    for site in "${NPM_SITES[@]}"; do sed -i "s|qpath-explainer@$version|$TARBALL|g" "$SITES_DIR/$site/.docsite-build.sh"; done
+    passed=$((passed + 1))
+    echo "ok   npm: docs/embedding.md and README.md pin qpath-explainer@$version, the package's version; ${NPM_SITES[*]} install $(basename "$TARBALL")"
+  else
+    failed=$((failed + 1))
+    echo "FAIL npm: docs/embedding.md or README.md pins ${stale}but the package is qpath-explainer@$version"
+  fi
+fi
 for site in "${SITES[@]}"; do
   started=$(date +%s)
   log="$LOGS/build-$site.log"
   if (cd "$SITES_DIR/$site" && PATH="$ROOT/$VENV/bin:$PATH" QPATH_DIST="$ROOT/dist" QPATH_REPO="$ROOT" \
-      bash .docsite-build.sh) >"$log" 2>&1; then
+      npm_config_offline=true npm_config_update_notifier=false bash .docsite-build.sh) >"$log" 2>&1; then
     if grep -nE '\bWARN(ING)?\b' "$log" >"$LOGS/warnings-$site.log"; then
       failed=$((failed + 1))
       echo "FAIL $site: the guide's build steps printed warnings ($log):"
@@ -71,6 +92,22 @@ for site in "${SITES[@]}"; do
     failed=$((failed + 1))
     echo "FAIL $site: the guide's build steps failed ($log):"
     tail -n 20 "$log" | sed 's/^/     /'
+  fi
+done
+
+# The npm sites serve the installed package's dist/ (with its licences), file for file, from their built output.
+serves_package() { # serves_package PKG SERVED: PKG is qpath-explainer@$version and SERVED holds its dist/, file for file
+  local f
+  [ "$(node -p "require('$1/package.json').version" 2>/dev/null)" = "$version" ] && [ -f "$1/dist/LICENSE-MIT" ] || return 1
+  while IFS= read -r f; do cmp -s "$1/dist/$f" "$2/$f" || return 1; done < <(cd "$1/dist" && find . -type f)
+}
+for site in "${NPM_SITES[@]}"; do
+  pkg="$ROOT/$SITES_DIR/$site/node_modules/qpath-explainer"
+  case "$site" in mkdocs) served="$SITES_DIR/$site/site/qpath" ;; mdbook) served="$SITES_DIR/$site/book/qpath" ;; *) served="" ;; esac
+  if [ -n "$served" ] && serves_package "$pkg" "$served"; then
+    passed=$((passed + 1)); echo "ok   $site: serves node_modules/qpath-explainer@$version's dist/ (with the licences) as qpath/"
+  else
+    failed=$((failed + 1)); echo "FAIL $site: its built qpath/ is not node_modules/qpath-explainer@$version's dist/ (${served:-no output folder known})"
   fi
 done
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The property runs of BENCHMARKS.md, one entry point after the other, in --release (the test command runs each with
 # 20,000 cases in debug; this runs QPATH_FUZZ_CASES, default 1,000,000). Prints each run's summary line ("parser: …",
-# "options: …", "URL hashes: …", "JS API arguments: …") and the machine's load before each run; stops at the first
-# failure (a failure prints the seed, the case and the input).
+# "options: …", "model files: …", "URL hashes: …", "JS API arguments: …") and the machine's load before each run; stops
+# at the first failure (a failure prints the seed, the case and the input).
 #   scripts/property-runs.sh              every native run
 #   scripts/property-runs.sh --browser    and the JS API fuzz in headless Chromium and Firefox (QPATH_API_FUZZ_CASES,
 #                                         default 10,000; the browser tests build in debug, as `make test` runs them)
@@ -31,13 +31,14 @@ run() { # run LABEL COMMAND...: the command's summary lines and its wall time
 # Build first, so the timed runs below measure the runs.
 cargo test --release -p qpath-core --test fuzz --test fuzz_config --test fuzz_options --no-run
 cargo test --release -p qpath-web --lib --no-run
-cargo test --release -p qpath-cli --test fuzz_argv --no-run
+cargo test --release -p qpath-cli --test fuzz_argv --test fuzz_models --no-run
 
 run "command line, hf-overrides, whole scenarios" \
   cargo test --release -p qpath-core --test fuzz -- --nocapture --test-threads 1
 run "config.json" cargo test --release -p qpath-core --test fuzz_config -- --nocapture
 run "JS API options (core reader)" cargo test --release -p qpath-core --test fuzz_options -- --nocapture
 run "argv bytes (the CLI)" cargo test --release -p qpath-cli --test fuzz_argv -- --nocapture
+run "model folders and HF caches (the CLI's files)" cargo test --release -p qpath-cli --test fuzz_models -- --nocapture
 run "URL hash" cargo test --release -p qpath-web --lib generated_hashes -- --nocapture
 run "JS API arguments (the API's reading)" cargo test --release -p qpath-web --lib api::tests::generated -- --nocapture
 

@@ -4,8 +4,9 @@
 #   scripts/setup.sh test    all of that, plus Chromium + chromedriver and Firefox ESR + geckodriver for the browser tests,
 #                            tests/e2e's node packages (playwright-core, axe-core, lighthouse, typescript) for the end-to-end checks,
 #                            and the doc generators of the doc-site checks (scripts/docsites-test.sh --install-only: mkdocs-material,
-#                            sphinx, furo, sphinx-rtd-theme from PyPI into target/docsites/venv; mdbook 0.5 from crates.io)
-# Everything comes from crates.io, npm and Debian's packages; nothing downloads its own binaries (playwright-core drives
+#                            sphinx, furo, sphinx-rtd-theme from PyPI into target/docsites/venv; mdbook 0.5 from crates.io),
+#                            and maturin from PyPI into target/wheel/tools for the wheel check (scripts/wheel-test.sh --install-only)
+# Everything comes from crates.io, npm, PyPI and Debian's packages; nothing downloads its own binaries (playwright-core drives
 # Debian's Chromium; it never fetches a browser).
 # Callers must put tools/node_modules/.bin first on PATH (the Makefile does) so trunk finds npm's wasm-opt.
 set -euo pipefail
@@ -109,3 +110,7 @@ fi
 #    test run's time is the tests'): a virtual environment in target/docsites/venv from tests/docsites/requirements.txt
 #    (about 15 s) and mdbook 0.5 from crates.io (builds from source: about 5 minutes, once).
 scripts/docsites-test.sh --install-only
+
+# 8. maturin, which builds the Python wheel of `qpath` (scripts/wheel-test.sh installs it itself when missing, like the
+#    doc-site generators): pinned, from PyPI into target/wheel/tools (about 5 s, once).
+scripts/wheel-test.sh --install-only

@@ -1,6 +1,7 @@
 // wasm-bindgen's JS glue (qpath-web.js) and its snippets ship with their comments and indentation, which trunk's
-// minifier leaves (about 1.6 KB gzip of the page's transfer). Trunk's post_build hook (Trunk.toml) drops them:
-//   node scripts/strip-glue.mjs [DIR]      rewrites DIR/qpath-web.js and DIR/snippets/*/*.js (default DIR:
+// minifier leaves (about 1.6 KB gzip of the page's transfer); so would the embedding loader (qpath-embed.js, whose
+// comments in static/ are its documentation). Trunk's post_build hook (Trunk.toml) drops them:
+//   node scripts/strip-glue.mjs [DIR]      rewrites DIR/qpath-web.js, DIR/qpath-embed.js and DIR/snippets/*/*.js (default DIR:
 //                                          $TRUNK_STAGING_DIR, else dist/) and the sha384 integrity of each one's
 //                                          <link rel=modulepreload> in DIR/index.html, then runs
 //                                          scripts/csp-hash.mjs DIR (one hook: trunk runs a stage's hooks at the same
@@ -47,7 +48,7 @@ const exportsOf = (source) => [...source.matchAll(/^\s*export\s+(?:async\s+)?(?:
   .join(',');
 
 const snippets = path.join(dir, 'snippets');
-const files = ['qpath-web.js'].concat(
+const files = ['qpath-web.js', 'qpath-embed.js'].concat(
   fs.existsSync(snippets)
     ? fs.readdirSync(snippets).flatMap((d) => fs.readdirSync(path.join(snippets, d)).filter((f) => f.endsWith('.js')).map((f) => `snippets/${d}/${f}`))
     : [],

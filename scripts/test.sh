@@ -8,9 +8,11 @@
 #      against the CLI's real JSON               12. docs/embedding.md's doc-site recipes (MkDocs Material, Sphinx with
 #   6. wasm-bindgen-test in headless Chromium        Furo and sphinx_rtd_theme, mdBook) built as written and checked
 #      (chromedriver)                                in Chromium (scripts/docsites-test.sh)
+#   13. the Python wheel of `qpath` (pyproject.toml): maturin build --release, pip install into a fresh virtual
+#       environment, its qpath run (scripts/wheel-test.sh)
 # It ends with one summary line: "summary: N passed, N failed" over every cargo test run, the sub-path checks, the
-# budgets, the d.ts check, the end-to-end checks and the doc sites (their "test result:", "subpath:", "budget:", "dts:",
-# "e2e:" and "docsites:" lines).
+# budgets, the d.ts check, the end-to-end checks, the doc sites and the wheel (their "test result:", "subpath:",
+# "budget:", "dts:", "e2e:", "docsites:" and "wheel:" lines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -24,7 +26,7 @@ failed=0
 
 count() { # add up the "test result: ... N passed; M failed" (cargo), "subpath: N passed, M failed" and "e2e: …" lines of a log
   local sums
-  sums=$(awk '/^(test result|subpath|budget|e2e|dts|docsites): / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+  sums=$(awk '/^(test result|subpath|budget|e2e|dts|docsites|wheel): / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
               END { print p + 0, f + 0 }' "$1")
   passed=$((passed + ${sums% *})); failed=$((failed + ${sums#* }))
 }
@@ -66,6 +68,7 @@ step subpath scripts/subpath-test.sh
 step budget scripts/budget.sh
 step e2e scripts/e2e-test.sh
 step docsites scripts/docsites-test.sh
+step wheel scripts/wheel-test.sh
 
 echo "summary: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,7 +1,9 @@
 //! Embedding qpath in another page, two ways.
 //!
-//! **The `<qpath-explainer>` element.** `static/qpath-embed.js` (the host's one include line) starts the wasm and calls
-//! [`define_explainer`] (JS: `defineExplainer()`; `src/main.rs` calls it too). Its attributes mirror the page's state:
+//! **The `<qpath-explainer>` element.** `static/qpath-embed.js` (the host's one include line) defines a light element
+//! class that loads nothing until an element nears the viewport (or has `loading="eager"`), then starts the wasm once
+//! for the page; [`define_explainer`] (JS: `defineExplainer()`; `src/main.rs` calls it at start) hands that class the
+//! Rust side's hooks, or defines the class itself on a page without the loader. Its attributes mirror the page's state:
 //! `gpu` (an id of qpath's GPU table, e.g. `l4`), `vllm` (a release, e.g. `0.25.0-prefix`, or a nightly it runs as),
 //! `cuda` (e.g. `12.9`), `cubins` (`yes`, `no` or `default`), `flashinfer` (an installed FlashInfer other than the pin,
 //! e.g. `0.7.2.post1`), `cmd` (the whole `vllm serve` command line), plus `compact` (present: the results only, without
@@ -58,7 +60,10 @@ pub const STATE: &str = "qpath:state";
 // color-scheme that names only one of light/dark on the element's parent, then Material (body data-md-color-scheme:
 // slate is dark), Furo (body data-theme) and pydata-sphinx-theme (html data-theme), mdBook's html classes (light, rust /
 // coal, navy, ayu), sphinx_rtd_theme (body.wy-body-for-nav: light only), and last the OS preference. `watch` observes
-// html's and body's attributes and the OS preference once, for all elements.
+// html's and body's attributes and the OS preference once, for all elements. `define` either defines the element class
+// or, when static/qpath-embed.js has already defined its lazy one (which renders nothing until an element nears the
+// viewport), hands that class the same hooks through its static `attach` (which connects the elements already waiting
+// and returns true; it accepts hooks once).
 #[wasm_bindgen(inline_js = r#"
 const boxes = new WeakMap();
 const live = new Set();
@@ -66,17 +71,24 @@ let sheet = null;
 let watching = false;
 
 export function define(tag, observed, onConnect, onChange, onDisconnect) {
-  if (typeof customElements === "undefined" || customElements.get(tag)) return false;
+  if (typeof customElements === "undefined") return false;
+  const hooks = {
+    connect(el) { live.add(el); watch(); onConnect(el); },
+    change(el, name, before, after) {
+      if (before === after) return;
+      if (name === "theme") paint(el);
+      onChange(el);
+    },
+    disconnect(el) { live.delete(el); onDisconnect(el); },
+  };
+  const known = customElements.get(tag);
+  if (known) return typeof known.attach === "function" && known.attach(hooks) === true;
   const attributes = observed.split(" ");
   customElements.define(tag, class extends HTMLElement {
     static get observedAttributes() { return attributes; }
-    connectedCallback() { live.add(this); watch(); onConnect(this); }
-    attributeChangedCallback(name, before, after) {
-      if (before === after) return;
-      if (name === "theme") paint(this);
-      onChange(this);
-    }
-    disconnectedCallback() { live.delete(this); onDisconnect(this); }
+    connectedCallback() { hooks.connect(this); }
+    attributeChangedCallback(name, before, after) { hooks.change(this, name, before, after); }
+    disconnectedCallback() { hooks.disconnect(this); }
   });
   return true;
 }
@@ -144,7 +156,8 @@ function watch() {
 }
 "#)]
 extern "C" {
-    /// Defines the element class (once: false when the tag is already defined) whose callbacks hand it to Rust.
+    /// Defines the element class whose callbacks hand it to Rust, or hands the hooks to the lazy class of
+    /// static/qpath-embed.js (its static `attach`); false when the tag is taken by anything else or already attached.
     #[wasm_bindgen(js_name = define)]
     fn define_element(
         tag: &str,
@@ -553,6 +566,17 @@ mod tests {
         );
         assert_eq!(page.command, Page::default().command);
         assert!(page.notices.is_empty());
+    }
+
+    #[test]
+    fn the_lazy_loaders_class_observes_the_same_attributes() {
+        // static/qpath-embed.js defines the element before the wasm loads, so its observedAttributes (fixed when the
+        // class is defined) must be this list, else a change to a missing attribute would not re-render.
+        let loader = include_str!("../static/qpath-embed.js");
+        let observed = format!("static observedAttributes = \"{}\".split(\" \");", ATTRIBUTES.join(" "));
+        assert!(loader.contains(&observed), "qpath-embed.js lacks {observed}");
+        assert!(loader.contains(&format!("customElements.get(\"{TAG}\")")));
+        assert!(loader.contains(&format!("customElements.define(\"{TAG}\"")));
     }
 
     #[test]

@@ -634,6 +634,7 @@ check('embed-element-and-api', async (t) => {
     const copy = document.getElementById('seed-prefix').cloneNode(true);
     copy.id = 'seed-copy';
     document.querySelector('main').append(copy);
+    copy.scrollIntoView(); // an explainer renders when it comes near the viewport (7f)
   });
   await page.waitForSelector('#seed-copy article.group');
   await page.evaluate(() => document.getElementById('seed-copy').remove());
@@ -702,15 +703,111 @@ check('embed-element-without-webassembly', async (t) => {
   page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
   const host = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,">
     <script type="module" src="./qpath-embed.js"></script></head>
-    <body><main><qpath-explainer id="e" gpu="l4"></qpath-explainer></main></body></html>`;
+    <body><main><qpath-explainer id="e" gpu="l4"></qpath-explainer>
+    <div style="height: 3000px"></div><qpath-explainer id="far" gpu="l4"></qpath-explainer></main></body></html>`;
   await page.route(`${server.url}/host-nowasm.html`, (r) => r.fulfill({ contentType: 'text/html', body: host }));
   await page.goto(`${server.url}/host-nowasm.html`);
-  await eventually(async () => {
-    const said = await page.evaluate(() => document.getElementById('e').shadowRoot?.textContent ?? '');
-    includes(said, 'qpath could not start here: it needs WebAssembly', 'the element');
-    includes(said, "qpath's command-line tool", 'the element');
+  const says = async (id) => {
+    const said = await page.evaluate((i) => document.getElementById(i).shadowRoot?.textContent ?? '', id);
+    includes(said, 'qpath could not start here: it needs WebAssembly', `the element #${id}`);
+    includes(said, "qpath's command-line tool", `the element #${id}`);
+  };
+  await eventually(() => says('e'));
+  // One scrolled to after the failure says it too (the lazy loader does not retry).
+  await page.evaluate(() => document.getElementById('far').scrollIntoView());
+  await eventually(() => says('far'));
+  assert.equal(warnings.filter((w) => w.includes('it needs WebAssembly')).length, 1, JSON.stringify(warnings));
+});
+
+// 7f. Lazy loading (issue 26): an explainer loads nothing (no qpath-web.js, no wasm) until it comes within a screen of
+//     the viewport; the module and the wasm then load once for every explainer on the page. loading="eager" opts out,
+//     a browser without IntersectionObserver loads at once, and `ready` starts the load when a script uses it.
+const SPACER = '<div style="height: 3000px">spacer</div>';
+
+/** A host page with this body (the include line in its head), its qpath requests counted by kind. */
+async function lazyHost(t, name, body, { init } = {}) {
+  const context = await t.context();
+  if (init) await context.addInitScript(init);
+  const page = await t.newPage(context);
+  const requests = { wasm: 0, module: 0 };
+  page.on('request', (r) => {
+    const file = new URL(r.url()).pathname;
+    if (file.endsWith('.wasm')) requests.wasm += 1;
+    if (file.endsWith('/qpath-web.js')) requests.module += 1;
   });
-  assert.ok(warnings.some((w) => w.includes('it needs WebAssembly')), JSON.stringify(warnings));
+  const host = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${name}</title><link rel="icon" href="data:,">
+    <script type="module" src="./qpath-embed.js"></script></head><body><main>${body}</main></body></html>`;
+  await page.route(`${server.url}/${name}.html`, (r) => r.fulfill({ contentType: 'text/html', body: host }));
+  await page.goto(`${server.url}/${name}.html`);
+  await page.waitForLoadState('networkidle');
+  return { page, requests };
+}
+
+/** Which of the page's explainers (by id) have rendered results in their shadow roots. */
+const renderedIds = (page) => page.evaluate(() => [...document.querySelectorAll('qpath-explainer')]
+  .filter((el) => el.shadowRoot?.querySelector('article.group')).map((el) => el.id));
+
+check('embed-lazy-below-the-fold', async (t) => {
+  const { page, requests } = await lazyHost(t, 'host-lazy-one', `<h1>Far below</h1>${SPACER}
+    <qpath-explainer id="far" gpu="l4" vllm="0.25.0-prefix" cmd="${SEED_CMD}"></qpath-explainer>`);
+  await sleep(500); // idle: nothing may start later on its own either
+  assert.deepEqual(requests, { wasm: 0, module: 0 }, 'nothing of qpath loaded before the explainer is scrolled to');
+  assert.equal(await page.evaluate(() => document.getElementById('far').shadowRoot), null, 'not rendered');
+  await page.evaluate(() => document.getElementById('far').scrollIntoView());
+  await page.waitForSelector('#far .group-error');
+  includes((await renderedIds(page)).join(), 'far', 'rendered after the scroll');
+  assert.deepEqual(requests, { wasm: 1, module: 1 }, 'one wasm request once scrolled to');
+});
+
+check('embed-lazy-three-explainers', async (t) => {
+  const { page, requests } = await lazyHost(t, 'host-lazy-three', `<h1>Three</h1>
+    <qpath-explainer id="a" gpu="l4" vllm="0.25.0" compact></qpath-explainer>${SPACER}
+    <qpath-explainer id="b" gpu="l4" vllm="0.25.0-prefix" cmd="${SEED_CMD}" compact></qpath-explainer>
+    <qpath-explainer id="c" gpu="h100-sxm" compact></qpath-explainer>`);
+  await page.waitForSelector('#a article.group');
+  assert.deepEqual(await renderedIds(page), ['a'], 'only the explainer in view is rendered');
+  assert.deepEqual(requests, { wasm: 1, module: 1 }, 'one wasm request for the one in view');
+  await page.evaluate(() => document.getElementById('c').scrollIntoView());
+  await eventually(async () => assert.deepEqual(await renderedIds(page), ['a', 'b', 'c']));
+  includes(await page.evaluate(() => document.getElementById('b').shadowRoot.querySelector('.group-error').textContent), FA2_ASSERT, 'b answers its own scenario');
+  // An attribute set on a rendered element re-renders it (the lazy class hands the change to src/embed.rs).
+  await page.evaluate(() => {
+    const [b, c] = ['b', 'c'].map((id) => document.getElementById(id));
+    for (const name of ['gpu', 'vllm', 'cmd']) c.setAttribute(name, b.getAttribute(name));
+  });
+  await page.waitForSelector('#c .group-error');
+  assert.deepEqual(requests, { wasm: 1, module: 1 }, 'still one wasm request for three explainers');
+});
+
+check('embed-lazy-eager-and-no-intersection-observer', async (t) => {
+  const eager = await lazyHost(t, 'host-lazy-eager', `<h1>Eager</h1>${SPACER}
+    <qpath-explainer id="far" loading="eager" gpu="l4"></qpath-explainer>`);
+  await eager.page.waitForSelector('#far article.group');
+  assert.deepEqual(eager.requests, { wasm: 1, module: 1 }, 'loading="eager" loads at once');
+  const old = await lazyHost(t, 'host-lazy-no-io', `<h1>No IntersectionObserver</h1>${SPACER}
+    <qpath-explainer id="far" gpu="l4"></qpath-explainer>`, { init: () => { delete globalThis.IntersectionObserver; } });
+  await old.page.waitForSelector('#far article.group');
+  assert.deepEqual(old.requests, { wasm: 1, module: 1 }, 'without IntersectionObserver: loaded at once');
+});
+
+check('embed-lazy-ready-starts-the-load', async (t) => {
+  const { page, requests } = await lazyHost(t, 'host-lazy-ready', `<h1>The API</h1><pre id="out">waiting</pre>
+    <button id="go">Ask</button>${SPACER}<qpath-explainer id="far" gpu="l4"></qpath-explainer>
+    <script type="module">
+      import { ready } from "./qpath-embed.js";
+      document.getElementById("go").onclick = async () => {
+        const qpath = await ready;
+        document.getElementById("out").textContent = qpath.resolve("${SEED_CMD}", { gpu: "l4", vllm: "0.25.0-prefix" }).vllm;
+      };
+    </script>`);
+  assert.deepEqual(requests, { wasm: 0, module: 0 }, 'importing ready loads nothing');
+  await page.click('#go');
+  await eventually(async () => assert.equal(await text(page, '#out'), '0.25.0-prefix'));
+  assert.deepEqual(requests, { wasm: 1, module: 1 }, 'awaiting ready loaded the wasm once');
+  assert.equal(await page.evaluate(() => document.getElementById('far').shadowRoot), null, 'the far explainer still waits');
+  await page.evaluate(() => document.getElementById('far').scrollIntoView());
+  await page.waitForSelector('#far article.group');
+  assert.deepEqual(requests, { wasm: 1, module: 1 });
 });
 
 // ---------------------------------------------------------------------------------------------------------------------

@@ -50,6 +50,8 @@ pub struct Args {
     pub draft_model_config: Option<String>,
     /// The vLLM command line's words, after `--`.
     pub command: Vec<String>,
+    /// `--gpu auto` or `qpath doctor`: read this machine ([`crate::machine`]).
+    pub machine: Option<crate::machine::Ask>,
 }
 
 impl Args {
@@ -95,6 +97,7 @@ pub const USAGE_LINE: &str = "usage: qpath [OPTIONS] -- [ENV=VAL ...] vllm serve
        qpath timeline [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath fix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]
        qpath explain-log [OPTIONS] FILE|-
+       qpath doctor [OPTIONS] [-- vllm serve MODEL [FLAGS...]]
        qpath gpus | models | releases [--format table|json] | completions SHELL
 see `qpath --help`";
 
@@ -332,7 +335,7 @@ fn after_help(width: usize) -> String {
 }
 
 /// `--gpu`'s help: what [`qpath_core::gpu::lookup`] reads.
-const GPU_HELP: &str = "id, name or nvidia-smi name (default h100-sxm)";
+const GPU_HELP: &str = "id, name or nvidia-smi name; auto reads this machine (default h100-sxm)";
 
 /// `--compute-capability`'s help: what [`options::parse_compute_capability`] reads.
 const CAPABILITY_HELP: &str = "instead of --gpu: 9.0, 90 or sm_90";
@@ -346,7 +349,9 @@ struct Offered(Vec<String>);
 impl Offered {
     fn of(key: OptionKey) -> Offered {
         let names: Vec<String> = match key {
-            OptionKey::Gpu => GPUS.iter().map(|g| g.id.to_string()).collect(),
+            OptionKey::Gpu => std::iter::once("auto".to_string())
+                .chain(GPUS.iter().map(|g| g.id.to_string()))
+                .collect(),
             OptionKey::ComputeCapability => {
                 let mut caps: Vec<_> = GPUS.iter().map(|g| g.capability).collect();
                 caps.sort();
@@ -399,6 +404,21 @@ fn scenario_args(cmd: Command, formats: &'static [&'static str]) -> Command {
             "VERSION",
             "the installed flashinfer-python (default the pin)",
         ))
+        .arg(
+            Arg::new("gpu-index")
+                .long("gpu-index")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u16))
+                .value_hint(ValueHint::Other)
+                .help("with --gpu auto: nvidia-smi's GPU N (default 0, the first)"),
+        )
+        .arg(
+            Arg::new("site-packages")
+                .long("site-packages")
+                .value_name("DIR")
+                .value_hint(ValueHint::DirPath)
+                .help("with --gpu auto: the Python environment's site-packages (default: the active one)"),
+        )
         .arg(
             Arg::new("model-config")
                 .long("model-config")
@@ -559,6 +579,22 @@ pub fn command_for(terminal: Option<usize>) -> Command {
             .mut_arg("command", |a| a.help("the command line to use when the log has none")),
         )
         .subcommand(
+            scenario_args(
+                Command::new("doctor")
+                    .about("what qpath reads on this machine (--gpu auto), and the flag for what it cannot")
+                    .long_about(
+                        "read this machine as --gpu auto does (nvidia-smi; the active Python environment's vllm, \
+                         flashinfer-python and torch, without importing them; the VLLM_* variables qpath reads) and \
+                         say what was read, from where, what could not be and the flag that passes it; with a \
+                         command line after `--`, also its answer. Exit 0 when it only reports (whatever it could \
+                         not read); with a command line, that answer's code",
+                    )
+                    .args_override_self(true),
+                &["table", "markdown", "md", "json"],
+            )
+            .mut_arg("command", |a| a.help("a command line to answer (optional)")),
+        )
+        .subcommand(
             Command::new("gpus")
                 .about("list the GPU table")
                 .args_override_self(true)
@@ -622,6 +658,7 @@ pub fn parse_args_in(argv: &[String], terminal: Option<usize>) -> Result<Action,
         Some(("timeline", sub)) => sided(scenario_of(sub, Mode::Timeline), argv),
         Some(("fix", sub)) => sided(scenario_of(sub, Mode::Fix), argv),
         Some(("explain-log", sub)) => sided(scenario_of(sub, Mode::ExplainLog), argv),
+        Some(("doctor", sub)) => sided(scenario_of(sub, Mode::Doctor), argv),
         _ => sided(scenario_of(&m, Mode::Scenario), argv),
     }
 }
@@ -645,20 +682,25 @@ enum Mode {
     Timeline,
     Fix,
     ExplainLog,
+    Doctor,
 }
 
 fn scenario_of(m: &ArgMatches, mode: Mode) -> Result<Action, UsageError> {
     let matrix = mode == Mode::Matrix;
     let mut options = ScenarioOptions::default();
     let mut given = Vec::new();
+    let machine = crate::machine::ask_of(m, mode == Mode::Doctor, mode == Mode::ExplainLog)?;
     for key in OptionKey::ALL {
         if let Some(value) = m.get_one::<String>(key.name()) {
+            if key == OptionKey::Gpu && crate::machine::is_auto(value) {
+                continue;
+            }
             options.set(key, value).map_err(|e| UsageError::usage(option_message(&e)))?;
             given.push(key);
         }
     }
     let command: Vec<String> = m.get_many::<String>("command").into_iter().flatten().cloned().collect();
-    if command.is_empty() && mode != Mode::ExplainLog {
+    if command.is_empty() && !matches!(mode, Mode::ExplainLog | Mode::Doctor) {
         return Err(UsageError::usage(
             "give the vLLM command line after `--`, e.g. `qpath --gpu l4 -- vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8`",
         ));
@@ -689,6 +731,7 @@ fn scenario_of(m: &ArgMatches, mode: Mode) -> Result<Action, UsageError> {
         model_config: m.get_one::<String>("model-config").cloned(),
         draft_model_config: m.get_one::<String>("draft-model-config").cloned(),
         command,
+        machine,
     })))
 }
 
@@ -747,7 +790,7 @@ pub fn close_gpu_ids(value: &str) -> Vec<&'static str> {
 /// The subcommand a mistyped word is close to (`gpu` → gpus, `matrx` → matrix).
 fn close_command(word: &str) -> Option<&'static str> {
     let w = word.to_ascii_lowercase();
-    ["matrix", "gpus", "models", "releases", "completions"]
+    ["matrix", "gpus", "models", "releases", "completions", "doctor"]
         .into_iter()
         .find(|c| edit_distance(c, &w) <= 2 || (w.len() >= 3 && c.starts_with(&w)))
 }
@@ -813,7 +856,7 @@ fn clap_message(e: &clap::Error) -> String {
     match e.kind() {
         ErrorKind::UnknownArgument if arg.starts_with('-') => format!("unknown option `{}`{tip}", options::echo(&arg)),
         ErrorKind::InvalidSubcommand | ErrorKind::UnknownArgument => format!(
-            "unknown command `{}`{} (qpath's commands: matrix, gpus, models, releases, completions; a vLLM command goes after `--`)",
+            "unknown command `{}`{} (qpath's commands: matrix, timeline, fix, explain-log, doctor, gpus, models, releases, completions; a vLLM command goes after `--`)",
             options::echo(&arg),
             close_command(&arg).map(|c| format!("; did you mean `{c}`?")).unwrap_or(tip)
         ),

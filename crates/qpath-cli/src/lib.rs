@@ -8,6 +8,7 @@
 //! qpath timeline [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...] every release, and what changed where
 //! qpath fix [OPTIONS] -- [ENV=VAL ...] vllm serve MODEL [FLAGS...]      what to run instead
 //! qpath explain-log [OPTIONS] FILE|- [-- vllm serve …]                 a pasted log: its scenario, line by line
+//! qpath doctor [OPTIONS] [-- vllm serve …]                            this machine as --gpu auto reads it
 //! qpath gpus | models | releases [--format table|json]                 the tables
 //! qpath completions bash|zsh|fish|elvish|powershell                    a shell's completion script
 //! ```
@@ -30,8 +31,10 @@ mod args;
 mod check;
 mod complete;
 mod config;
+mod doctor;
 mod explain;
 mod line;
+pub mod machine;
 mod models;
 pub mod read;
 mod sides;
@@ -218,6 +221,8 @@ pub fn run_in(argv: &[String], env: &dyn Fn(&str) -> Option<String>, terminal: O
             a.terminal = terminal;
             if a.log.is_some() {
                 explain::explain_answer(&a, json, env)
+            } else if a.machine.is_some() {
+                doctor::answer(&mut a, json, env)
             } else {
                 scenario_answer(&a, json, env)
             }

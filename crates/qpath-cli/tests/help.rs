@@ -165,8 +165,9 @@ fn help_teaches_the_two_sides_of_dashes_and_its_examples_paste_into_a_shell() {
 }
 
 /// The values a script offers for `--gpu`, `--vllm` and `--flashinfer`.
+/// What `--gpu` completes to: `auto` (this machine's, issue 26), then the table's ids.
 fn gpu_ids() -> Vec<&'static str> {
-    GPUS.iter().map(|g| g.id).collect()
+    std::iter::once("auto").chain(GPUS.iter().map(|g| g.id)).collect()
 }
 
 fn release_names() -> Vec<&'static str> {
@@ -208,7 +209,7 @@ fn completion_scripts_offer_ids_releases_formats_and_subcommands() {
                 let values = |list: Vec<&str>| format!(":({})'", list.join(" "));
                 (
                     format!(
-                        "--gpu=[id, name or nvidia-smi name (default h100-sxm)]:ID{}",
+                        "--gpu=[id, name or nvidia-smi name; auto reads this machine (default h100-sxm)]:ID{}",
                         values(gpu_ids())
                     ),
                     format!(":VERSION{}", values(release_names())),
@@ -221,7 +222,7 @@ fn completion_scripts_offer_ids_releases_formats_and_subcommands() {
                 let values = |list: Vec<&str>| format!("-a \"{}\\t''\"", list.join("\\t''\n"));
                 (
                     format!(
-                        "-l gpu -d 'id, name or nvidia-smi name (default h100-sxm)' -r -f {}",
+                        "-l gpu -d 'id, name or nvidia-smi name; auto reads this machine (default h100-sxm)' -r -f {}",
                         values(gpu_ids())
                     ),
                     format!(

@@ -20,7 +20,7 @@
 //! attention from index `num_hidden_layers` (`glm4_moe_mtp.py`, `glm_mtp_layers`).
 
 use crate::attention::Backend;
-use crate::model::{self, AttentionKind, LayerSpec, MlaDims, ModelSpec, MtpLayers, VllmModel};
+use crate::model::{self, AttentionKind, LayerSpec, MlaDims, ModelSpec, MtpLayers, ParsedConfig, VllmModel};
 use crate::release::Release;
 use crate::report::{ModelRunner, SpeculativeReport};
 use crate::report::{Note, ScenarioError, ScenarioErrorKind};
@@ -71,7 +71,7 @@ pub fn drafter(
     cmd: &ServeCommand,
     target: &ModelSpec,
     target_forced: Option<Backend>,
-    draft_config: Option<&str>,
+    draft_config: Option<&ParsedConfig>,
 ) -> Result<Option<Drafter>, ScenarioError> {
     let Some(sc) = &cmd.speculative_config else {
         return Ok(None);
@@ -304,7 +304,7 @@ fn is_custom_class_path(model: &str) -> bool {
 fn drafter_layers(
     r: Release,
     cmd: &ServeCommand,
-    (method, model_id, draft_config): (&str, Option<&str>, Option<&str>),
+    (method, model_id, draft_config): (&str, Option<&str>, Option<&ParsedConfig>),
     target: &ModelSpec,
     t: &mut Trace,
     notes: &mut Vec<Note>,
@@ -312,7 +312,7 @@ fn drafter_layers(
     let sc = cmd.speculative_config.as_ref().expect("a drafter has a speculative config");
     // The page has no drafter config.json box (its drafters are presets): the reader stays out of the wasm.
     #[cfg(target_arch = "wasm32")]
-    let draft_config: Option<&str> = draft_config.and(None);
+    let draft_config: Option<&ParsedConfig> = draft_config.and(None);
     let Some(id) = model_id else {
         notes.push(Note::limit(format!(
             "qpath cannot model this: speculative method {method} without a model and without num_speculative_tokens"
@@ -330,8 +330,8 @@ fn drafter_layers(
     // rewrites e.g. qwen3_next to qwen3_next_mtp, before the detection chain reads its model_type.
     let draft = if id == target.id {
         Some(target.clone())
-    } else if let Some(text) = draft_config {
-        Some(draft_from_config(r, method, id, text, t)?)
+    } else if let Some(config) = draft_config {
+        Some(draft_from_config(r, method, id, config, t)?)
     } else {
         model::resolve_model_at(r, id, None).ok()
     };
@@ -376,7 +376,14 @@ fn drafter_layers(
 /// The drafter's own config.json: an EAGLE head when the method is (or its name makes it) `eagle` / `eagle3`
 /// ([`eagle_method`], the detection chain's first two steps), else a draft model read like a target. A config qpath cannot
 /// read is the scenario's input error, naming the file.
-fn draft_from_config(r: Release, method: &str, id: &str, text: &str, t: &mut Trace) -> Result<ModelSpec, ScenarioError> {
+fn draft_from_config(
+    r: Release,
+    method: &str,
+    id: &str,
+    config: &ParsedConfig,
+    t: &mut Trace,
+) -> Result<ModelSpec, ScenarioError> {
+    let text = config.text();
     let cap = crate::serve::limits::MAX_CONFIG_JSON_BYTES;
     let file = format!("config.json of the drafter {id}");
     let input = |message: String| ScenarioError {
@@ -392,7 +399,10 @@ fn draft_from_config(r: Release, method: &str, id: &str, text: &str, t: &mut Tra
         )));
     }
     let eagle = eagle_method(method, id).map(|(m, _)| m);
-    let spec = model::resolve_drafter_from_config(r, eagle, id, &file, text).map_err(|e| input(e.to_string()))?;
+    // Parsed once and the spec built once per release for every scenario sharing the config (a matrix's cells).
+    let spec = config
+        .resolve_drafter_in(r, eagle, id, &file)
+        .map_err(|e| input(e.to_string()))?;
     t.step(
         Some(&source::EAGLE_CONFIG_ARCHITECTURES),
         "drafter config",

@@ -10,17 +10,14 @@
 //! way the page's controls edit it, so a suggestion's command line is one the release parses and its diff names whole
 //! options. Nothing here decides what vLLM does: a candidate "works" when [`resolve`] says vLLM serves it.
 
-use std::sync::Arc;
-
 use serde::Serialize;
 
 use crate::attention::Backend;
 use crate::backends::is_quantized;
 use crate::matrix::{self, MatrixMode};
-use crate::model::ParsedConfig;
 use crate::release::{FlashInfer, Release};
 use crate::report::{Report, Verdict};
-use crate::resolve::{resolve_sharing, shared_config, Scenario};
+use crate::resolve::{resolve_sharing, shared_config, without_configs, Scenario, SharedConfigs};
 use crate::serve::{self, ServeCommand};
 
 /// One edit of the scenario.
@@ -349,8 +346,8 @@ struct Tried {
 /// The candidates for `s` that run, best first (see the module doc), or the closest one.
 pub fn find(s: &Scenario) -> Fixes {
     // The config.json, parsed once for every candidate (its model spec built once per release).
-    let config = shared_config(s);
-    let config = config.as_ref();
+    let shared = shared_config(s);
+    let config = &shared;
     let base = resolve_sharing(s, config);
     let parsed = serve::parse(s.release, &s.command_line).ok();
     let mut fixes = Fixes {
@@ -442,10 +439,11 @@ fn try_changes(
     changes: Vec<Change>,
     tried: &mut Vec<Tried>,
     line: Option<&str>,
-    config: Option<&Arc<ParsedConfig>>,
+    config: &SharedConfigs,
 ) {
     let mut c = cmd.clone();
-    let mut scenario = s.clone();
+    // The config.json texts are in `config` (no change edits them): not copied per candidate.
+    let mut scenario = without_configs(s);
     for ch in &changes {
         ch.apply(&mut c, &mut scenario);
     }
@@ -459,7 +457,6 @@ fn try_changes(
     if changes.iter().any(|c| matches!(c, Change::FlashInfer(_))) {
         scenario.flashinfer_version = None;
     }
-    // `scenario.model_config` is `s`'s (no change edits it), which `config` holds.
     let report = resolve_sharing(&scenario, config);
     tried.push(Tried {
         changes,

@@ -9,7 +9,7 @@ use crate::gpu::GPUS;
 use crate::model::ParsedConfig;
 use crate::release::Release;
 use crate::report::{Backend, GroupReport, NoteKind, Report, ScenarioErrorKind, Verdict, QPATH_LIMIT};
-use crate::resolve::{prepare_sharing, resolve_shared, shared_config, Hardware, Prepared, Scenario};
+use crate::resolve::{prepare_sharing, resolve_shared, shared_config, without_configs, Hardware, Prepared, Scenario};
 use crate::serve;
 
 /// The `--kv-cache-dtype` values FlashInfer's backend lists at a release (`supported_kv_cache_dtypes`).
@@ -318,12 +318,11 @@ pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
     // The config.json, parsed once for every cell (and its model spec built once): the cells' scenarios do not carry
     // its text, their `Prepared` share it.
     let config = shared_config(base);
-    let mla = model_uses_mla_in(base.release, &cmd, config.as_deref());
+    let mla = model_uses_mla_in(base.release, &cmd, config.model());
     let dtypes = mode.kv_dtypes(base.release, mla);
     let bare = Scenario {
-        model_config: None,
         command_line: String::new(),
-        ..base.clone()
+        ..without_configs(base)
     };
     // One command line per cache dtype, parsed once and resolved on every GPU.
     let columns: Vec<(&'static str, Scenario, Prepared)> = dtypes
@@ -335,7 +334,7 @@ pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
                 command_line: serve::format(&c),
                 ..bare.clone()
             };
-            let p = prepare_sharing(&s, config.clone());
+            let p = prepare_sharing(&s, &config);
             (kv, s, p)
         })
         .collect();

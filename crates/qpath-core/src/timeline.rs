@@ -14,7 +14,7 @@ use crate::dtype::TorchDtype;
 use crate::matrix::{self, CellStatus, MatrixMode};
 use crate::release::Release;
 use crate::report::{GroupReport, Report, TraceStep, Verdict};
-use crate::resolve::{resolve_sharing, shared_config, short_list, Scenario};
+use crate::resolve::{resolve_sharing, shared_config, short_list, without_configs, Scenario};
 
 /// One group of a row, as the timeline compares it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -88,10 +88,7 @@ pub fn timeline(base: &Scenario) -> Timeline {
     let mut gpu = String::new();
     // The config.json, parsed once for every release (its model spec is built per release).
     let config = shared_config(base);
-    let bare = Scenario {
-        model_config: None,
-        ..base.clone()
-    };
+    let bare = without_configs(base);
     for release in Release::ALL {
         let s = Scenario {
             release,
@@ -100,7 +97,7 @@ pub fn timeline(base: &Scenario) -> Timeline {
             flashinfer_version: None,
             ..bare.clone()
         };
-        let report = resolve_sharing(&s, config.as_ref());
+        let report = resolve_sharing(&s, &config);
         gpu.clone_from(&report.gpu.name);
         let mut row = row_of(release, &report);
         if let (Some(before), Some(b)) = (&previous, rows.last()) {

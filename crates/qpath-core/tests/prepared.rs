@@ -178,3 +178,69 @@ fn a_prepared_config_of_another_text_is_ignored() {
     assert_eq!(resolve_prepared(&no_config, &prepare(&s)), resolve(&no_config));
     assert_eq!(resolve_prepared(&s, &prepare(&no_config)), resolve(&s));
 }
+
+/// SpecForge's EAGLE-3 head config for Llama-3.1-8B (`tests/fixtures/drafters/README.md`).
+const HEAD: &str = include_str!("fixtures/drafters/llama3-8b-eagle3/config.json");
+const EAGLE3: &str = r#"vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config '{"method":"eagle3","model":"/models/head","num_speculative_tokens":3}'"#;
+
+/// A scenario whose drafter's config.json is `HEAD` (as the CLI attaches `--draft-model-config`'s).
+fn with_drafter() -> Scenario {
+    Scenario {
+        draft_model_config: Some(HEAD.to_string()),
+        ..Scenario::new(
+            Hardware::Gpu(GPUS.iter().find(|g| g.id == "h100-sxm").unwrap()),
+            Release::LATEST,
+            EAGLE3,
+        )
+    }
+}
+
+// The drafter's config.json is shared like the model's (the 1,000,000-case file run of issue 25 found a matrix with a
+// 16 MiB drafter config taking seconds: it was parsed once per cell): parsed once for the whole command, its spec built
+// once per release, and each answer the one the scenario alone gives.
+#[test]
+fn a_matrix_timeline_and_fix_parse_the_drafters_config_once() {
+    let s = with_drafter();
+    let before = config_json_reads_on_this_thread();
+    let m = matrix_in(&s, MatrixMode::Picked).unwrap();
+    assert_eq!(reads_since(before), (1, 1), "{} cells", m.cells.len());
+    let mut with_drafter = 0;
+    for c in m.cells.iter().step_by(11) {
+        let alone = Scenario {
+            hardware: Hardware::Gpu(GPUS.iter().find(|g| g.id == c.gpu).unwrap()),
+            command_line: c.command_line.clone(),
+            ..s.clone()
+        };
+        let report = resolve(&alone);
+        with_drafter += usize::from(report.speculative.is_some());
+        assert_eq!(
+            summarize_in(&report, MatrixMode::Picked),
+            (c.status, c.summary.clone()),
+            "{}",
+            c.gpu
+        );
+    }
+    assert!(with_drafter > 5, "the drafter's layers are read in {with_drafter} cells");
+    let before = config_json_reads_on_this_thread();
+    let t = timeline(&s);
+    let (parses, builds) = reads_since(before);
+    assert_eq!(parses, 1);
+    assert!(builds as usize <= Release::ALL.len(), "{builds}");
+    for (row, release) in t.rows.iter().zip(Release::ALL) {
+        let alone = resolve(&Scenario { release, ..s.clone() });
+        assert_eq!(
+            (row.verdict, row.error.is_some()),
+            (alone.verdict, alone.error.is_some()),
+            "{release}"
+        );
+    }
+    let before = config_json_reads_on_this_thread();
+    let f = fix::find(&Scenario {
+        release: Release::V0_25_0Prefix,
+        hardware: Hardware::Gpu(GPUS.iter().find(|g| g.id == "l4").unwrap()),
+        command_line: format!("{EAGLE3} --kv-cache-dtype fp8"),
+        ..s.clone()
+    });
+    assert!(f.tried > 1, "{}", f.tried);
+    assert_eq!(reads_since(before).0, 1, "{} candidates", f.tried);
+}

@@ -44,6 +44,8 @@ struct Key {
     id: String,
     file: String,
     hf_overrides: Option<Map<String, Value>>,
+    /// The EAGLE method a drafter's config is read as (EAGLEConfig), `None` for a target or a draft model.
+    eagle: Option<&'static str>,
 }
 
 /// config.json text, parsed at most once, with the specs built from it.
@@ -92,12 +94,36 @@ impl ParsedConfig {
         file: &str,
         hf_overrides: Option<&Map<String, Value>>,
     ) -> Result<ModelSpec, ModelError> {
+        self.resolve_in(release, env, (id, file), hf_overrides, None)
+    }
+
+    /// [`super::resolve_drafter_from_config`] on this text: the same spec or error, parsed once and built once per
+    /// release, EAGLE method, id and file.
+    pub fn resolve_drafter_in(
+        &self,
+        release: Release,
+        eagle: Option<&'static str>,
+        id: &str,
+        file: &str,
+    ) -> Result<ModelSpec, ModelError> {
+        self.resolve_in(release, ModelEnv::default(), (id, file), None, eagle)
+    }
+
+    fn resolve_in(
+        &self,
+        release: Release,
+        env: ModelEnv,
+        (id, file): (&str, &str),
+        hf_overrides: Option<&Map<String, Value>>,
+        eagle: Option<&'static str>,
+    ) -> Result<ModelSpec, ModelError> {
         let key = Key {
             release,
             env,
             id: id.to_string(),
             file: file.to_string(),
             hf_overrides: hf_overrides.cloned(),
+            eagle,
         };
         if let Ok(specs) = self.specs.lock() {
             if let Some((_, spec)) = specs.iter().find(|(k, _)| *k == key) {
@@ -105,8 +131,8 @@ impl ParsedConfig {
             }
         }
         let spec = match self.root() {
-            Ok(root) => config_json::read_value_as(release, file, root, None)
-                .and_then(|read| from_read(release, env, (id, file), read, hf_overrides, None)),
+            Ok(root) => config_json::read_value_as(release, file, root, eagle)
+                .and_then(|read| from_read(release, env, (id, file), read, hf_overrides, eagle)),
             Err(e) => Err(ModelError {
                 message: format!("{file} is not valid JSON: {e}"),
             }),

@@ -136,27 +136,59 @@ pub struct Prepared {
     command_line: String,
     cmd: Result<ServeCommand, ScenarioError>,
     model_config: Option<Arc<ParsedConfig>>,
+    draft_model_config: Option<Arc<ParsedConfig>>,
 }
 
-/// Parses `s`'s command line for its release (what [`resolve`] does first) and keeps its config.json for one parse.
+/// A scenario's config.json texts, each parsed at most once, shared by the scenarios of a multi-scenario command: the
+/// model's and the speculative drafter's.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SharedConfigs {
+    model: Option<Arc<ParsedConfig>>,
+    draft: Option<Arc<ParsedConfig>>,
+}
+
+/// Parses `s`'s command line for its release (what [`resolve`] does first) and keeps its config.json texts for one
+/// parse each.
 pub fn prepare(s: &Scenario) -> Prepared {
-    prepare_sharing(s, s.model_config.as_deref().map(|t| Arc::new(ParsedConfig::new(t))))
+    prepare_sharing(s, &shared_config(s))
 }
 
-/// [`prepare`] with a config.json already shared (`s.model_config` is not read: the caller's scenarios all have
-/// `config`'s text).
-pub(crate) fn prepare_sharing(s: &Scenario, config: Option<Arc<ParsedConfig>>) -> Prepared {
+/// [`prepare`] with the config.json texts already shared (`s.model_config` and `s.draft_model_config` are not read:
+/// the caller's scenarios all have `configs`' texts).
+pub(crate) fn prepare_sharing(s: &Scenario, configs: &SharedConfigs) -> Prepared {
     Prepared {
         release: s.release,
         command_line: s.command_line.clone(),
         cmd: parse_command(s),
-        model_config: config,
+        model_config: configs.model.clone(),
+        draft_model_config: configs.draft.clone(),
     }
 }
 
-/// `s`'s config.json, to be shared by the scenarios of a multi-scenario command.
-pub(crate) fn shared_config(s: &Scenario) -> Option<Arc<ParsedConfig>> {
-    s.model_config.as_deref().map(|t| Arc::new(ParsedConfig::new(t)))
+/// `s`'s config.json texts, to be shared by the scenarios of a multi-scenario command (whose scenarios then carry
+/// neither text: a 16 MiB config is not copied per cell).
+pub(crate) fn shared_config(s: &Scenario) -> SharedConfigs {
+    let parsed = |t: &Option<String>| t.as_deref().map(|t| Arc::new(ParsedConfig::new(t)));
+    SharedConfigs {
+        model: parsed(&s.model_config),
+        draft: parsed(&s.draft_model_config),
+    }
+}
+
+impl SharedConfigs {
+    /// The model's config.json, when the scenario has one.
+    pub(crate) fn model(&self) -> Option<&ParsedConfig> {
+        self.model.as_deref()
+    }
+}
+
+/// `s` without its config.json texts (they are in [`SharedConfigs`]).
+pub(crate) fn without_configs(s: &Scenario) -> Scenario {
+    Scenario {
+        model_config: None,
+        draft_model_config: None,
+        ..s.clone()
+    }
 }
 
 /// [`resolve_prepared`] trusting `prepared` to be `s`'s (its config.json stands for `s.model_config`, which is not
@@ -165,9 +197,10 @@ pub(crate) fn resolve_shared(s: &Scenario, prepared: &Prepared) -> Report {
     resolve_with(s, Some(prepared))
 }
 
-/// Resolves `s` with `config` as its config.json (`s.model_config` is not read), sharing its parse and specs.
-pub(crate) fn resolve_sharing(s: &Scenario, config: Option<&Arc<ParsedConfig>>) -> Report {
-    resolve_with(s, Some(&prepare_sharing(s, config.cloned())))
+/// Resolves `s` with `configs` as its config.json texts (`s.model_config` and `s.draft_model_config` are not read),
+/// sharing their parses and specs.
+pub(crate) fn resolve_sharing(s: &Scenario, configs: &SharedConfigs) -> Report {
+    resolve_with(s, Some(&prepare_sharing(s, configs)))
 }
 
 /// Resolves a scenario. Never panics; input errors become the report's `error`.
@@ -178,11 +211,13 @@ pub fn resolve(s: &Scenario) -> Report {
 /// [`resolve`] with the command line `prepared` parsed and its config.json (when it is `s`'s release, command line
 /// and config.json text; any other is ignored and `s` read as usual). The report is the one `resolve(s)` gives.
 pub fn resolve_prepared(s: &Scenario, prepared: &Prepared) -> Report {
-    let same_config = match (&s.model_config, &prepared.model_config) {
+    let same_text = |text: &Option<String>, c: &Option<Arc<ParsedConfig>>| match (text, c) {
         (None, None) => true,
         (Some(text), Some(c)) => c.text() == text,
         _ => false,
     };
+    let same_config =
+        same_text(&s.model_config, &prepared.model_config) && same_text(&s.draft_model_config, &prepared.draft_model_config);
     let same = prepared.release == s.release && prepared.command_line == s.command_line && same_config;
     resolve_with(s, same.then_some(prepared))
 }
@@ -293,7 +328,7 @@ fn resolve_into(
     // other model's are (below).
     let early_drafter = spec
         .attention_chunk_size
-        .map(|_| crate::drafter::drafter(r, &cmd, &spec, forced, s.draft_model_config.as_deref()));
+        .map(|_| crate::drafter::drafter(r, &cmd, &spec, forced, prepared.draft_model_config.as_deref()));
     let method = match &early_drafter {
         Some(Ok(Some(d))) => Some(d.report.method.as_str()),
         _ => None,
@@ -367,7 +402,7 @@ fn resolve_into(
     }
     let drafter = match early_drafter {
         Some(d) => d?,
-        None => crate::drafter::drafter(r, &cmd, &spec, forced, s.draft_model_config.as_deref())?,
+        None => crate::drafter::drafter(r, &cmd, &spec, forced, prepared.draft_model_config.as_deref())?,
     };
     if let Some(d) = drafter {
         drafter_groups(&p, &cmd, &engine, d, &mut groups, report)?;
