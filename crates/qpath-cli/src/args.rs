@@ -189,10 +189,12 @@ fn shell_lines(command: &str, width: usize) -> String {
 }
 
 /// The exit codes, shown by `--help` (the README's table says the same).
-pub const EXIT_CODES: &str = "exit codes (a scenario, matrix, timeline, fix, explain-log, gpus, releases):
+pub const EXIT_CODES: &str = "exit codes (every command: a scenario, matrix, timeline, fix, doctor, …):
   0  vLLM would start and serve (matrix: every cell; timeline: at --vllm,
      default the newest release), as far as qpath checks: the attention path,
-     not memory, quantization or other config validation
+     the flags' range checks and --quantization against the checkpoint, not
+     memory, weight loading or the rest of the config validation; doctor
+     without a command line: always 0
   1  vLLM would fail: the report says where (the scenario's error, or a
      group's `error`; matrix: any cell)
   2  qpath could not read the input (its own options, a config.json it cannot
