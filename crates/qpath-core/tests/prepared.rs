@@ -186,12 +186,9 @@ const EAGLE3: &str = r#"vllm serve meta-llama/Llama-3.1-8B-Instruct --speculativ
 /// A scenario whose drafter's config.json is `HEAD` (as the CLI attaches `--draft-model-config`'s).
 fn with_drafter() -> Scenario {
     Scenario {
+        model_config: None,
         draft_model_config: Some(HEAD.to_string()),
-        ..Scenario::new(
-            Hardware::Gpu(GPUS.iter().find(|g| g.id == "h100-sxm").unwrap()),
-            Release::LATEST,
-            EAGLE3,
-        )
+        ..with_config(EAGLE3, "")
     }
 }
 
