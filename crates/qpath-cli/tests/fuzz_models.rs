@@ -13,7 +13,8 @@
 //! snapshot to read). What "cannot read" means is computed here from the tree: a file that is not a regular one, over
 //! the cap, not UTF-8 or not JSON (serde_json's grammar and nesting limit, which qpath and the core both use). Each
 //! case's run (not the tree's making) is timed; the summary line names the slowest case. A long run
-//! (`QPATH_FUZZ_CASES` set) also asserts that every case answered within a second; a case that blocks for 30 s (a FIFO
+//! (`QPATH_FUZZ_CASES` set) also asserts that every case answered within a second (a case over it, run again alone
+//! after the run, since load on a shared machine stretches wall time; more than 100 such cases fail the run); a case that blocks for 30 s (a FIFO
 //! opened) is reported by a watchdog, which ends the process.
 //!
 //! Mode 000 does not stop root: run as root, an unreadable file is read as its content and the permission-denied path
@@ -702,6 +703,8 @@ struct Tally {
     ended: [u64; 3],
     refused_as_expected: u64,
     slowest: (Duration, u64, String),
+    /// The cases whose run took a second or more (re-timed alone after the run).
+    over_a_second: Vec<u64>,
     failure: Option<String>,
 }
 
@@ -747,6 +750,9 @@ fn worker(id: usize, shared: &Shared, seed: u64, next: &AtomicU64, last: u64, st
         }
         if took > t.slowest.0 {
             t.slowest = (took, case, c.desc.clone());
+        }
+        if took >= Duration::from_secs(1) {
+            t.over_a_second.push(case);
         }
         if shared.modes_apply {
             restore_modes(&dir);
@@ -833,12 +839,33 @@ fn generated_model_folders_and_caches_are_read_or_named() {
         println!("model files: mode 000 does not stop this user (root): unreadable files were read as their content");
     }
     if long_run {
+        // On this shared 2-core machine other work stretches a case's wall time (a 84 ms case took 1.2 s at load 11):
+        // each case over a second is run again alone, after the run, and fails only if it takes a second again.
+        let over: Vec<u64> = tallies.iter().flat_map(|t| t.over_a_second.iter().copied()).collect();
+        let dir = shared.root.join("retimed");
+        for &case in over.iter().take(100) {
+            let case_dir = dir.join(format!("c{case}"));
+            std::fs::create_dir_all(&case_dir).unwrap();
+            let c = generate(&mut case_rng(seed, case), &case_dir, &shared);
+            let start = Instant::now();
+            let _ = check(&c);
+            let took = start.elapsed();
+            if shared.modes_apply {
+                restore_modes(&case_dir);
+            }
+            let _ = std::fs::remove_dir_all(&case_dir);
+            println!("model files: case {case} re-timed alone: {:.1} ms", took.as_secs_f64() * 1e3);
+            assert!(
+                took < Duration::from_secs(1),
+                "seed {seed}, case {case} took {took:?} alone: {}",
+                c.desc
+            );
+        }
         assert!(
-            slowest.0 < Duration::from_secs(1),
-            "seed {seed}, case {} took {:?}: {}",
-            slowest.1,
-            slowest.0,
-            slowest.2
+            over.len() <= 100,
+            "{} cases took a second or more: {:?}",
+            over.len(),
+            &over[..20]
         );
     }
     if n >= 1_000 {
