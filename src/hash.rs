@@ -5,12 +5,48 @@
 //! any vLLM version (a nightly runs as the last known release at or before it, and the link keeps the version).
 //! `config` (written last, only when set) is a pasted config.json, minified (whitespace outside strings removed, keys
 //! and numbers as written); it is left out when the hash would exceed [`MAX_HASH`] characters.
+//! The view and its own state come before the scenario (`#view=matrix&mode=picked&arch=Hopper&gpu=…`, see
+//! [`format_view`]); a link without them opens Explain. The page reads at most [`MAX_LINK`] characters of a hash.
 
 use qpath_core::capability::CudaVersion;
-use qpath_core::gpu::Gpu;
+use qpath_core::gpu::{self, Gpu};
+use qpath_core::matrix::MatrixMode;
 use qpath_core::options::{cubins_name, default_gpu, echo, OptionKey, ScenarioOptions};
 use qpath_core::release::{FlashInfer, Release};
 use qpath_core::resolve::DEFAULT_CUDA;
+
+/// What the results column shows; in a link as `view=` (absent: [`View::Explain`], as links from before the key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum View {
+    #[default]
+    Explain,
+    Compare,
+    Matrix,
+    /// The scenario at every release (`qpath_core::timeline`).
+    Timeline,
+    /// A pasted vLLM log: what it says, and qpath's lines beside its own (`qpath_core::explain_log`). The log itself is
+    /// not in the link (too large for one); a link opens the view with an empty box.
+    Log,
+}
+
+impl View {
+    pub const ALL: [View; 5] = [View::Explain, View::Compare, View::Matrix, View::Timeline, View::Log];
+
+    /// The name a link writes (`view=compare`).
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Explain => "explain",
+            View::Compare => "compare",
+            View::Matrix => "matrix",
+            View::Timeline => "timeline",
+            View::Log => "log",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<View> {
+        View::ALL.into_iter().find(|v| v.name() == name)
+    }
+}
 
 /// What a link sets. `None` = the key was absent (or unusable, with a message in [`Link::problems`]).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -36,6 +72,14 @@ pub struct Link {
     /// `origin=`: the embedding page's origin (`https://docs.example.com`), the only target an iframe posts its state
     /// to; serialised as browsers serialise an origin (lower-case scheme and host, no default port).
     pub origin: Option<String>,
+    /// `view=`: the view the results column shows (`None`: explain).
+    pub view: Option<View>,
+    /// `compare=`: the release the compare view puts beside the scenario's (`None`: its neighbour).
+    pub compare: Option<Release>,
+    /// `mode=`: what the matrix shows (`flashinfer` or `picked`).
+    pub matrix_mode: Option<MatrixMode>,
+    /// `arch=`: the matrix shows only the GPUs of this architecture (one of [`gpu::architectures`]).
+    pub matrix_arch: Option<String>,
     /// Messages about parts of the hash that could not be used, each naming the input.
     pub problems: Vec<String>,
 }
@@ -105,7 +149,31 @@ pub fn parse(hash: &str) -> Link {
     let mut link = Link::default();
     let mut options = ScenarioOptions::default();
     let body = hash.strip_prefix('#').unwrap_or(hash);
-    for part in body.split('&').filter(|p| !p.is_empty()) {
+    let skipped = over_cap(body);
+    if !skipped.is_empty() {
+        let named: Vec<String> = skipped
+            .iter()
+            .map(|&i| {
+                let part = body.split('&').nth(i).unwrap_or_default();
+                let key = part.split_once('=').map_or(part, |(k, _)| k);
+                format!("`{}` ({} characters)", echo(&form_decode(key)), thousands(part.len()))
+            })
+            .collect();
+        link.problems.push(format!(
+            "The link is {} characters, over the {} characters (64 KiB) a link may carry; its part{} {} {} not read, \
+             the rest was.",
+            thousands(body.len() + 1),
+            thousands(MAX_LINK),
+            if named.len() == 1 { "" } else { "s" },
+            named.join(", "),
+            if named.len() == 1 { "was" } else { "were" },
+        ));
+    }
+    for (_, part) in body
+        .split('&')
+        .enumerate()
+        .filter(|(i, p)| !p.is_empty() && !skipped.contains(i))
+    {
         let Some((key, raw)) = part.split_once('=') else {
             link.problems.push(format!(
                 "The link's part `{}` is not of the form key=value; it was ignored.",
@@ -134,6 +202,41 @@ pub fn parse(hash: &str) -> Link {
                     echo(&value)
                 )),
             },
+            ("view", _) => match View::parse(&value) {
+                Some(v) => link.view = Some(v),
+                None => link.problems.push(format!(
+                    "The link's view `{}` is not one of {}; the page shows Explain instead.",
+                    echo(&value),
+                    View::ALL.map(View::name).join(", ")
+                )),
+            },
+            ("compare", _) => match value.parse::<Release>() {
+                Ok(r) => link.compare = Some(r),
+                Err(e) => link.problems.push(format!(
+                    "The link's compare `{}` is not a release qpath models ({}); the compare view shows the \
+                     neighbouring release instead.",
+                    echo(&value),
+                    echo(&e.to_string())
+                )),
+            },
+            ("mode", _) => match MatrixMode::parse(&value) {
+                Some(m) => link.matrix_mode = Some(m),
+                None => link.problems.push(format!(
+                    "The link's mode `{}` is not one of {}; the matrix shows {} instead.",
+                    echo(&value),
+                    MatrixMode::ALL.map(MatrixMode::name).join(", "),
+                    MatrixMode::default().name()
+                )),
+            },
+            ("arch", _) => match gpu::architectures().into_iter().find(|a| *a == value) {
+                Some(a) => link.matrix_arch = Some(a.to_string()),
+                None => link.problems.push(format!(
+                    "The link's arch `{}` is not an architecture of qpath's GPU table ({}); the matrix shows every \
+                     GPU instead.",
+                    echo(&value),
+                    gpu::architectures().join(", ")
+                )),
+            },
             ("embed", _) => link.embed = matches!(value.as_str(), "1" | "true" | "yes"),
             ("theme", _) => match value.as_str() {
                 "light" | "dark" | "auto" => link.theme = Some(value),
@@ -155,6 +258,7 @@ pub fn parse(hash: &str) -> Link {
                     .iter()
                     .map(|k| k.name())
                     .chain(["cmd", "config", "embed", "theme", "origin"])
+                    .chain(VIEW_KEYS)
                     .collect();
                 link.problems.push(format!(
                     "The link's key `{}` is not one qpath reads ({}); it was ignored.",
@@ -208,6 +312,91 @@ pub fn web_origin(text: &str) -> Option<String> {
         Some(p) => format!("{scheme}://{host}:{}", if p.is_empty() { "0" } else { &p }),
         None => format!("{scheme}://{host}"),
     })
+}
+
+/// The release the compare view shows beside `r` unless one is chosen: the next in [`Release::ALL`], or the previous
+/// for the latest (never `r` itself).
+pub fn neighbouring_release(r: Release) -> Release {
+    let all = Release::ALL;
+    let i = all.iter().position(|x| *x == r).unwrap_or(0);
+    match all.get(i + 1) {
+        Some(next) => *next,
+        None => all[i.saturating_sub(1)],
+    }
+}
+
+/// The view's part of a hash, each key followed by `&` (empty for the explainer with nothing chosen): `view=` unless
+/// explain, then each view's own state where it differs from its default, whatever the view (so going back to a
+/// view keeps it): `compare=` (a release chosen to compare with), `mode=` (the matrix's, unless `flashinfer`),
+/// `arch=` (the matrix's architecture filter).
+pub fn format_view(view: View, compare: Option<Release>, mode: MatrixMode, arch: Option<&str>) -> String {
+    let mut out = String::new();
+    if view != View::Explain {
+        out.push_str(&format!("view={}&", view.name()));
+    }
+    if let Some(r) = compare {
+        out.push_str(&format!("compare={}&", form_encode(r.name())));
+    }
+    if mode != MatrixMode::default() {
+        out.push_str(&format!("mode={}&", mode.name()));
+    }
+    if let Some(a) = arch {
+        out.push_str(&format!("arch={}&", form_encode(a)));
+    }
+    out
+}
+
+/// The keys of a view's own state (after the scenario's, the embedder's and `config`).
+const VIEW_KEYS: [&str; 4] = ["view", "compare", "mode", "arch"];
+
+/// The longest hash the page reads: 64 KiB, as the CLI caps what it reads (`qpath_core::serve::limits`). Browsers
+/// keep longer addresses but chat tools and servers cut them, and a longer command line makes each render slow. A
+/// longer hash is read without its largest parts (see [`over_cap`]); a notice names them.
+pub const MAX_LINK: usize = 64 * 1024;
+
+/// The parts (`&`-separated, by position) left unread so that the rest of `body` fits [`MAX_LINK`]: none when it
+/// fits, else the largest first until it does.
+fn over_cap(body: &str) -> Vec<usize> {
+    // The `#` counts, as in `location.hash`.
+    let mut len = body.len() + 1;
+    if len <= MAX_LINK {
+        return vec![];
+    }
+    let mut parts: Vec<(usize, usize)> = body.split('&').map(str::len).enumerate().collect();
+    parts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut skipped = Vec::new();
+    for (i, n) in parts {
+        if len <= MAX_LINK {
+            break;
+        }
+        skipped.push(i);
+        len -= n;
+    }
+    skipped
+}
+
+/// What the share box says when the page's own link is longer than [`MAX_LINK`] (a command line may be up to 256 KiB):
+/// opened, the link is read without its largest parts.
+pub fn over_cap_note(len: usize) -> String {
+    format!(
+        "This link is {} characters, over the {} characters (64 KiB) a link may carry: opened, it is read without its \
+         command line; copy the command line itself to share it.",
+        thousands(len),
+        thousands(MAX_LINK)
+    )
+}
+
+/// `n` with thousands separators (`2,000,123`).
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The longest hash a link carries a pasted config.json in (browsers and chat tools cut longer addresses).
@@ -406,12 +595,12 @@ mod tests {
             assert!(all.contains(&shown), "{shown} not in {all}");
         }
         assert!(!all.contains("as it was") && !all.contains("not applied"), "{all}");
-        // Every echoed input is shortened: a 1 MB GPU id, key or part.
-        let big = "g".repeat(1_000_000);
+        // Every echoed input is shortened: a 60,000-character GPU id, key or part (under the link's cap, MAX_LINK).
+        let big = "g".repeat(60_000);
         for h in [format!("#gpu={big}"), format!("#{big}=1"), format!("#{big}")] {
             let l = parse(&h);
             assert!(
-                l.problems[0].len() < 600 && l.problems[0].contains("… (1000000 characters)"),
+                l.problems[0].len() < 600 && l.problems[0].contains("… (60000 characters)"),
                 "{}",
                 l.problems[0].len()
             );
@@ -523,9 +712,9 @@ mod tests {
         );
         assert!(parse("#config=").problems[0].contains("config"));
         // A long value is echoed shortened.
-        let l = parse(&format!("#config={}", "%7B".repeat(1_000_000)));
+        let l = parse(&format!("#config={}", "%7B".repeat(20_000)));
         assert!(
-            l.problems[0].len() < 400 && l.problems[0].contains("(1000000 characters)"),
+            l.problems[0].len() < 400 && l.problems[0].contains("(20000 characters)"),
             "{}",
             &l.problems[0][..400.min(l.problems[0].len())]
         );
@@ -602,6 +791,126 @@ mod tests {
             );
         }
         println!("URL hashes: {n} cases in {:.1} s", start.elapsed().as_secs_f64());
+    }
+
+    #[test]
+    fn each_view_and_its_state_round_trip() {
+        let g = gpu::find("h100-sxm").unwrap();
+        let scenario = format(
+            g,
+            Release::V0_30_0,
+            None,
+            CudaVersion::new(12, 9),
+            None,
+            None,
+            "vllm serve m",
+            None,
+        );
+        let cases = [
+            (View::Explain, None, MatrixMode::FlashInfer, None),
+            (View::Compare, Some(Release::V0_25_0Prefix), MatrixMode::FlashInfer, None),
+            (View::Compare, None, MatrixMode::FlashInfer, None),
+            (View::Matrix, None, MatrixMode::Picked, Some("Hopper")),
+            (View::Matrix, None, MatrixMode::FlashInfer, Some("Ada Lovelace")),
+            (View::Timeline, Some(Release::V0_33_0), MatrixMode::Picked, None),
+            (View::Log, None, MatrixMode::FlashInfer, None),
+        ];
+        for (view, compare, mode, arch) in cases {
+            let h = format!("#{}{}", format_view(view, compare, mode, arch), &scenario[1..]);
+            let l = parse(&h);
+            assert!(l.problems.is_empty(), "{h}: {:?}", l.problems);
+            let read_view = l.view.unwrap_or_default();
+            let read_mode = l.matrix_mode.unwrap_or_default();
+            assert_eq!(
+                (read_view, l.compare, read_mode, l.matrix_arch.as_deref()),
+                (view, compare, mode, arch),
+                "{h}"
+            );
+            assert_eq!((l.gpu.map(|g| g.id), l.release), (Some("h100-sxm"), Some(Release::V0_30_0)));
+            // The explainer with nothing chosen writes nothing: links from before the key read the same.
+            assert_eq!(h.contains("view="), view != View::Explain, "{h}");
+        }
+        assert_eq!(format_view(View::Explain, None, MatrixMode::default(), None), "");
+        // A view alone does not name a scenario (the first visit's story in that view).
+        assert!(!parse("#view=matrix&mode=picked").names_a_scenario());
+    }
+
+    #[test]
+    fn a_bad_view_value_is_named_and_the_rest_kept() {
+        let l = parse("#view=grid&compare=0.1.0&mode=fast&arch=Kepler&gpu=l4&vllm=0.26.0");
+        assert_eq!(
+            (l.view, l.compare, l.matrix_mode, l.matrix_arch.as_deref()),
+            (None, None, None, None)
+        );
+        assert_eq!((l.gpu.map(|g| g.id), l.release), (Some("l4"), Some(Release::V0_26_0)));
+        let all = l.problems.join("\n");
+        assert_eq!(l.problems.len(), 4, "{all}");
+        assert!(
+            l.problems[0].contains("view `grid` is not one of explain, compare, matrix, timeline, log"),
+            "{all}"
+        );
+        assert!(
+            l.problems[1].contains("compare `0.1.0`") && l.problems[1].contains("neighbouring release"),
+            "{all}"
+        );
+        assert!(
+            l.problems[2].contains("mode `fast` is not one of flashinfer, picked"),
+            "{all}"
+        );
+        assert!(
+            l.problems[3].contains("arch `Kepler`") && l.problems[3].contains("Hopper"),
+            "{all}"
+        );
+        // The reader accepts a release as the CLI does (with its `v`).
+        assert_eq!(parse("#view=compare&compare=v0.27.1").compare, Some(Release::V0_27_1));
+    }
+
+    #[test]
+    fn the_compare_default_is_the_neighbouring_release() {
+        for (i, r) in Release::ALL.iter().enumerate() {
+            let n = neighbouring_release(*r);
+            assert_ne!(n, *r, "{}", r.name());
+            let expected = Release::ALL.get(i + 1).copied().unwrap_or_else(|| Release::ALL[i - 1]);
+            assert_eq!(n, expected, "{}", r.name());
+        }
+        assert_eq!(neighbouring_release(Release::LATEST), Release::ALL[Release::ALL.len() - 2]);
+        assert_eq!(neighbouring_release(Release::V0_25_0Prefix), Release::V0_25_0);
+    }
+
+    #[test]
+    fn a_link_over_the_cap_is_read_without_its_largest_parts() {
+        // At the cap: read whole.
+        let head = "#view=matrix&gpu=l4&cmd=";
+        let at_cap = format!("{head}{}", "x".repeat(MAX_LINK - head.len()));
+        let l = parse(&at_cap);
+        assert!(l.problems.is_empty() && l.cmd.is_some(), "{:?}", l.problems);
+        // One character more: the command line is left out, named with the cap; the rest is read.
+        let over = format!("{at_cap}x");
+        let l = parse(&over);
+        assert_eq!(l.cmd, None);
+        assert_eq!((l.view, l.gpu.map(|g| g.id)), (Some(View::Matrix), Some("l4")));
+        assert_eq!(
+            l.problems,
+            [format!(
+                "The link is 65,537 characters, over the 65,536 characters (64 KiB) a link may carry; its part `cmd` \
+                 ({} characters) was not read, the rest was.",
+                thousands(MAX_LINK - head.len() + 1 + 4)
+            )]
+        );
+        // A 2 MB command line and a large config: both named; a short part after them is still read.
+        let big = format!("#cmd={}&config={}&vllm=0.26.0", "y".repeat(2_000_000), "z".repeat(70_000));
+        let l = parse(&big);
+        assert_eq!((l.cmd, l.config, l.release), (None, None, Some(Release::V0_26_0)));
+        assert!(
+            l.problems.len() == 1
+                && l.problems[0].contains("parts `cmd` (2,000,004 characters), `config` (70,007 characters) were not read"),
+            "{:?}",
+            l.problems
+        );
+        assert!(over_cap_note(65_537).starts_with("This link is 65,537 characters, over the 65,536"));
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
     }
 
     #[test]

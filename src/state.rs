@@ -32,17 +32,8 @@ pub enum History {
     Replace,
 }
 
-/// What the results column shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum View {
-    Explain,
-    Compare,
-    Matrix,
-    /// The scenario at every release (`qpath_core::timeline`).
-    Timeline,
-    /// A pasted vLLM log: what it says, and qpath's lines beside its own (`qpath_core::explain_log`).
-    Log,
-}
+/// What the results column shows (in the link as `view=`).
+pub use crate::hash::View;
 
 /// A pasted vLLM log, read and applied to the scenario (not in the link: a log is too large for one). The text itself
 /// is not kept: the textarea holds it, and the reading holds what the comparison needs.
@@ -55,11 +46,16 @@ pub struct PastedLog {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Page {
     pub view: View,
-    /// The release the compare view puts beside [`Page::release`].
-    pub compare_release: Release,
-    /// What the matrix view shows: FlashInfer's grid or the backend vLLM picks (kept while the view changes; not in
-    /// the link, as the view is not).
+    /// The release chosen to put beside [`Page::release`] in the compare view (`None`: its neighbour, see
+    /// [`Page::compare_target`]).
+    pub compare_release: Option<Release>,
+    /// What the matrix view shows: FlashInfer's grid or the backend vLLM picks (kept while the view changes).
     pub matrix_mode: MatrixMode,
+    /// The matrix shows only the GPUs of this architecture (`None`: every GPU).
+    pub matrix_arch: Option<String>,
+    /// What the last matrix cell click changed ("GPU l4 → h100-sxm, --kv-cache-dtype auto → fp8"), said in a polite
+    /// live region until the next action.
+    pub pick_note: Option<String>,
     pub filter: GpuFilter,
     pub gpu: &'static Gpu,
     pub release: Release,
@@ -91,6 +87,11 @@ pub struct Page {
     pub origin: Option<String>,
     /// The last log pasted into the log view, read.
     pub log: Option<Rc<PastedLog>>,
+    /// Why the last command line typed, pasted or dropped was not taken (over [`serve::limits::MAX_COMMAND_LINE_BYTES`]):
+    /// the command box says it; the command line before it stays.
+    pub command_refused: Option<String>,
+    /// Why the last config.json was not taken (over [`serve::limits::MAX_CONFIG_JSON_BYTES`]): its box says it.
+    pub config_refused: Option<String>,
 }
 
 /// One change a control makes to the flags; applied to [`Page::last_valid`] and formatted back into the command line.
@@ -141,6 +142,8 @@ pub enum Action {
     ApplyFix(Release, Option<FlashInfer>, String),
     /// A model's config.json pasted, typed or dropped (`None` or blank text: cleared, the preset again).
     SetModelConfig(Option<String>),
+    /// A config.json file dropped that is too large to read (its name and size in bytes): refused unread.
+    ConfigFileTooLarge(String, u64),
     Edit(Edit),
     /// A hash from the address bar (first load, back/forward, a pasted link).
     LoadHash(String),
@@ -149,6 +152,8 @@ pub enum Action {
     SetCompareRelease(Release),
     /// The matrix view's mode.
     SetMatrixMode(MatrixMode),
+    /// The matrix view's architecture filter (`None`: every GPU).
+    SetMatrixArch(Option<String>),
     /// A matrix cell: this GPU with this `--kv-cache-dtype`, back to the explainer.
     PickCell(&'static Gpu, String),
     /// A message about input the page could not use (a value a select reported that is not one qpath knows).
@@ -189,8 +194,10 @@ impl Page {
         let release = Release::LATEST;
         Page {
             view: View::Explain,
-            compare_release: Release::V0_25_0Prefix,
+            compare_release: None,
             matrix_mode: MatrixMode::default(),
+            matrix_arch: None,
+            pick_note: None,
             filter: GpuFilter::default(),
             gpu: gpu::find(FIRST_VISIT_GPU).unwrap_or(&gpu::GPUS[0]),
             release,
@@ -208,6 +215,8 @@ impl Page {
             theme: None,
             origin: None,
             log: None,
+            command_refused: None,
+            config_refused: None,
         }
     }
 }
@@ -251,6 +260,10 @@ impl Page {
         self.theme = link.theme;
         self.origin = link.origin;
         self.model_config = link.config;
+        self.view = link.view.unwrap_or_default();
+        self.compare_release = link.compare;
+        self.matrix_mode = link.matrix_mode.unwrap_or_default();
+        self.matrix_arch = link.matrix_arch;
         if let Some(cmd) = link.cmd {
             self.command = cmd;
         }
@@ -275,17 +288,23 @@ impl Page {
         }
     }
 
+    /// The release the compare view puts beside [`Page::release`]: the one chosen, else the neighbouring release.
+    pub fn compare_target(&self) -> Release {
+        self.compare_release
+            .unwrap_or_else(|| hash::neighbouring_release(self.release))
+    }
+
     /// The scenario the compare view puts beside [`Page::scenario`]: the same one at [`Page::compare_release`].
     pub fn compare_scenario(&self) -> Scenario {
         Scenario {
-            release: self.compare_release,
+            release: self.compare_target(),
             vllm_version: None,
             ..self.scenario()
         }
     }
 
     /// The hash of this state; `embed=1`, `theme=` and `origin=` (what the embedder set) come first, so a reload stays
-    /// as embedded.
+    /// as embedded, then the view's state ([`hash::format_view`]).
     pub fn hash(&self) -> String {
         let h = hash::format(
             self.gpu,
@@ -307,6 +326,12 @@ impl Page {
         if let Some(o) = &self.origin {
             front.push_str(&format!("origin={}&", hash::form_encode(o)));
         }
+        front.push_str(&hash::format_view(
+            self.view,
+            self.compare_release,
+            self.matrix_mode,
+            self.matrix_arch.as_deref(),
+        ));
         format!("#{front}{}", &h[1..])
     }
 
@@ -413,6 +438,48 @@ impl Page {
     }
 }
 
+/// What a matrix cell click changed, for [`Page::pick_note`]: "GPU l4 → h100-sxm, --kv-cache-dtype auto → fp8", only
+/// the parts that changed.
+fn pick_note(old_gpu: &str, old_kv: &str, gpu: &str, kv: &str) -> String {
+    let mut changed = Vec::new();
+    if old_gpu != gpu {
+        changed.push(format!("GPU {old_gpu} → {gpu}"));
+    }
+    if old_kv != kv {
+        changed.push(format!("--kv-cache-dtype {old_kv} → {kv}"));
+    }
+    if changed.is_empty() {
+        format!("The matrix cell is the current scenario (GPU {gpu}, --kv-cache-dtype {kv}); nothing changed.")
+    } else {
+        format!("From the matrix: {}. Back returns to the matrix.", changed.join(", "))
+    }
+}
+
+/// "`what` has 2,097,152 bytes, more than the page reads: at most 262,144 (256 KiB, qpath_core::serve::limits::NAME);
+/// the previous one is kept." for an input over its cap (`cap` bytes, the constant `name` of `serve::limits`).
+pub fn too_large(what: &str, bytes: u64, cap: usize, name: &str) -> String {
+    format!(
+        "{what} has {} bytes, more than the page reads: at most {} ({} KiB, qpath_core::serve::limits::{name}); the \
+         previous one is kept.",
+        thousands(bytes),
+        thousands(cap as u64),
+        cap >> 10
+    )
+}
+
+/// `2097152` → `2,097,152`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The speculative config after the tokens select chose `tokens`: `current` with that number (its method and model
 /// kept, even a method the page does not list), or the page's default config when there is none; `None` turns it off.
 fn speculative_tokens(release: Release, current: Option<SpeculativeConfig>, tokens: Option<u32>) -> Option<SpeculativeConfig> {
@@ -451,6 +518,7 @@ impl Reducible for Page {
         }
         let mut next = (*self).clone();
         next.history = History::Push;
+        next.pick_note = None;
         let f = &mut next.filter;
         match action {
             Action::SetText(t) => {
@@ -466,6 +534,10 @@ impl Reducible for Page {
             Action::SelectGpu(g) => next.gpu = g,
             Action::SetRelease(r) => {
                 next.release = r;
+                // A chosen compare release that is now the scenario's own gives way to the neighbour.
+                if next.compare_release == Some(r) {
+                    next.compare_release = None;
+                }
                 next.vllm_version = None;
                 next.reparse();
             }
@@ -476,8 +548,15 @@ impl Reducible for Page {
                 next.flashinfer_version = None;
             }
             Action::SetCommand(t) => {
-                next.set_command(t);
                 next.history = History::Replace;
+                let cap = serve::limits::MAX_COMMAND_LINE_BYTES;
+                if t.len() > cap {
+                    let what = too_large("The command line", t.len() as u64, cap, "MAX_COMMAND_LINE_BYTES");
+                    next.command_refused = Some(what);
+                    return next.into();
+                }
+                next.command_refused = None;
+                next.set_command(t);
             }
             Action::PasteLog(text) => next.paste_log(&text),
             Action::ApplyFix(r, f, t) => {
@@ -490,7 +569,19 @@ impl Reducible for Page {
                 next.flashinfer = f;
                 next.set_command(t);
             }
+            Action::SetModelConfig(Some(c)) if c.len() > serve::limits::MAX_CONFIG_JSON_BYTES => {
+                let cap = serve::limits::MAX_CONFIG_JSON_BYTES;
+                next.config_refused = Some(too_large("The config.json", c.len() as u64, cap, "MAX_CONFIG_JSON_BYTES"));
+                next.history = History::Replace;
+            }
+            Action::ConfigFileTooLarge(name, bytes) => {
+                let what = format!("The dropped file `{}`", qpath_core::options::echo(&name));
+                let cap = serve::limits::MAX_CONFIG_JSON_BYTES;
+                next.config_refused = Some(too_large(&what, bytes, cap, "MAX_CONFIG_JSON_BYTES"));
+                next.history = History::Replace;
+            }
             Action::SetModelConfig(c) => {
+                next.config_refused = None;
                 // Clearing is a discrete choice (back restores the config); pasting and typing replace the entry.
                 next.history = if c.is_some() { History::Replace } else { History::Push };
                 next.model_config = c.filter(|c| !c.trim().is_empty());
@@ -502,31 +593,29 @@ impl Reducible for Page {
                     next.notices.push(notice);
                 }
             }
-            Action::Edit(e) => next.edit(e),
+            Action::Edit(e) => {
+                next.command_refused = None;
+                next.edit(e);
+            }
             Action::LoadHash(h) => {
-                let (filter, view, compare_release, matrix_mode) =
-                    (next.filter.clone(), next.view, next.compare_release, next.matrix_mode);
+                // The view and its state are in the hash; the GPU list's filter is not.
+                let filter = next.filter.clone();
                 next = Page::from_hash(&h);
-                (next.filter, next.view, next.compare_release, next.matrix_mode) = (filter, view, compare_release, matrix_mode);
+                next.filter = filter;
                 next.history = History::Replace;
             }
             Action::DismissNotices => next.notices.clear(),
-            Action::SetView(v) => {
-                next.view = v;
-                next.history = History::Replace;
-            }
-            Action::SetCompareRelease(r) => {
-                next.compare_release = r;
-                next.history = History::Replace;
-            }
-            Action::SetMatrixMode(m) => {
-                next.matrix_mode = m;
-                next.history = History::Replace;
-            }
+            // A view and its choices are history entries: back returns to the previous view.
+            Action::SetView(v) => next.view = v,
+            Action::SetCompareRelease(r) => next.compare_release = Some(r),
+            Action::SetMatrixMode(m) => next.matrix_mode = m,
+            Action::SetMatrixArch(a) => next.matrix_arch = a,
             Action::PickCell(g, kv) => {
+                let (old_gpu, old_kv) = (next.gpu.id, next.last_valid.kv_cache_dtype.clone());
                 next.gpu = g;
-                next.edit(Edit::KvCacheDtype(kv));
+                next.edit(Edit::KvCacheDtype(kv.clone()));
                 next.view = View::Explain;
+                next.pick_note = Some(pick_note(old_gpu, &old_kv, g.id, &kv));
             }
             Action::Notice(n) => {
                 if !next.notices.contains(&n) {
@@ -686,11 +775,11 @@ mod tests {
     fn a_value_that_does_not_parse_is_named_and_the_choice_stays() {
         let p = Rc::new(Page::default()).reduce(Action::SetCompareRelease(Release::V0_26_0));
         let p = p.reduce(Action::parsed("release to compare with", "9.9.9", Action::SetCompareRelease));
-        assert_eq!(p.compare_release, Release::V0_26_0);
+        assert_eq!(p.compare_release, Some(Release::V0_26_0));
         assert_eq!(p.notices.len(), 1, "{:?}", p.notices);
         assert!(p.notices[0].contains("`9.9.9`"), "{:?}", p.notices);
         let p = p.reduce(Action::parsed("release to compare with", "0.25.0", Action::SetCompareRelease));
-        assert_eq!(p.compare_release, Release::V0_25_0);
+        assert_eq!(p.compare_release, Some(Release::V0_25_0));
     }
 
     #[test]
@@ -745,6 +834,116 @@ mod tests {
             .reduce(Action::SetModelConfig(Some(big)))
             .reduce(Action::SetModelConfig(Some("{}".into())));
         assert!(p.notices.is_empty() && hash::carries_config(&p.hash()), "{:?}", p.notices);
+    }
+
+    #[test]
+    fn views_and_their_state_survive_the_link() {
+        let l4 = gpu::find("l4").unwrap();
+        let p = Rc::new(Page::default()).reduce(Action::SetView(View::Compare));
+        assert_eq!(p.history, History::Push, "a view is a history entry");
+        // Compare defaults to the neighbouring release, never the scenario's own.
+        assert_eq!(
+            (p.release, p.compare_target()),
+            (Release::LATEST, hash::neighbouring_release(Release::LATEST))
+        );
+        assert_ne!(p.compare_scenario().release, p.release);
+        let q = Page::from_hash(&p.hash());
+        assert_eq!((q.view, q.compare_target()), (View::Compare, p.compare_target()));
+        let p = p.reduce(Action::SetCompareRelease(Release::V0_25_0Prefix));
+        let q = Page::from_hash(&p.hash());
+        assert_eq!((q.view, q.compare_release), (View::Compare, Some(Release::V0_25_0Prefix)));
+        // Choosing the compare release as the scenario's own gives the neighbour back.
+        let r = p.clone().reduce(Action::SetRelease(Release::V0_25_0Prefix));
+        assert_eq!((r.compare_release, r.compare_target()), (None, Release::V0_25_0));
+        // The matrix with its mode and filter.
+        let m = p
+            .reduce(Action::SetView(View::Matrix))
+            .reduce(Action::SetMatrixMode(MatrixMode::Picked))
+            .reduce(Action::SetMatrixArch(Some("Hopper".into())));
+        let q = Page::from_hash(&m.hash());
+        assert_eq!(
+            (q.view, q.matrix_mode, q.matrix_arch.as_deref(), q.gpu.id, &q.command),
+            (View::Matrix, MatrixMode::Picked, Some("Hopper"), l4.id, &m.command)
+        );
+        assert!(q.notices.is_empty(), "{:?}", q.notices);
+        // Back/forward load a hash: its view comes with it; an old link without a view opens Explain.
+        let back = m.clone().reduce(Action::LoadHash(p_hash_without_view(&m.hash())));
+        assert_eq!((back.view, back.matrix_mode), (View::Explain, MatrixMode::Picked));
+        let forth = back.reduce(Action::LoadHash(m.hash()));
+        assert_eq!((forth.view, forth.matrix_arch.as_deref()), (View::Matrix, Some("Hopper")));
+        assert_eq!(Page::from_hash("#gpu=l4&vllm=0.25.0").view, View::Explain);
+        // A bad view is named and the rest of the link kept.
+        let b = Page::from_hash("#view=graph&gpu=h100-sxm&vllm=0.26.0");
+        assert_eq!((b.view, b.gpu.id, b.release), (View::Explain, "h100-sxm", Release::V0_26_0));
+        assert!(b.notices.len() == 1 && b.notices[0].contains("`graph`"), "{:?}", b.notices);
+    }
+
+    fn p_hash_without_view(h: &str) -> String {
+        h.replace("view=matrix&", "")
+    }
+
+    #[test]
+    fn a_matrix_cell_says_what_it_changed() {
+        let p = Rc::new(Page::from_hash(
+            "#view=matrix&gpu=l4&vllm=0.33.0&cmd=vllm+serve+m+--kv-cache-dtype+auto",
+        ));
+        let h100 = gpu::find("h100-sxm").unwrap();
+        let picked = p.clone().reduce(Action::PickCell(h100, "fp8".into()));
+        assert_eq!(
+            picked.pick_note.as_deref(),
+            Some("From the matrix: GPU l4 → h100-sxm, --kv-cache-dtype auto → fp8. Back returns to the matrix.")
+        );
+        assert_eq!((picked.view, picked.history), (View::Explain, History::Push));
+        let l4 = gpu::find("l4").unwrap();
+        let same_gpu = p.clone().reduce(Action::PickCell(l4, "fp8".into()));
+        assert_eq!(
+            same_gpu.pick_note.as_deref(),
+            Some("From the matrix: --kv-cache-dtype auto → fp8. Back returns to the matrix.")
+        );
+        let same = p.reduce(Action::PickCell(l4, "auto".into()));
+        assert!(same.pick_note.as_deref().unwrap().contains("nothing changed"));
+        // The next action takes the note away.
+        assert_eq!(picked.reduce(Action::SetView(View::Matrix)).pick_note, None);
+    }
+
+    #[test]
+    fn input_over_its_cap_is_refused_and_the_last_state_kept() {
+        let cap = serve::limits::MAX_COMMAND_LINE_BYTES;
+        let p = Rc::new(Page::default());
+        let huge = format!("vllm serve m --served-model-name {}", "x".repeat(cap));
+        let q = p.clone().reduce(Action::SetCommand(huge));
+        assert_eq!((&q.command, &q.last_valid), (&p.command, &p.last_valid));
+        let said = q.command_refused.clone().unwrap_or_default();
+        assert!(said.starts_with("The command line has 262,"), "{said}");
+        assert!(
+            said.contains("at most 262,144 (256 KiB, qpath_core::serve::limits::MAX_COMMAND_LINE_BYTES)"),
+            "{said}"
+        );
+        // The next command line that fits is taken, and the message goes.
+        let q = q.reduce(Action::SetCommand("vllm serve Qwen/Qwen3-8B".into()));
+        assert_eq!(
+            (q.command.as_str(), q.command_refused.as_deref()),
+            ("vllm serve Qwen/Qwen3-8B", None)
+        );
+        // config.json: a paste or a dropped file over its cap keeps the config in use.
+        let q = q.reduce(Action::SetModelConfig(Some("{}".into())));
+        let big = " ".repeat(serve::limits::MAX_CONFIG_JSON_BYTES + 1);
+        let r = q.clone().reduce(Action::SetModelConfig(Some(big)));
+        assert_eq!(r.model_config.as_deref(), Some("{}"));
+        assert!(r
+            .config_refused
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("The config.json has 16,777,217 bytes"));
+        let r = q.reduce(Action::ConfigFileTooLarge("big.json".into(), 3 << 30));
+        assert_eq!(
+            r.config_refused.as_deref(),
+            Some(
+                "The dropped file `big.json` has 3,221,225,472 bytes, more than the page reads: at most 16,777,216 \
+                 (16384 KiB, qpath_core::serve::limits::MAX_CONFIG_JSON_BYTES); the previous one is kept."
+            )
+        );
+        assert_eq!(r.reduce(Action::SetModelConfig(None)).config_refused, None);
     }
 
     #[test]

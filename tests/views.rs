@@ -185,6 +185,8 @@ async fn matrix_has_every_gpu_and_cache_dtype_and_reports_picks() {
             mode: MatrixMode::FlashInfer,
             onmode: Callback::noop(),
             onpick,
+            arch: None,
+            onarch: Callback::noop(),
         },
     )
     .render();
@@ -250,6 +252,8 @@ async fn matrix_shows_a_command_line_that_does_not_parse() {
             mode: MatrixMode::Picked,
             onmode: Callback::noop(),
             onpick: Callback::noop(),
+            arch: None,
+            onarch: Callback::noop(),
         },
     )
     .render();
@@ -281,6 +285,8 @@ async fn matrix_in_the_picked_mode_names_every_cells_backend() {
             mode: MatrixMode::Picked,
             onmode,
             onpick: Callback::noop(),
+            arch: None,
+            onarch: Callback::noop(),
         },
     )
     .render();
@@ -362,6 +368,8 @@ async fn matrix_of_an_mla_model_shows_mla_backends_over_the_mla_cache_dtypes() {
             mode: MatrixMode::Picked,
             onmode: Callback::noop(),
             onpick: Callback::noop(),
+            arch: None,
+            onarch: Callback::noop(),
         },
     )
     .render();

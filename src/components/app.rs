@@ -18,7 +18,7 @@ use crate::components::inputs::inputs;
 use crate::components::log_view::log_view;
 use crate::components::matrix_view::MatrixView;
 use crate::components::results::Results;
-use crate::components::views::{compare_view, share, timeline_view, view_tabs};
+use crate::components::views::{compare_view, pick_note, share, timeline_view, view_tabs};
 use crate::embed::Outbox;
 use crate::state::{Action, Page, View};
 use crate::theme::Theme;
@@ -42,7 +42,10 @@ pub fn app() -> Html {
     let ready = use_after_first_frame();
     let _held = crate::components::choice::hold_options(!ready);
 
-    let report = Rc::new(resolve(&state.scenario()));
+    let report = Rc::new(crate::components::results::in_page_words(
+        resolve(&state.scenario()),
+        &state.last_valid.model,
+    ));
     // The fix finder, once per scenario: for one without a problem it is the one resolve it repeats.
     let fixes = use_memo(state.scenario(), qpath_core::fix::find);
     let results = match state.view {
@@ -59,7 +62,9 @@ pub fn app() -> Html {
         View::Matrix => html! {
             <MatrixView base={state.scenario()} mode={state.matrix_mode}
                 onmode={ondispatch.reform(|v: String| Action::parsed("matrix mode", &v, Action::SetMatrixMode))}
-                onpick={ondispatch.reform(|(g, kv)| Action::PickCell(g, kv))} />
+                onpick={ondispatch.reform(|(g, kv)| Action::PickCell(g, kv))}
+                arch={state.matrix_arch.clone()}
+                onarch={ondispatch.reform(|v: String| Action::SetMatrixArch(Some(v).filter(|v| !v.is_empty())))} />
         },
         View::Timeline => timeline_view(&state.scenario()),
         View::Log => log_view(state.log.as_deref(), &report, &ondispatch),
@@ -72,36 +77,59 @@ pub fn app() -> Html {
     };
 
     let embedded = state.embed;
+    let fields = inputs(&state, &report, &ondispatch);
     html! {
         <div class={classes!("qpath", embedded.then_some("embed"))} ref={root}>
             if !embedded {
                 { site_header(theme, ontheme) }
             }
             { notices(&state.notices, ondispatch.reform(|_: MouseEvent| Action::DismissNotices)) }
-            { verdict_bar(&report, &fixes, state.view == View::Explain) }
             // Embedded, the page has no header: its h1 is in main (visually hidden), and names main, which must stand apart
             // from the host page's own main.
+            // The command line first (with the GPU and release under it), then the fieldsets that edit it, then the one
+            // folded advanced section; the answer beside them (static/style.css: a column that stays in view on wide
+            // screens, the verdict at its top; on narrow ones the verdict bar first and sticky, with a button to the
+            // results).
             <main class="layout" aria-labelledby={embedded.then_some("embed-title")}>
                 if embedded {
                     <h1 id="embed-title" class="visually-hidden">{ "qpath" }</h1>
                 }
                 <div class="setup">
-                    { gpu_picker(state.gpu, &state.filter, &ondispatch, ready) }
-                    { inputs(&state, &report, &ondispatch) }
-                    { command_line(&state.command, command_error, &unused, &dropped_env, ondispatch.reform(Action::SetCommand)) }
+                    { command_line(&state.command, state.command_refused.clone().or(command_error), &unused, &dropped_env, ondispatch.reform(Action::SetCommand)) }
+                    { gpu_picker(state.gpu, &state.filter, &ondispatch, ready, fields.release) }
+                    { fields.flags }
+                    { fields.advanced }
                 </div>
                 <div class="answer">
-                    { view_tabs(state.view, &ondispatch) }
-                    { results }
-                    if !embedded {
-                        { share(&report, &shared_command, &state.hash(), state.config_too_large()) }
-                    }
+                    <div class="verdict-sticky">
+                        { verdict_bar(&report, &fixes, state.view == View::Explain) }
+                        if !embedded {
+                            <button type="button" class="to-results" onclick={Callback::from(|_: MouseEvent| to_results())}>
+                                { "Results" }<span aria-hidden="true">{ " ↓" }</span></button>
+                        }
+                    </div>
+                    <div class="answer-view" id="answer-view">
+                        { pick_note(state.pick_note.as_deref()) }
+                        { view_tabs(state.view, &ondispatch) }
+                        { results }
+                        if !embedded {
+                            { share(&report, &shared_command, &state.hash(), state.config_too_large()) }
+                        }
+                    </div>
                 </div>
             </main>
             if !embedded {
                 { site_footer() }
             }
         </div>
+    }
+}
+
+/// Scrolls the answer's view (tabs and results) into view: the narrow layout's verdict bar button (the page's address
+/// hash is its state, so this is no `#` link).
+fn to_results() {
+    if let Some(view) = gloo::utils::document().get_element_by_id("answer-view") {
+        view.scroll_into_view();
     }
 }
 

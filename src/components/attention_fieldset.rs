@@ -1,5 +1,5 @@
-//! The fieldset "Attention": the backend, the `AttentionConfig` switches, DCP, block size and batch invariance
-//! (speculative decoding is the model fieldset's drafter section).
+//! The fieldset "Attention" (the backend and block size) and the advanced section's fieldset "Attention switches" (the
+//! `AttentionConfig` switches, DCP and batch invariance); speculative decoding is the model fieldset's drafter section.
 
 use qpath_core::choices::{self, Flag, BATCH_INVARIANT};
 use web_sys::HtmlInputElement;
@@ -36,19 +36,32 @@ pub(crate) fn text<T: ToString>(v: Option<T>) -> String {
 pub fn attention_fieldset(props: &FlagsProps) -> Html {
     let (c, r, e, mla) = (&props.command, props.release, &props.onedit, props.mla);
     let backend = text(c.attention_backend.as_ref());
-    let dcp = c.decode_context_parallel_size.to_string();
     let block = text(c.block_size);
     let backends = options(
         Some("auto (priority order)"),
         choices::attention_backends(r, mla).into_iter().map(|b| (b, b.into())),
         &backend,
     );
-    let dcps = options(None, choices::dcp_sizes().iter().map(|n| (n, n.to_string())), &dcp);
     let blocks = options(
         Some("default"),
         choices::block_sizes(r).iter().map(|n| (n, n.to_string())),
         &block,
     );
+    html! {
+        <fieldset class="row">
+            <legend>{ "Attention" }</legend>
+            { labeled_select("--attention-backend", "attention-backend", backends, AttrValue::from(backend), e.reform(|v: String| Edit::AttentionBackend((!v.is_empty()).then_some(v)))) }
+            { labeled_select("--block-size", "block-size", blocks, AttrValue::from(block), e.reform(|v: String| Edit::BlockSize(v.parse().ok()))) }
+        </fieldset>
+    }
+}
+
+/// The advanced section's fieldset "Attention switches": `use_trtllm_attention`, `disable_flashinfer_q_quantization`,
+/// DCP and batch invariance, each with its default in words (a plain function, as [`attention_fieldset`]).
+pub fn attention_switches(props: &FlagsProps) -> Html {
+    let (c, e) = (&props.command, &props.onedit);
+    let dcp = c.decode_context_parallel_size.to_string();
+    let dcps = options(None, choices::dcp_sizes().iter().map(|n| (n, n.to_string())), &dcp);
     let trtllm = vec![
         ChoiceOption::new("", "unset (auto)"),
         ChoiceOption::new("true", "true"),
@@ -66,15 +79,16 @@ pub fn attention_fieldset(props: &FlagsProps) -> Html {
     };
     html! {
         <fieldset class="row">
-            <legend>{ "Attention" }</legend>
-            { labeled_select("--attention-backend", "attention-backend", backends, AttrValue::from(backend), e.reform(|v: String| Edit::AttentionBackend((!v.is_empty()).then_some(v)))) }
+            <legend>{ "Attention switches" }</legend>
             { labeled_select("use_trtllm_attention", "use-trtllm", trtllm, AttrValue::from(opt_bool(c.attention_config.use_trtllm_attention)), e.reform(|v: String| Edit::UseTrtllm(parse_opt_bool(&v)))) }
             <label class="check"><input id="disable-q-quant" type="checkbox" checked={c.attention_config.disable_flashinfer_q_quantization}
                 onchange={checked(Edit::DisableQQuant)} />
                 <span>{ "disable_flashinfer_q_quantization" }</span></label>
             { labeled_select("DCP size (-dcp)", "dcp", dcps, AttrValue::from(dcp), number(Edit::Dcp)) }
-            { labeled_select("--block-size", "block-size", blocks, AttrValue::from(block), e.reform(|v: String| Edit::BlockSize(v.parse().ok()))) }
             { batch_invariant_check(choices::batch_invariant(c), checked(Edit::BatchInvariant)) }
+            <p class="hint">{ "Defaults: vLLM decides whether to use TRTLLM attention; FlashInfer may quantize the query \
+                to an FP8 cache's dtype; no decode context parallelism (1); batch invariance off. The first two write \
+                --attention-config, DCP writes -dcp, the last the VLLM_BATCH_INVARIANT variable in front of the command." }</p>
         </fieldset>
     }
 }

@@ -3,11 +3,16 @@
 //! lists, or the backend vLLM picks (its query dtypes and kernels) over every backend's cache dtypes. The mode select
 //! (`#matrix-mode`) is above the table. Rows are grouped by architecture in table order; each cell is a button that
 //! reports its GPU and cache dtype through `onpick`, and names the backends its groups run on (`data-backends`).
+//! An architecture select (`#matrix-arch`) keeps the rows of one architecture. The table scrolls in its own box with
+//! the header row and the GPU column sticky, and the current scenario's cell is scrolled into view when the matrix
+//! opens or its cell changes. A cell's text is clamped to a few lines; hovering or focusing it shows it whole (and its
+//! title holds the sentence), as the footnote under the table says.
 
-use qpath_core::gpu::{Gpu, GPUS};
+use qpath_core::gpu::{self, Gpu, GPUS};
 use qpath_core::matrix::{matrix_in, Cell, CellStatus, Matrix, MatrixMode};
 use qpath_core::resolve::{Hardware, Scenario};
 use qpath_core::serve;
+use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use crate::components::choice::{choice_select, ChoiceOption};
@@ -22,6 +27,53 @@ pub struct MatrixViewProps {
     #[prop_or_default]
     pub onmode: Callback<String>,
     pub onpick: Callback<(&'static Gpu, String)>,
+    /// The architecture whose GPUs the matrix shows (`None`: every GPU).
+    #[prop_or_default]
+    pub arch: Option<String>,
+    /// The architecture select's value, as it reports it (`""`: every GPU).
+    #[prop_or_default]
+    pub onarch: Callback<String>,
+}
+
+/// Scrolls `cell` into view (`block` and `inline` "nearest": the least movement of the table's box and the page; the
+/// cell's scroll margins keep it clear of the sticky header row and GPU column). In another page's frame (embedded),
+/// only the table's box `wrap` scrolls: the host page's scroll position is not the frame's to move.
+fn scroll_into_view(wrap: &web_sys::Element, cell: &web_sys::Element) {
+    let framed = web_sys::window().is_none_or(|w| {
+        w.top()
+            .ok()
+            .flatten()
+            .is_none_or(|top| JsValue::from(top) != JsValue::from(w))
+    });
+    if framed {
+        if let Some(cell) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(cell) {
+            // The td's offsets are within the table, which starts the box's content; leave room for the sticky parts.
+            wrap.set_scroll_left((cell.offset_left() - 120).max(0));
+            wrap.set_scroll_top((cell.offset_top() - 60).max(0));
+        }
+        return;
+    }
+    let options = js_sys::Object::new();
+    for key in ["block", "inline"] {
+        let _ = js_sys::Reflect::set(&options, &JsValue::from_str(key), &JsValue::from_str("nearest"));
+    }
+    if let Ok(f) = js_sys::Reflect::get(cell, &JsValue::from_str("scrollIntoView")) {
+        if let Some(f) = wasm_bindgen::JsCast::dyn_ref::<js_sys::Function>(&f) {
+            let _ = f.call1(cell, &options);
+        }
+    }
+}
+
+/// The architecture select: every GPU, or one architecture of qpath's table.
+fn arch_select(arch: Option<&str>, onarch: Callback<String>) -> Html {
+    let options: Vec<ChoiceOption> = std::iter::once(ChoiceOption::new("", "every architecture"))
+        .chain(gpu::architectures().into_iter().map(|a| ChoiceOption::new(a, a)))
+        .collect();
+    html! {
+        <label class="matrix-mode"><span>{ "GPUs" }</span>
+            { choice_select("matrix-arch", options, AttrValue::from(arch.unwrap_or_default().to_string()), onarch) }
+        </label>
+    }
 }
 
 /// The matrix and the base command line's own cache dtype (to mark the base cell).
@@ -50,7 +102,7 @@ fn cell_button(gpu: &'static Gpu, cell: &Cell, current: bool, onpick: &Callback<
     let sentence = format!("{}, {}: {}", gpu.name, kv, label(cell));
     let onclick = onpick.reform(move |_: MouseEvent| (gpu, kv.to_string()));
     html! {
-        <td class={classes!("matrix-cell", current.then_some("current"))}>
+        <td class={classes!("matrix-cell", current.then_some("current"), (cell.status == CellStatus::Error).then_some("error-cell"))}>
             <button type="button" class={classes!("cell", cell.status.name())} data-gpu={gpu.id} data-kv={kv}
                 data-backends={cell.backends.iter().map(|b| b.name()).collect::<Vec<_>>().join(",")}
                 title={sentence.clone()} aria-label={sentence} aria-current={current.then_some("true")} {onclick}>
@@ -169,6 +221,29 @@ fn mode_select(mode: MatrixMode, onmode: Callback<String>) -> Html {
 #[function_component(MatrixView)]
 pub fn matrix_view(props: &MatrixViewProps) -> Html {
     let computed = use_memo((props.base.clone(), props.mode), compute);
+    let wrap = use_node_ref();
+    {
+        // When the matrix opens, or its current cell, mode or rows change: the current cell into view.
+        let gpu = match props.base.hardware {
+            Hardware::Gpu(g) => Some(g.id),
+            Hardware::Capability(_) => None,
+        };
+        let key = (
+            gpu,
+            computed.base_kv.clone(),
+            props.mode,
+            props.arch.clone(),
+            props.base.release,
+        );
+        let wrap = wrap.clone();
+        use_effect_with(key, move |_| {
+            if let Some(w) = wrap.cast::<web_sys::Element>() {
+                if let Some(cell) = w.query_selector("td.current").ok().flatten() {
+                    scroll_into_view(&w, &cell);
+                }
+            }
+        });
+    }
     let onmode = props.onmode.clone();
     let base = &props.base;
     let m = match &computed.matrix {
@@ -196,12 +271,24 @@ pub fn matrix_view(props: &MatrixViewProps) -> Html {
         .filter_map(|id| GPUS.iter().find(|g| g.id == *id))
         .collect::<Vec<&'static Gpu>>();
     let caption = caption(m, base);
+    let arch = props.arch.as_deref();
+    // The rows the architecture select keeps (an architecture the table lacks keeps none: the link reader rejects it).
+    let shown: Vec<usize> = (0..gpus.len()).filter(|&i| arch.is_none_or(|a| gpus[i].arch == a)).collect();
+    let shown_gpus: Vec<&'static Gpu> = shown.iter().map(|&i| gpus[i]).collect();
     html! {
         <section class="matrix" aria-label="Matrix">
-            { mode_select(m.mode, onmode) }
+            <div class="matrix-controls">
+                { mode_select(m.mode, onmode) }
+                { arch_select(arch, props.onarch.clone()) }
+            </div>
             <p id="matrix-caption" class="matrix-caption">{ caption }</p>
             { legend(m.mode, m.mla) }
-            <div class="matrix-wrap">
+            if let Some(a) = arch {
+                <p id="matrix-shown" class="matrix-caption">
+                    { format!("Showing the {} {a} GPUs of {}.", shown.len(), gpus.len()) }
+                </p>
+            }
+            <div class="matrix-wrap" ref={wrap.clone()}>
                 <table id="matrix-table" class={m.mode.name()} aria-describedby="matrix-caption">
                     <caption>{ match m.mode {
                         MatrixMode::FlashInfer => format!("vLLM {}: FlashInfer's outcome per GPU and --kv-cache-dtype", m.vllm),
@@ -217,15 +304,15 @@ pub fn matrix_view(props: &MatrixViewProps) -> Html {
                             }) }
                         </tr>
                     </thead>
-                    { for arch_runs(&gpus).into_iter().map(|(start, end)| {
-                        let arch = gpus[start].arch;
+                    { for arch_runs(&shown_gpus).into_iter().map(|(start, end)| {
+                        let arch = shown_gpus[start].arch;
                         html! {
                             <tbody key={format!("{start}-{arch}")} class="arch-group">
                                 <tr class="arch-row">
                                     <th scope="rowgroup" colspan={(n + 1).to_string()}><span class="arch-name">{ arch }</span></th>
                                 </tr>
-                                { for (start..end).map(|i| {
-                                    let g = gpus[i];
+                                { for (start..end).map(|j| {
+                                    let (i, g) = (shown[j], shown_gpus[j]);
                                     let cells = &m.cells[i * n..(i + 1) * n];
                                     let row_current = base_gpu == Some(g.id);
                                     html! {
@@ -246,6 +333,10 @@ pub fn matrix_view(props: &MatrixViewProps) -> Html {
                     }) }
                 </table>
             </div>
+            <p id="matrix-footnote" class="matrix-caption">
+                { "Cells show the start of long answers: hover over a cell or focus it (Tab) to read it whole; choose it \
+                   to explain it (the page then says what the choice changed; Back returns here)." }
+            </p>
         </section>
     }
 }

@@ -49,7 +49,7 @@ pub fn model_fieldset(props: &ModelProps) -> Html {
             { for overrides }
             <p class="hint">{ "Blank keeps the preset; a number becomes a --hf-overrides key." }</p>
             { config_input(props.config.as_deref(), props.status.clone(), &props.ondispatch) }
-            { drafter_section(props.release, &props.command, &props.onedit) }
+            { drafter_section(props.release, &props.command, mtp_unavailable(props), &props.onedit) }
         </fieldset>
     }
 }
@@ -60,13 +60,17 @@ const INFERRED_METHOD: &str = "(inferred)";
 /// The drafter section: the speculative method (off, [`choices::speculative_methods`], or the command line's own),
 /// the number of speculative tokens (`#spec-tokens`) and, for a method that takes one, the drafter model. Each edits
 /// `--speculative-config` through an [`Edit`]; each shows the last parsed command line's speculative config.
-fn drafter_section(release: Release, cmd: &ServeCommand, onedit: &Callback<Edit>) -> Html {
+fn drafter_section(release: Release, cmd: &ServeCommand, no_mtp: Option<String>, onedit: &Callback<Edit>) -> Html {
     let sc = cmd.speculative_config.as_ref();
-    let methods = choices::speculative_methods(release);
     let method = match sc {
         None => String::new(),
         Some(s) => s.method.clone().unwrap_or_else(|| INFERRED_METHOD.to_string()),
     };
+    // MTP only for a model with MTP layers (the command line's own `mtp` stays shown, and its error says why).
+    let mut methods = choices::speculative_methods(release);
+    if no_mtp.is_some() {
+        methods.retain(|m| m.method != "mtp");
+    }
     let mut method_options = options(Some("off"), methods.iter().map(|m| (m.method, m.label.to_string())), &method);
     if let Some(o) = method_options.iter_mut().find(|o| o.value == INFERRED_METHOD) {
         o.label = "not set (vLLM infers it from the model)".to_string();
@@ -75,7 +79,7 @@ fn drafter_section(release: Release, cmd: &ServeCommand, onedit: &Callback<Edit>
     let unset = if sc.is_some() && tokens.is_empty() { "unset" } else { "off" };
     let token_options = options(
         Some(unset),
-        choices::speculative_tokens().map(|n| (n, format!("{n} speculative tokens"))),
+        choices::speculative_tokens().map(|n| (n, tokens_label(n))),
         &tokens,
     );
     let listed = methods.iter().find(|m| m.method == method);
@@ -102,7 +106,24 @@ fn drafter_section(release: Release, cmd: &ServeCommand, onedit: &Callback<Edit>
                             models.into_iter().map(|m| (m, m.to_string())), &model_text), AttrValue::from(model_text.clone()), on_model) }</label>
             }
             <p id="drafter-hint" class="hint">{ "Writes --speculative-config; the drafter's layers are their own groups in the results." }</p>
+            if let Some(why) = no_mtp {
+                <p id="spec-mtp-note" class="hint">{ why }</p>
+            }
         </fieldset>
+    }
+}
+
+/// Why MTP is not offered for the fieldset's model ([`choices::mtp_unavailable`]), or `None`.
+fn mtp_unavailable(props: &ModelProps) -> Option<String> {
+    choices::mtp_unavailable(props.release, &props.command, props.config.as_deref())
+}
+
+/// "1 speculative token", "2 speculative tokens".
+pub fn tokens_label(n: u32) -> String {
+    if n == 1 {
+        "1 speculative token".to_string()
+    } else {
+        format!("{n} speculative tokens")
     }
 }
 
@@ -128,6 +149,9 @@ fn override_input(field: HfOverride, value: Option<String>, onedit: &Callback<Ed
     }
 }
 
+/// How the page names the config.json it reads: the one pasted or dropped into its box.
+pub const PASTED_CONFIG: &str = "the pasted config.json";
+
 /// What qpath made of a pasted config.json: `Ok("read: ARCH, N layers")`, or the reader's error (naming the file and
 /// the field).
 pub type ConfigStatus = Result<String, String>;
@@ -147,6 +171,12 @@ pub fn config_input(text: Option<&str>, status: Option<ConfigStatus>, ondispatch
                 return; // dropped text: the browser inserts it, and the textarea reports an input
             };
             e.prevent_default();
+            // A file over the cap is refused unread (reading 2 GB into a string would end the page).
+            let size = file.size();
+            if size > qpath_core::serve::limits::MAX_CONFIG_JSON_BYTES as f64 {
+                d.emit(Action::ConfigFileTooLarge(file.name(), size as u64));
+                return;
+            }
             let d = d.clone();
             yew::platform::spawn_local(async move {
                 let text = JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string());
@@ -159,13 +189,15 @@ pub fn config_input(text: Option<&str>, status: Option<ConfigStatus>, ondispatch
     };
     let onclear = ondispatch.reform(|_: MouseEvent| Action::SetModelConfig(None));
     let shown = text.is_some();
+    // Open while it holds a config.json or says why one was not taken.
+    let open = shown || matches!(status, Some(Err(_)));
     let status = match status {
         None => html! {},
         Some(Ok(read)) => html! { <p id="config-read" class="hint">{ read }</p> },
         Some(Err(e)) => html! { <p id="config-error" class="command-error" role="alert">{ e }</p> },
     };
     html! {
-        <details class="model-config" open={shown}>
+        <details class="model-config" {open}>
             <summary>{ if shown { "config.json (in use)" } else { "config.json" } }</summary>
             <label for="model-config">{ "Model config.json (pasted or dropped; read instead of the preset)" }</label>
             <textarea id="model-config" rows="6" spellcheck="false" autocomplete="off" value={text.unwrap_or_default().to_string()}
@@ -187,8 +219,7 @@ pub fn config_status(text: &str, release: Release, cmd: &ServeCommand, report: &
     let layers = match report.model.as_ref().filter(|m| m.config.is_some()) {
         Some(m) => m.num_layers,
         None => {
-            let file = format!("config.json of {}", cmd.model);
-            model::resolve_model_from_config(release, &cmd.model, &file, text, cmd.hf_overrides.as_ref())
+            model::resolve_model_from_config(release, &cmd.model, PASTED_CONFIG, text, cmd.hf_overrides.as_ref())
                 .map_err(|e| e.to_string())?
                 .decoder_layers
         }

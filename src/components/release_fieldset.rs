@@ -1,9 +1,10 @@
-//! The fieldset "vLLM and the machine": the vLLM release, the CUDA of the torch build, the TRTLLM cubins.
+//! The vLLM release (beside the command line, with the GPU) and the fieldset "This machine" of the advanced section:
+//! the CUDA of the torch build, the TRTLLM cubins, the installed FlashInfer.
 
 use qpath_core::capability::CudaVersion;
 use qpath_core::choices;
 use qpath_core::release::{FlashInfer, Release};
-use qpath_core::resolve::default_cubins;
+use qpath_core::resolve::{default_cubins, DEFAULT_CUDA};
 use yew::prelude::*;
 
 use crate::components::choice::{labeled_select, ChoiceOption};
@@ -25,12 +26,22 @@ pub struct ReleaseFieldsetProps {
     pub onflashinfer: Callback<String>,
 }
 
-/// The fieldset (a plain function, as [`crate::components::attention_fieldset::attention_fieldset`]).
-pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
+/// The release select (a plain function, as [`crate::components::attention_fieldset::attention_fieldset`]), shown
+/// beside the command line with the GPU.
+pub fn release_select(props: &ReleaseFieldsetProps) -> Html {
     let releases: Vec<ChoiceOption> = Release::ALL
         .iter()
         .map(|r| ChoiceOption::new(r.name(), format!("{} (FlashInfer {})", r.name(), r.flashinfer())))
         .collect();
+    html! {
+        <div class="release-pick">
+            { labeled_select("vLLM release", "release", releases, AttrValue::from(props.release.name()), props.onrelease.clone()) }
+        </div>
+    }
+}
+
+/// The fieldset "This machine" (in the advanced section): CUDA, cubins, FlashInfer, each with its default in words.
+pub fn machine_fieldset(props: &ReleaseFieldsetProps) -> Html {
     let mut cudas: Vec<ChoiceOption> = choices::cuda_versions()
         .iter()
         .map(|c| ChoiceOption::new(c.to_string(), format!("CUDA {c}")))
@@ -64,11 +75,19 @@ pub fn release_fieldset(props: &ReleaseFieldsetProps) -> Html {
     let flashinfer = AttrValue::from(props.flashinfer.filter(|f| *f != pin).map_or("", |f| f.name()));
     html! {
         <fieldset class="row">
-            <legend>{ "vLLM and the machine" }</legend>
-            { labeled_select("vLLM release", "release", releases, AttrValue::from(props.release.name()), props.onrelease.clone()) }
+            <legend>{ "This machine" }</legend>
             { labeled_select("CUDA of the torch build", "cuda", cudas, AttrValue::from(props.cuda.to_string()), props.oncuda.clone()) }
             { labeled_select("TRTLLM cubins available", "cubins", cubins, AttrValue::from(opt_bool(props.cubins)), props.oncubins.reform(|v: String| parse_opt_bool(&v))) }
-            { labeled_select("FlashInfer", "flashinfer", flashinfers, AttrValue::from(flashinfer), props.onflashinfer.clone()) }
+            { labeled_select("FlashInfer installed", "flashinfer", flashinfers, AttrValue::from(flashinfer), props.onflashinfer.clone()) }
+            <p class="hint">
+                { format!("Defaults: CUDA {DEFAULT_CUDA} (yours is what ") }
+                <code>{ "python -c 'import torch; print(torch.version.cuda)'" }</code>
+                { format!(
+                    " prints); TRTLLM cubins available (the flashinfer-cubin package is installed, or the machine can \
+                     download them); FlashInfer {pin}, the version vLLM {} pins.",
+                    props.release.name()
+                ) }
+            </p>
         </fieldset>
     }
 }

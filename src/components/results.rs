@@ -183,6 +183,42 @@ fn stamp(r: &Report) -> Html {
     }
 }
 
+/// The core's words for the CLI, in the page's: an unknown model's error names the config.json box (not MODEL as a
+/// folder, `--model-config` or the Hugging Face cache, which the page has not) and the Model select (not `qpath
+/// models`), and a config.json from the page's box is "the pasted config.json" (the core calls a scenario's config
+/// "config.json of MODEL"). `model`: the command line's model id.
+pub fn in_page_words(mut report: Report, model: &str) -> Report {
+    use qpath_core::model::{GIVE_CONFIG, GIVE_FOLDER, SEE_MODELS};
+    let of_model = format!("config.json of {model}");
+    let page = |text: &mut String| {
+        if text.contains(GIVE_FOLDER) || text.contains(GIVE_CONFIG) || text.contains(SEE_MODELS) {
+            *text = text
+                .replace(GIVE_FOLDER, GIVE_IN_PAGE)
+                .replace(GIVE_CONFIG, GIVE_IN_PAGE)
+                .replace(SEE_MODELS, " (the Model select lists the presets)");
+        }
+        if text.contains(&of_model) {
+            *text = text.replace(&of_model, crate::components::model_fieldset::PASTED_CONFIG);
+        }
+    };
+    if let Some(e) = report.error.as_mut() {
+        page(&mut e.message);
+    }
+    if let Some(c) = report.model.as_mut().and_then(|m| m.config.as_mut()) {
+        page(c);
+    }
+    for g in report.groups.iter_mut() {
+        if let Some(e) = g.error.as_mut() {
+            page(&mut e.message);
+        }
+    }
+    report
+}
+
+/// How the page tells the user to give a model's config.json.
+pub const GIVE_IN_PAGE: &str = "paste or drop its config.json into the config.json box (under Model: it is read \
+     instead of a preset)";
+
 /// CUDA graphs, once per scenario: the mode the command line asks for, the one the runner resolves once the backends
 /// are known, and why (the core's line and trace); vLLM's downgrade warnings are among the log lines.
 fn cuda_graphs(r: &Report) -> Html {

@@ -34,6 +34,16 @@ pub fn view_tabs(view: View, ondispatch: &Callback<Action>) -> Html {
     }
 }
 
+/// What the last matrix cell click changed, in a polite live region that is always there (a region added with its
+/// text is not announced), empty until a click.
+pub fn pick_note(note: Option<&str>) -> Html {
+    html! {
+        <p id="pick-note" class={classes!("pick-note", note.is_none().then_some("empty"))} role="status" aria-live="polite">
+            { note.unwrap_or_default().to_string() }
+        </p>
+    }
+}
+
 /// The compare view: the release select, then the page's `report` (the right side) beside `other`, the same scenario
 /// at the release to compare with (the left side). `onrelease` gets the select's value as it reports it (the page
 /// parses it and names a value it cannot use).
@@ -129,6 +139,9 @@ pub fn share(report: &Report, command: &str, hash: &str, config_too_large: bool)
             { copy_button("copy-markdown", "Copy as Markdown", markdown.clone()) }
             if config_too_large {
                 <p id="link-note" class="hint">{ crate::hash::CONFIG_TOO_LARGE }</p>
+            }
+            if hash.len() > crate::hash::MAX_LINK {
+                <p id="link-over-cap" class="hint">{ crate::hash::over_cap_note(hash.len()) }</p>
             }
             <details>
                 <summary>{ "Markdown for a GitHub issue" }</summary>

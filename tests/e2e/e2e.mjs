@@ -339,7 +339,7 @@ check('paste-config-json', async (t) => {
   await page.click('#model-config');
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.insertText('{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": ');
-  await eventually(async () => includes(await text(page, '#config-error'), 'config.json of meta-llama/Llama-3.1-8B-Instruct is not valid JSON', 'the config error'));
+  await eventually(async () => includes(await text(page, '#config-error'), 'the pasted config.json is not valid JSON', 'the config error'));
   includes(await text(page, '.scenario-error'), 'is not valid JSON', 'the scenario error');
   includes(await text(page, '#selected-gpu'), 'NVIDIA L4', 'the GPU stays');
   assert.equal(await value(page, '#kv-cache-dtype'), 'fp8', 'the cache dtype stays');
@@ -431,7 +431,34 @@ check('paste-command-line', async (t) => {
   assert.deepEqual(await texts(page, 'article.group .cache-dtype'), ['auto (16-bit, unquantized)', 'fp8']);
 });
 
+// ---------------------------------------------------------------------------------------------------------------------
+// Big input (issue 27): a 2 MB paste into the command box is refused with the page's cap named
+// (qpath_core::serve::limits::MAX_COMMAND_LINE_BYTES), the box keeps the command line in use, and the page still
+// answers a normal command after it.
+
+check('big-paste-capped', async (t) => {
+  const page = await t.open('/');
+  const before = await value(page, '#command-line');
+  const huge = `vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name ${'x'.repeat(2 << 20)}`;
+  await page.click('#command-line');
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText(huge); // a paste: one input event
+  await eventually(async () => includes(await text(page, '#command-error'), 'more than the page reads: at most 262,144 (256 KiB, qpath_core::serve::limits::MAX_COMMAND_LINE_BYTES); the previous one is kept.', 'the cap message'));
+  assert.equal(await value(page, '#command-line'), before, 'the box keeps the command line in use');
+  assert.equal(await count(page, '#qpath-panic'), 0, 'no crash');
+  // The page still answers: a normal command replaces the message and is read.
+  await page.click('#command-line');
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText('vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp8_e5m2');
+  await eventually(async () => assert.equal(await value(page, '#model'), 'Qwen/Qwen3-8B'));
+  assert.equal(await count(page, '#command-error'), 0, 'no message');
+  await eventually(async () => includes(await hash(page), 'Qwen%2FQwen3-8B', 'URL hash'));
+  includes(await text(page, '#verdict'), 'vLLM would', 'the verdict');
+});
+
+// ---------------------------------------------------------------------------------------------------------------------
 // 5. A permalink: the state set through the controls is in the URL (and the copied link); opened anew it is the same.
+
 check('permalink-reload', async (t) => {
   const page = await t.open('/', { permissions: ['clipboard-read', 'clipboard-write'] });
   await page.click('.gpu-browser > summary');
@@ -439,6 +466,7 @@ check('permalink-reload', async (t) => {
   await page.click('tr[data-gpu-id="h100-sxm"] button.pick');
   await eventually(async () => includes(await text(page, '#selected-gpu'), 'NVIDIA H100 SXM', 'selected GPU'));
   await page.selectOption('#release', '0.25.0');
+  await page.click('#advanced > summary'); // CUDA, cubins and DCP are in the folded advanced section
   await page.selectOption('#cuda', '12.8');
   await page.selectOption('#cubins', 'true');
   await page.selectOption('#attention-backend', 'FLASHINFER');
@@ -981,6 +1009,218 @@ for (const theme of ['light', 'dark']) {
     report(await axe(page, `${theme} · example.html`));
   });
 }
+
+// 8a. The layout (issue 27, items 1 and 2): the command line is the first input, in the first screen; after the seed
+//     story is pasted the verdict is in view without scrolling, on wide screens at the top of the results column,
+//     which stays in view beside the inputs; the advanced settings are one folded section; axe in both themes.
+function layoutChecks() {
+  const inScreen = (p, sel) => p.$eval(sel, (el) => {
+    const r = el.getBoundingClientRect();
+    return { top: Math.round(r.top + scrollY), bottom: Math.round(r.bottom + scrollY), left: Math.round(r.left),
+      right: Math.round(r.right), scrollY, shown: r.height > 0 && r.top >= 0 && r.bottom <= innerHeight };
+  });
+  const ADVANCED = ['#cuda', '#cubins', '#flashinfer', '#use-trtllm', '#disable-q-quant', '#dcp', '#batch-invariant'];
+  for (const [width, height] of [[1280, 900], [390, 844]]) {
+    for (const theme of ['light', 'dark']) {
+      check(`layout-${width}x${height}-${theme}`, async (t) => {
+        const page = await t.open('/', { theme, width, height });
+        const box = await inScreen(page, '#command-line');
+        assert.ok(box.shown && box.scrollY === 0, `the command box is in the first screen: ${JSON.stringify(box)}`);
+        // The command line comes before every other input of the page.
+        const first = await page.evaluate(() => document.querySelector('.setup').querySelector('textarea, select, input').id);
+        assert.equal(first, 'command-line', 'the first input');
+        // The advanced settings: one folded section, its summary saying the defaults; opened, its controls show.
+        assert.equal(await page.$eval('#advanced', (d) => d.open), false, 'folded by default');
+        includes(await text(page, '#advanced-state'), 'all defaults: CUDA', 'the summary');
+        for (const sel of ADVANCED) assert.equal(await page.isVisible(sel), false, `${sel} folded`);
+        await page.click('#advanced > summary');
+        for (const sel of ADVANCED) assert.equal(await page.isVisible(sel), true, `${sel} shown`);
+        // A changed value is named in the summary (the control still edits the command line).
+        await page.selectOption('#dcp', '2');
+        await eventually(async () => includes(await value(page, '#command-line'), '--decode-context-parallel-size 2', 'command line'));
+        includes(await text(page, '#advanced-state'), 'changed: -dcp 2', 'the summary');
+        await page.click('#advanced > summary');
+        // The seed story: the release beside the command line, the command pasted (one input event).
+        await page.selectOption('#release', '0.25.0-prefix');
+        await page.click('#command-line');
+        await page.keyboard.press('ControlOrMeta+A');
+        await page.keyboard.insertText(SEED_CMD);
+        await page.waitForSelector('#verdict.fails');
+        const verdict = await inScreen(page, '#verdict');
+        assert.ok(verdict.shown, `the verdict is in view after the paste: ${JSON.stringify(verdict)}`);
+        includes(await text(page, '#verdict'), 'AssertionError: fp8 tensor core is not supported in fa2 backend', 'the verdict');
+        console.log(`     ${width}×${height} ${theme}: command box y ${box.top}–${box.bottom}, verdict y ${verdict.top}–${verdict.bottom} (scrollY ${verdict.scrollY})`);
+        if (width > 1000) {
+          // The results column beside the inputs, the verdict at its top, in view at every scroll position.
+          const setup = await inScreen(page, '.setup');
+          const answer = await inScreen(page, '.answer');
+          assert.ok(answer.left >= setup.right, `the answer beside the inputs: ${JSON.stringify({ setup, answer })}`);
+          assert.equal(await page.evaluate(() => document.querySelector('.answer').firstElementChild.contains(document.getElementById('verdict'))), true);
+          assert.ok(Math.abs(answer.top - setup.top) < 2 && answer.bottom >= setup.bottom - 2, `side by side from the first pixel: ${JSON.stringify({ setup, answer })}`);
+          for (const y of [600, 1200, 1e6]) {
+            await page.evaluate((top) => scrollTo(0, top), y);
+            assert.ok((await inScreen(page, '#verdict')).shown, `the verdict stays in view at scrollY ${y}`);
+          }
+        } else {
+          // One column: the verdict bar first and sticky; its button scrolls to the results.
+          await page.click('.to-results');
+          await eventually(async () => assert.ok((await inScreen(page, '.answer .tabs')).shown, 'the tabs in view'));
+          assert.ok((await inScreen(page, '#verdict')).shown, 'the verdict stays in view');
+        }
+        await expandAll(page);
+        report(await axe(page, `${theme} · layout at ${width} px`));
+      });
+    }
+  }
+  // A link that sets advanced values: the folded section names them (it stays folded).
+  check('layout-advanced-summary-names-changes', async (t) => {
+    const page = await t.open(`/index.html${hashOf({ gpu: 'h100-sxm', vllm: '0.25.0', cuda: '12.8', cubins: 'no',
+      cmd: `VLLM_BATCH_INVARIANT=1 ${LLAMA} -dcp 2 --attention-config '{"use_trtllm_attention": false}'` })}`);
+    assert.equal(await page.$eval('#advanced', (d) => d.open), false, 'folded');
+    assert.equal(await text(page, '#advanced-state'),
+      'changed: CUDA 12.8, TRTLLM cubins: no, use_trtllm_attention=false, -dcp 2, VLLM_BATCH_INVARIANT');
+  });
+}
+layoutChecks();
+
+// 8a. Views in the link (issue 27, item 3): the view and its state (compare target, matrix mode and filter) are in the
+//     hash and survive a reload and back/forward; the matrix shows the current cell at 1280 × 900, shows a clamped
+//     error whole on focus, and a cell click says what it changed; a hash over the 64 KiB cap names it. axe in each.
+function viewLinkChecks() {
+  // The cell's box against the viewport and against its scroll box (minus the sticky header row and GPU column).
+  const cellInView = (p, sel) => p.$eval(sel, (el) => {
+    const r = el.getBoundingClientRect();
+    const w = el.closest('.matrix-wrap').getBoundingClientRect();
+    const head = document.querySelector('#matrix-table thead').getBoundingClientRect();
+    const gpuCol = document.querySelector('#matrix-table thead .gpu-col').getBoundingClientRect();
+    const box = { left: Math.round(r.left), right: Math.round(r.right), top: Math.round(r.top), bottom: Math.round(r.bottom) };
+    return { box, inViewport: r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight,
+      inBox: r.left >= gpuCol.right - 1 && r.right <= w.right + 1 && r.top >= head.bottom - 1 && r.bottom <= w.bottom + 1 };
+  });
+  for (const theme of ['light', 'dark']) {
+    check(`view-link-compare-reload-${theme}`, async (t) => {
+      const page = await t.open(`/index.html${SEED_FIXED}`, { theme, permissions: ['clipboard-read', 'clipboard-write'] });
+      await page.click('#tab-compare');
+      await page.waitForSelector('#compare-table');
+      // The neighbouring release by default, never the same one.
+      const next = await value(page, '#compare-release');
+      assert.notEqual(next, '0.25.0', 'compare defaults to another release');
+      includes(await text(page, '#compare-left'), `vLLM ${next} /`, 'the left side is the neighbouring release');
+      await page.selectOption('#compare-release', '0.25.0-prefix');
+      await eventually(async () => includes(await hash(page), 'view=compare&compare=0.25.0-prefix&', 'hash'));
+      await page.reload();
+      await page.waitForSelector('#compare-table');
+      assert.equal(await attr(page, '#tab-compare', 'aria-selected'), 'true', 'compare after the reload');
+      assert.equal(await value(page, '#compare-release'), '0.25.0-prefix', 'the same target after the reload');
+      assert.equal(await text(page, '#compare-summary'), '1 of 1 group differs');
+      report(await axe(page, `${theme} · compare from a link`));
+      // Copy link carries the view: the copied address opens compare with the same target in a new context.
+      await page.click('#copy-link');
+      const copied = await eventually(async () => {
+        const c = await page.evaluate(() => navigator.clipboard.readText());
+        includes(c, 'view=compare&compare=0.25.0-prefix&', 'Copy link');
+        return c;
+      });
+      const fresh = await t.open(copied.slice(server.url.length), { theme });
+      await fresh.waitForSelector('#compare-table');
+      assert.equal(await value(fresh, '#compare-release'), '0.25.0-prefix', 'the copied link opens the same comparison');
+    });
+
+    check(`view-link-matrix-reload-${theme}`, async (t) => {
+      const page = await t.open(`/index.html${hashOf({ gpu: 'l4', vllm: '0.33.0', cubins: 'yes', cmd: SEED_CMD })}`, { theme });
+      await page.click('#tab-matrix');
+      await page.waitForSelector('#matrix-table button.cell');
+      await page.selectOption('#matrix-mode', 'picked');
+      await page.selectOption('#matrix-arch', 'Ada Lovelace');
+      await eventually(async () => includes(await hash(page), 'view=matrix&mode=picked&arch=Ada+Lovelace&', 'hash'));
+      const rows = await count(page, '#matrix-table tr.gpu-row');
+      assert.ok(rows > 0 && rows < GPU_COUNT, `${rows} Ada Lovelace rows`);
+      await page.reload();
+      await page.waitForSelector('#matrix-table button.cell');
+      assert.equal(await attr(page, '#tab-matrix', 'aria-selected'), 'true', 'the matrix after the reload');
+      assert.equal(await value(page, '#matrix-mode'), 'picked');
+      assert.equal(await value(page, '#matrix-arch'), 'Ada Lovelace');
+      assert.equal(await count(page, '#matrix-table tr.gpu-row'), rows, 'the filter after the reload');
+      report(await axe(page, `${theme} · matrix from a link`));
+    });
+  }
+
+  check('view-link-back-forward', async (t) => {
+    const page = await t.open(`/index.html${SEED_FIXED}`);
+    await page.click('#tab-timeline');
+    await eventually(async () => includes(await hash(page), 'view=timeline&', 'hash'));
+    await page.click('#tab-matrix');
+    await page.waitForSelector('#matrix-table');
+    await page.goBack();
+    await eventually(async () => assert.equal(await attr(page, '#tab-timeline', 'aria-selected'), 'true', 'back: timeline'));
+    await page.goBack();
+    await eventually(async () => assert.equal(await attr(page, '#tab-explain', 'aria-selected'), 'true', 'back: explain'));
+    await page.goForward();
+    await eventually(async () => assert.equal(await attr(page, '#tab-timeline', 'aria-selected'), 'true', 'forward: timeline'));
+  });
+
+  check('view-link-matrix-current-cell-and-click', async (t) => {
+    // The current cell far right and down: the B200 (a late row) with fp8_e5m2.
+    const cmd = `${LLAMA} --kv-cache-dtype fp8_e5m2`;
+    const page = await t.open(`/index.html#view=matrix&${hashOf({ gpu: 'b200', vllm: '0.33.0', cubins: 'yes', cmd }).slice(1)}`);
+    await page.waitForSelector('#matrix-table td.current');
+    await eventually(async () => {
+      const v = await cellInView(page, '#matrix-table td.current');
+      assert.ok(v.inViewport && v.inBox, `the current cell in view at 1280 × 900: ${JSON.stringify(v)}`);
+    });
+    // The header row stays put while the table scrolls.
+    const sticky = await page.$eval('#matrix-table thead th.kv-col', (el) => getComputedStyle(el).position);
+    assert.equal(sticky, 'sticky');
+    // An error cell: clamped, whole on focus, with the footnote saying so.
+    includes(await text(page, '#matrix-footnote'), 'hover over a cell or focus it', 'footnote');
+    const err = '#matrix-table button.cell.error';
+    const whole = await page.$eval(err, (b) => b.getAttribute('title'));
+    await page.focus(err);
+    const fits = await page.$eval(`${err} .cell-text`, (e) => e.scrollHeight <= e.clientHeight + 1);
+    assert.ok(fits, 'the focused error cell shows its text whole');
+    includes(whole, 'error:', 'the title holds the sentence');
+    // A click says what it changed, in a polite live region.
+    assert.equal(await attr(page, '#pick-note', 'aria-live'), 'polite');
+    await page.click('button.cell[data-gpu="h100-sxm"][data-kv="auto"]');
+    await eventually(async () => assert.equal(await text(page, '#pick-note'),
+      'From the matrix: GPU b200 → h100-sxm, --kv-cache-dtype fp8_e5m2 → auto. Back returns to the matrix.'));
+    report(await axe(page, 'light · after a matrix cell click'));
+    await page.goBack();
+    await eventually(async () => assert.equal(await attr(page, '#tab-matrix', 'aria-selected'), 'true', 'back: the matrix'));
+  });
+
+  // Embedded (another page's iframe), the current cell scrolls into view inside the table's box only: the host page's
+  // scroll position is not the frame's to move.
+  check('view-link-matrix-in-a-frame-keeps-the-host-still', async (t) => {
+    const page = await t.open('/example.html', { wait: false });
+    await page.waitForSelector('#qpath-frame');
+    const cmd = `${LLAMA} --kv-cache-dtype fp8_e5m2`;
+    const src = `/index.html#embed=1&view=matrix&${hashOf({ gpu: 'b200', vllm: '0.33.0', cubins: 'yes', cmd }).slice(1)}`;
+    await page.evaluate((u) => { scrollTo(0, 0); document.getElementById('qpath-frame').src = u; }, src);
+    const frame = await eventually(async () => {
+      const f = page.frames().find((x) => x.url().includes('view=matrix'));
+      assert.ok(f, 'the frame loaded');
+      await f.waitForSelector('#matrix-table td.current', { timeout: 1000 });
+      return f;
+    });
+    await eventually(async () => assert.ok(await frame.$eval('.matrix-wrap', (w) => w.scrollTop > 0), 'the box scrolled to the B200 row'));
+    assert.equal(await page.evaluate(() => scrollY), 0, 'the host page did not scroll');
+  });
+
+  check('view-link-over-the-cap', async (t) => {
+    const big = 'x'.repeat(70_000);
+    const page = await t.open(`/index.html#view=compare&gpu=h100-sxm&vllm=0.26.0&cmd=vllm+serve+${big}`);
+    await page.waitForSelector('#compare-table');
+    const notices = await text(page, '#notices');
+    includes(notices, 'over the 65,536 characters (64 KiB) a link may carry', 'the cap notice');
+    includes(notices, '`cmd`', 'names the part');
+    includes(await text(page, '#compare-right'), 'H100', 'the rest of the link is kept');
+    await page.click('#tab-explain');
+    await eventually(async () => assert.equal(await attr(page, '#tab-explain', 'aria-selected'), 'true', 'still usable'));
+    report(await axe(page, 'light · over-cap link'));
+  });
+}
+viewLinkChecks();
 
 // 8b. Never blank: the built page's CSP allows trunk's inline loader by its hash and no other inline script; a browser
 //     without WebAssembly, or a wasm that does not load, sees why and a link to the CLI instead of a blank page. These

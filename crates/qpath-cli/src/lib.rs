@@ -989,7 +989,7 @@ mod issue15 {
         matrix::Cell {
             gpu: "l4",
             kv_cache_dtype: "fp8",
-            command_line: String::new(),
+            command_line: "".into(),
             status,
             summary: summary.into(),
             backends: vec![],

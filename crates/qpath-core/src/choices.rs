@@ -137,6 +137,35 @@ pub fn speculative_config(release: Release, tokens: Option<u32>) -> Option<Specu
     })
 }
 
+/// Why the page does not offer `--speculative-config` method `mtp` for the command line's model (read from
+/// `model_config` when one is pasted), or `None` when it does: vLLM's MTP drafter builds the target checkpoint's own
+/// MTP layers, and its `hf_config_override` rewrites only the configs of models that have them (DeepSeek-V3 / R1 /
+/// V3.2, GLM-4.5 … 4.7, GLM-5, Qwen3-Next, Qwen3.5, Nemotron-H) to an MTP model; any other ends in vLLM's
+/// `Unsupported speculative method` (see `drafter.rs`'s `mtp_model_type`). A model qpath cannot read is not said to
+/// lack them.
+pub fn mtp_unavailable(release: Release, cmd: &ServeCommand, model_config: Option<&str>) -> Option<String> {
+    use crate::model;
+    let env = model::ModelEnv {
+        mla_disable: matches!(cmd.env_flag("VLLM_MLA_DISABLE"), Ok(Some(true))),
+    };
+    let overrides = cmd.hf_overrides.as_ref();
+    let spec = match model_config {
+        Some(c) if c.len() > crate::serve::limits::MAX_CONFIG_JSON_BYTES => return None,
+        Some(c) => model::ParsedConfig::new(c).resolve_model_in(release, env, &cmd.model, "the pasted config.json", overrides),
+        None => model::resolve_model_in(release, env, &cmd.model, overrides),
+    }
+    .ok()?;
+    if crate::drafter::mtp_model_type(release, &spec).is_some() {
+        return None;
+    }
+    let model = crate::serve::escape_for_message(&cmd.model);
+    Some(format!(
+        "MTP is not offered: {model} has no MTP layers vLLM {} drafts from (its MTP drafter runs only DeepSeek-V3 / R1 / \
+         V3.2, GLM-4.5 to 4.7, GLM-5, Qwen3-Next, Qwen3.5 and Nemotron-H checkpoints' own MTP layers).",
+        release.name()
+    ))
+}
+
 /// A speculative method the page's drafter section offers: the `method` it writes, its label, and whether it needs
 /// a drafter model (`model`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

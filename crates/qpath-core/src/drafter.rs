@@ -526,7 +526,7 @@ fn step_to(t: &mut Trace, cite: &Cite, method: &str, id: &str) -> String {
 /// R1, V3.2 and GLM-5 to `deepseek_mtp` ([`source::MLA_MODEL_SPEC_MTP_TYPES`]), a `Glm4MoeForCausalLM` (GLM-4.5 /
 /// 4.6 / 4.7, by `architectures[0]`) to `glm4_moe_mtp`; `kimi_k2` and `deepseek_v2` are not rewritten, so their MTP
 /// detection ends in vLLM's `Unsupported speculative method`.
-fn mtp_model_type(r: Release, target: &ModelSpec) -> Option<&'static str> {
+pub(crate) fn mtp_model_type(r: Release, target: &ModelSpec) -> Option<&'static str> {
     match target.model_type() {
         Some("qwen3_next") => Some("qwen3_next_mtp"),
         // Qwen3.5 (`source::QWEN3_5_MTP_TYPES`): the multimodal configs in every release; the text-only types

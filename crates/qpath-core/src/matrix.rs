@@ -164,8 +164,10 @@ impl CellStatus {
 pub struct Cell {
     pub gpu: &'static str,
     pub kv_cache_dtype: &'static str,
-    /// The command line of this cell (the base one with `--kv-cache-dtype` replaced).
-    pub command_line: String,
+    /// The command line of this cell (the base one with `--kv-cache-dtype` replaced): one text shared by the cells of
+    /// a column, not a copy per cell (a long command line times 240 cells was the page's memory).
+    #[serde(serialize_with = "shared_str")]
+    pub command_line: std::sync::Arc<str>,
     pub status: CellStatus,
     /// A short summary: `bf16/bf16 fa2/fa2` per distinct FlashInfer group (FlashInfer mode), `FLASH_ATTN bf16/bf16
     /// fa3-varlen-aot/fa3-varlen-aot` per distinct group (every group in picked mode, other backends' in FlashInfer
@@ -306,6 +308,11 @@ fn backends_of(r: &Report) -> Vec<Backend> {
     v
 }
 
+/// A shared text serialized as the string it holds.
+fn shared_str<S: serde::Serializer>(text: &std::sync::Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(text)
+}
+
 /// [`matrix_in`] in FlashInfer mode.
 pub fn matrix(base: &Scenario) -> Result<Matrix, String> {
     matrix_in(base, MatrixMode::FlashInfer)
@@ -325,7 +332,7 @@ pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
         ..without_configs(base)
     };
     // One command line per cache dtype, parsed once and resolved on every GPU.
-    let columns: Vec<(&'static str, Scenario, Prepared)> = dtypes
+    let columns: Vec<(&'static str, Scenario, Prepared, std::sync::Arc<str>)> = dtypes
         .iter()
         .map(|&kv| {
             let mut c = cmd.clone();
@@ -335,17 +342,18 @@ pub fn matrix_in(base: &Scenario, mode: MatrixMode) -> Result<Matrix, String> {
                 ..bare.clone()
             };
             let p = prepare_sharing(&s, &config);
-            (kv, s, p)
+            let line = std::sync::Arc::from(s.command_line.as_str());
+            (kv, s, p, line)
         })
         .collect();
     let mut cells = Vec::with_capacity(GPUS.len() * dtypes.len());
     for g in GPUS {
-        for (kv, column, prepared) in &columns {
+        for (kv, column, prepared, line) in &columns {
             let s = Scenario {
                 hardware: Hardware::Gpu(g),
                 ..column.clone()
             };
-            let line = s.command_line.clone();
+            let line = line.clone();
             let kv = *kv;
             let report = resolve_shared(&s, prepared);
             let (status, summary) = summarize_in(&report, mode);
@@ -931,7 +939,7 @@ mod tests {
             out.push(Cell {
                 gpu: gpus[i / kvs.len()],
                 kv_cache_dtype: kvs[i % kvs.len()],
-                command_line: String::new(),
+                command_line: "".into(),
                 status: *status,
                 summary: summary.to_string(),
                 backends: vec![],

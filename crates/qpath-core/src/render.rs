@@ -70,14 +70,18 @@ fn role_prefix(g: &GroupReport) -> &'static str {
 /// One line on speculative decoding: the method, tokens, drafter, model runner, the drafter's backend and cache dtype.
 pub fn speculative_line(r: &Report) -> Option<String> {
     let s = r.speculative.as_ref()?;
-    let tokens = s.num_speculative_tokens.map_or("unset".to_string(), |n| n.to_string());
+    let tokens = match s.num_speculative_tokens {
+        None => "tokens unset".to_string(),
+        Some(1) => "1 token".to_string(),
+        Some(n) => format!("{n} tokens"),
+    };
     let drafter = match (&s.model, s.attention_layers) {
         (_, false) => "no attention layers".to_string(),
         (Some(m), true) => format!("drafter {m}, backend {}, cache {}", s.backend, s.kv_cache_dtype),
         (None, true) => format!("backend {}, cache {}", s.backend, s.kv_cache_dtype),
     };
     Some(format!(
-        "speculative decoding: method {}, {tokens} tokens, {drafter}, model runner {}",
+        "speculative decoding: method {}, {tokens}, {drafter}, model runner {}",
         s.method,
         match s.runner {
             crate::report::ModelRunner::V1 => "V1",

@@ -96,7 +96,7 @@ fn a_matrix_over_a_config_answers_what_each_cell_resolved_alone_answers() {
             for c in m.cells.iter().step_by(7) {
                 let alone = Scenario {
                     hardware: Hardware::Gpu(GPUS.iter().find(|g| g.id == c.gpu).unwrap()),
-                    command_line: c.command_line.clone(),
+                    command_line: c.command_line.to_string(),
                     ..s.clone()
                 };
                 assert_eq!(
@@ -205,7 +205,7 @@ fn a_matrix_timeline_and_fix_parse_the_drafters_config_once() {
     for c in m.cells.iter().step_by(11) {
         let alone = Scenario {
             hardware: Hardware::Gpu(GPUS.iter().find(|g| g.id == c.gpu).unwrap()),
-            command_line: c.command_line.clone(),
+            command_line: c.command_line.to_string(),
             ..s.clone()
         };
         let report = resolve(&alone);

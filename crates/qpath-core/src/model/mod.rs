@@ -68,7 +68,9 @@ pub use dtype::{float16_unsupported, resolve_dtype, resolve_dtype_on, DTYPE_CHOI
 pub use hybrid::{HybridSpec, State as HybridState};
 pub use layout::{AttentionKind, LayerSpec, MlaDims};
 pub use mla::{in_deepseek_mla_list, use_mla, IndexerSpec, InitAssert, MlaModel, ModelEnv, MtpLayers};
-pub use overrides::{DTYPE_KEYS, LAYOUT_KEYS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS, MLA_KEYS};
+pub use overrides::{
+    DTYPE_KEYS, GIVE_CONFIG, GIVE_FOLDER, LAYOUT_KEYS, MAX_HEADS, MAX_HEAD_DIM, MAX_HIDDEN_SIZE, MAX_LAYERS, MLA_KEYS, SEE_MODELS,
+};
 pub use parsed::{config_json_reads_on_this_thread, ParsedConfig};
 pub use presets::{find_preset, validate_presets, LayerTypesRule, ModelPreset, VllmModel, MODEL_PRESETS};
 

@@ -226,11 +226,10 @@ impl<'a> Overrides<'a> {
         }
         if !missing.is_empty() {
             let place = if self.composite { " under text_config" } else { "" };
+            let shown = shown_id(name);
             return err(format!(
-                "{name} is not a qpath preset (see `qpath models`) and qpath has no config.json for it: give the \
-                 model's folder as MODEL (a directory holding config.json), --model-config FILE, or the model in the \
-                 local Hugging Face cache; a dense model's attention can also be described with --hf-overrides, \
-                 missing{place}: {}",
+                "{shown} is not a qpath preset{SEE_MODELS} and qpath has no config.json for it: {GIVE_FOLDER}; a dense \
+                 model's attention can also be described with --hf-overrides, missing{place}: {}",
                 missing.join(", ")
             ));
         }
@@ -244,7 +243,24 @@ impl<'a> Overrides<'a> {
     }
 }
 
-/// How a message tells the user to give a model's config.json (what qpath reads a model that is not a preset from).
+/// The CLI's ways to give a model's config.json (what qpath reads a model that is not a preset from), as a message
+/// tells them; the page names its config.json box instead.
+pub const GIVE_FOLDER: &str = "give the model's folder as MODEL (a directory holding config.json), --model-config FILE, \
+     or the model in the local Hugging Face cache";
+/// Where the CLI lists the presets, after "is not a qpath preset" (the page names its own list instead).
+pub const SEE_MODELS: &str = " (see `qpath models`)";
+
+/// A model id as a message shows it: hidden characters (a no-break or zero-width space pasted with it) escaped as
+/// Python's repr writes them and named (`serve::escape`), so the id that is not a preset shows why.
+fn shown_id(name: &str) -> String {
+    format!(
+        "{}{}",
+        crate::serve::escape_for_message(name),
+        crate::serve::hidden_characters(name)
+    )
+}
+
+/// How a message tells the user to give a model's config.json, as [`GIVE_FOLDER`] (the CLI's ways).
 pub const GIVE_CONFIG: &str = "give its config.json: the model's folder as MODEL (a directory holding config.json), \
      --model-config FILE, or the model in the local Hugging Face cache";
 
@@ -351,8 +367,9 @@ impl Overrides<'_> {
     /// cannot model this", naming what to give instead.
     pub(super) fn reject_non_dense_unknown_model(&self, name: &str) -> Result<(), ModelError> {
         if let Some(kind) = non_dense_family(name) {
+            let name = shown_id(name);
             return err(format!(
-                "qpath cannot model this: {name} is not a qpath preset (see `qpath models`) and its name is that of \
+                "qpath cannot model this: {name} is not a qpath preset{SEE_MODELS} and its name is that of \
                  {kind}, which --hf-overrides cannot describe (they build a dense model with vLLM's Llama rule); \
                  {GIVE_CONFIG}"
             ));

@@ -439,13 +439,13 @@ fn chunked_local_kv_manager(
     let flag = "--disable-hybrid-kv-cache-manager";
     let mut explicit: Option<bool> = None;
     for entry in &cmd.unused {
-        if let Some(o) = serve::unused_option(r, entry).filter(|o| o.flag == flag) {
+        if let Some(o) = serve::unused_option_of(r, entry, &[flag]) {
             explicit = Some(o.option == flag);
         }
     }
     report
         .unused_flags
-        .retain(|u| serve::unused_option(r, u).is_none_or(|o| o.flag != flag));
+        .retain(|u| serve::unused_option_of(r, u, &[flag]).is_none());
     let eagle =
         matches!(method, Some("eagle" | "eagle3" | "mtp" | "dflash")) || (r >= Release::V0_25_0 && method == Some("dspark"));
     let name = "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE";
@@ -758,7 +758,7 @@ fn last_int_option(r: Release, cmd: &ServeCommand, flag: &str, default: &str) ->
     cmd.unused
         .iter()
         .rev()
-        .filter_map(|e| serve::unused_option(r, e))
+        .filter_map(|e| serve::unused_option_of(r, e, &[flag]))
         .find(|o| o.flag == flag)
         .and_then(|o| o.value)
         .map_or_else(

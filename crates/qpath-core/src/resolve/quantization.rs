@@ -85,7 +85,7 @@ fn requested(r: Release, cmd: &ServeCommand) -> Option<String> {
     cmd.unused
         .iter()
         .rev()
-        .filter_map(|e| serve::unused_option(r, e))
+        .filter_map(|e| serve::unused_option_of(r, e, &["--quantization"]))
         .find(|o| o.flag == "--quantization")
         .and_then(|o| o.value)
         .filter(|v| v != "None")
@@ -190,7 +190,7 @@ pub(super) fn check(
     if cmd
         .unused
         .iter()
-        .filter_map(|e| serve::unused_option(r, e))
+        .filter_map(|e| serve::unused_option_of(r, e, &["--quantization-config"]))
         .any(|o| o.flag == "--quantization-config")
     {
         return Err(cannot(

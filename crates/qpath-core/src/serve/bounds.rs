@@ -140,7 +140,8 @@ pub(super) fn failures(r: Release, rows: &[FlagRow], enums: &Enums, ns: &Ns, cla
             .unused
             .iter()
             .rev()
-            .find_map(|e| super::unused_option(r, e).filter(|o| o.flag == b.flag).map(|o| (o, e)));
+            // Only this row's option has its value read: every bound row looks at every entry.
+            .find_map(|e| super::unused_option_of(r, e, &[b.flag.as_str()]).map(|o| (o, e)));
         let Some((opt, entry)) = written else { continue };
         let Some(raw) = opt.value else { continue };
         let Some(row) = rows.iter().find(|f| f.flag == b.flag && f.covers(r)) else {

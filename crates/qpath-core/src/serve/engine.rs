@@ -317,7 +317,7 @@ fn lora_enabled(release: Release, cmd: &ServeCommand) -> bool {
     cmd.unused
         .iter()
         .rev()
-        .filter_map(|e| super::unused_option(release, e))
+        .filter_map(|e| super::unused_option_of(release, e, &["--enable-lora"]))
         .find(|o| o.flag == "--enable-lora")
         .is_some_and(|o| !o.option.starts_with("--no-") && !o.option.starts_with("--disable-"))
 }
@@ -350,7 +350,7 @@ fn check_attention_backend(release: Release, enums: &Enums, cmd: &ServeCommand, 
 fn check_mamba_config(release: Release, cmd: &ServeCommand) -> Result<(), ParseError> {
     let (mut backend, mut algorithm) = (None, None);
     for entry in &cmd.unused {
-        match super::unused_option(release, entry) {
+        match super::unused_option_of(release, entry, &["--mamba-backend", "--mamba-ssu-algorithm"]) {
             Some(o) if o.flag == "--mamba-backend" => backend = Some((o.value.unwrap_or_default(), entry)),
             Some(o) if o.flag == "--mamba-ssu-algorithm" => {
                 algorithm = Some((o.value.filter(|v| !v.is_empty() && v != "None"), entry))

@@ -14,6 +14,12 @@ pub const MAX_ARGUMENTS: usize = 200_000;
 pub const MAX_JSON_DEPTH: usize = 900;
 /// Bytes of a model's config.json.
 pub const MAX_CONFIG_JSON_BYTES: usize = 16 << 20;
+/// Bytes of a command line the page reads (its command box, and a command line pasted anywhere on it). A real `vllm
+/// serve` command fits easily: Linux refuses a single argument over 128 KiB (`MAX_ARG_STRLEN`), and a command line of
+/// flags and a few JSON configs is a few KiB. The page parses the command line on every keystroke and shares it with
+/// each scenario of its multi-scenario views, so it stops here rather than at the CLI's bounds (the CLI reads the
+/// argv the shell gives it; `MAX_ARGUMENTS` bounds its tokens).
+pub const MAX_COMMAND_LINE_BYTES: usize = 256 << 10;
 /// Items qpath lists in one note or message (unmatched skip tokens, unknown flags); the rest is "… and N more".
 pub const MAX_LISTED: usize = 20;
 /// Did-you-mean suggestions qpath computes for unknown flags (each costs a scan of the release's option table).

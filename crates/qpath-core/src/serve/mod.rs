@@ -67,7 +67,7 @@ pub use self::format::{format, option_units, without_unread_env, DROPPED_VALUE, 
 pub use self::from_args::{command_from_args, RebuiltCommand};
 pub use self::graphs::{cuda_graphs, CudaGraphs};
 pub(crate) use self::json::non_finite_of;
-pub use self::parse::{parse, unused_option};
+pub use self::parse::{parse, unused_option, unused_option_of};
 use self::python::{py_int, py_str_repr};
 
 /// How qpath's own limits start: a [`ParseError`] whose message starts so is not vLLM's error.

@@ -39,7 +39,21 @@ pub fn parse(release: Release, command_line: &str) -> Result<ServeCommand, Parse
 /// it: its first long spelling (an abbreviation or a `_` spelling resolved), the option string matched and its value.
 /// `None` for an entry that is not one option of the release (an entry [`parse`](fn@parse) did not write).
 pub fn unused_option(release: Release, entry: &str) -> Option<UnusedOption> {
-    let words = tokenize(entry).ok()?;
+    unused_option_in(release, entry, None)
+}
+
+/// [`unused_option`] for an entry that is one of `flags` (their first long spellings), else `None`: the entry's value
+/// is read only for those (the readers that look for one option call this on every entry, some of which may hold a
+/// very long value).
+pub fn unused_option_of(release: Release, entry: &str, flags: &[&str]) -> Option<UnusedOption> {
+    unused_option_in(release, entry, Some(flags))
+}
+
+fn unused_option_in(release: Release, entry: &str, flags: Option<&[&str]>) -> Option<UnusedOption> {
+    let words = match flags {
+        None => tokenize(entry).ok()?,
+        Some(_) => super::shell::tokenize_upto(entry, 1).ok()?,
+    };
     let first = words.first()?;
     let arg = match first.text.split_once('=') {
         Some((key, value)) if first.text.starts_with("--") => format!("{}={value}", dash_key(key)),
@@ -47,10 +61,18 @@ pub fn unused_option(release: Release, entry: &str) -> Option<UnusedOption> {
     };
     let parser = cached_parser(release, table().ok()?, enums().ok()?);
     let (row, option, explicit) = parser.row_of(&arg)?;
+    let value = match flags {
+        None => explicit.or_else(|| words.get(1).map(|w| w.text.clone())),
+        Some(f) if !f.contains(&row.flag.as_str()) => return None,
+        Some(_) => explicit.or_else(|| {
+            let words = super::shell::tokenize_upto(entry, 2).ok()?;
+            words.get(1).map(|w| w.text.clone())
+        }),
+    };
     Some(UnusedOption {
         flag: row.flag.as_str(),
         option,
-        value: explicit.or_else(|| words.get(1).map(|w| w.text.clone())),
+        value,
     })
 }
 

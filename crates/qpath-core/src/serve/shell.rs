@@ -55,12 +55,23 @@ impl Words {
 /// No expansion happens (`$VAR` stays as written). Unquoted operators (`|`, `&`, `;`, `<`, `>`, `(`, `)`) are refused:
 /// qpath reads one simple command.
 pub(super) fn tokenize(line: &str) -> Result<Vec<Word>, ParseError> {
+    tokenize_upto(line, usize::MAX)
+}
+
+/// [`tokenize`] up to the end of the `limit`-th word: the words of a long entry that a reader needs (its option, not
+/// its 100 KB value) without copying the rest. The text after them is not checked.
+pub(super) fn tokenize_upto(line: &str, limit: usize) -> Result<Vec<Word>, ParseError> {
     let mut w = Words::default();
     let mut rest = line;
     while let Some(c) = rest.chars().next() {
         rest = &rest[c.len_utf8()..];
         match c {
-            ' ' | '\t' | '\n' | '\r' => w.finish(),
+            ' ' | '\t' | '\n' | '\r' => {
+                w.finish();
+                if w.words.len() >= limit {
+                    return Ok(w.words);
+                }
+            }
             '\\' => {
                 let mut chars = rest.chars();
                 match chars.next() {

@@ -181,6 +181,33 @@ fn seed_command() {
 /// `unused_option` reads an unused entry as the release's argparse did: `=` values, `_` spellings, unique prefixes,
 /// the negative forms of a boolean (0.33.0's `--disable-…` too), and nothing for an option the release lacks.
 #[test]
+fn unused_option_of_reads_the_value_only_of_the_options_asked_for() {
+    let r = Release::LATEST;
+    for entry in [
+        "--mamba-backend triton",
+        "--mamba_backend=triton",
+        "'--mamba-backend' \"triton\"",
+    ] {
+        assert_eq!(
+            unused_option_of(r, entry, &["--mamba-backend"]),
+            unused_option(r, entry),
+            "{entry}"
+        );
+        assert!(unused_option_of(r, entry, &["--mamba-backend"]).is_some(), "{entry}");
+        assert_eq!(unused_option_of(r, entry, &["--enable-lora"]), None, "{entry}");
+    }
+    // A long value of another option is not read (only the option's own word is).
+    let long = format!("--served-model-name {}", "x".repeat(100_000));
+    assert_eq!(unused_option_of(r, &long, &["--enable-lora"]), None);
+    assert_eq!(
+        unused_option_of(r, &long, &["--served-model-name"])
+            .and_then(|o| o.value)
+            .map(|v| v.len()),
+        Some(100_000)
+    );
+}
+
+#[test]
 fn unused_option_reads_entries_as_argparse_did() {
     let read = |r, cmd: &str| {
         let c = ok(r, cmd);
