@@ -156,14 +156,14 @@ pub fn parse(hash: &str) -> Link {
             .map(|&i| {
                 let part = body.split('&').nth(i).unwrap_or_default();
                 let key = part.split_once('=').map_or(part, |(k, _)| k);
-                format!("`{}` ({} characters)", echo(&form_decode(key)), thousands(part.len()))
+                format!("`{}` ({} characters)", echo(&form_decode(key)), thousands(part.len() as u64))
             })
             .collect();
         link.problems.push(format!(
             "The link is {} characters, over the {} characters (64 KiB) a link may carry; its part{} {} {} not read, \
              the rest was.",
-            thousands(body.len() + 1),
-            thousands(MAX_LINK),
+            thousands(body.len() as u64 + 1),
+            thousands(MAX_LINK as u64),
             if named.len() == 1 { "" } else { "s" },
             named.join(", "),
             if named.len() == 1 { "was" } else { "were" },
@@ -381,13 +381,13 @@ pub fn over_cap_note(len: usize) -> String {
     format!(
         "This link is {} characters, over the {} characters (64 KiB) a link may carry: opened, it is read without its \
          command line; copy the command line itself to share it.",
-        thousands(len),
-        thousands(MAX_LINK)
+        thousands(len as u64),
+        thousands(MAX_LINK as u64)
     )
 }
 
-/// `n` with thousands separators (`2,000,123`).
-fn thousands(n: usize) -> String {
+/// `n` with thousands separators (`2,000,123`); the page's one formatter of byte and character counts.
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -894,7 +894,7 @@ mod tests {
             [format!(
                 "The link is 65,537 characters, over the 65,536 characters (64 KiB) a link may carry; its part `cmd` \
                  ({} characters) was not read, the rest was.",
-                thousands(MAX_LINK - head.len() + 1 + 4)
+                thousands((MAX_LINK - head.len() + 1 + 4) as u64)
             )]
         );
         // A 2 MB command line and a large config: both named; a short part after them is still read.

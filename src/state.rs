@@ -461,23 +461,10 @@ pub fn too_large(what: &str, bytes: u64, cap: usize, name: &str) -> String {
     format!(
         "{what} has {} bytes, more than the page reads: at most {} ({} KiB, qpath_core::serve::limits::{name}); the \
          previous one is kept.",
-        thousands(bytes),
-        thousands(cap as u64),
+        crate::hash::thousands(bytes),
+        crate::hash::thousands(cap as u64),
         cap >> 10
     )
-}
-
-/// `2097152` → `2,097,152`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The speculative config after the tokens select chose `tokens`: `current` with that number (its method and model
