@@ -312,4 +312,19 @@ async fn long_inputs_are_echoed_shortened() {
     paste_command(&root, &format!("vllm serve m --kv-cache-dtype fp8 --{big}")).await;
     let error = text(&root, "#command-error");
     assert!(error.len() < 1_000 && error.contains(" characters) …"), "{}", error.len());
+    // A long value of a flag the decision does not read: its two echoes (under the box and in the results) are short;
+    // whole, each was laid out again on every key (typing.mjs: 55 → 28 ms a key at 100 KB).
+    paste_command(
+        &root,
+        &format!("vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name {big}"),
+    )
+    .await;
+    for selector in ["#command-unused", ".unused-flags"] {
+        let echoed = text(&root, selector);
+        assert!(
+            echoed.len() < 1_000 && echoed.contains("… (200000 characters) …"),
+            "{selector}: {}",
+            echoed.len()
+        );
+    }
 }

@@ -301,7 +301,7 @@ fn notes(r: &Report) -> Html {
                 <div class="unused-block">
                     <h3>{ "Flags that do not affect this decision" }</h3>
                     <ul class="unused-flags">
-                        { for r.unused_flags.iter().map(|f| html! { <li><code>{ f.clone() }</code></li> }) }
+                        { for r.unused_flags.iter().map(|f| html! { <li><code>{ echo_words(f) }</code></li> }) }
                     </ul>
                 </div>
             }

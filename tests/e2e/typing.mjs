@@ -8,7 +8,8 @@
 // the keys are typed one at a time at its end (each waits for the previous key's frame). A capture-phase keydown
 // listener takes performance.now(); a requestAnimationFrame callback scheduled then posts a MessageChannel message,
 // which runs once that frame (after Yew's render, a microtask of the input event) is done. Prints the median and the
-// worst key, and the load average of the machine.
+// worst key, and the load average of the machine. A last row types the same keys into a bare <textarea> holding the
+// 100 KB command line (no page around it): the browser's own share of a key.
 import os from 'node:os';
 import path from 'node:path';
 import { startServer, launchChromium, repo } from './lib.mjs';
@@ -56,6 +57,36 @@ try {
     const lat = (await page.evaluate(() => window.__latencies)).sort((a, b) => a - b);
     const median = lat[Math.floor(lat.length / 2)];
     rows.push({ label, bytes: command.length, median, worst: lat[lat.length - 1], wall: wall / KEYS });
+    await page.close();
+  }
+  // The same keys in a bare <textarea> holding the 100 KB command line, no page around it: the browser's own share.
+  {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.setContent('<textarea id="command-line" rows="3" style="width:600px;font:14px monospace"></textarea>');
+    const head = 'vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name ';
+    const command = head + 'x'.repeat(100_000 - head.length);
+    await page.click('#command-line');
+    await page.keyboard.insertText(command);
+    await page.keyboard.press('ControlOrMeta+End');
+    await page.evaluate(() => {
+      window.__latencies = [];
+      addEventListener('keydown', () => {
+        const t0 = performance.now();
+        requestAnimationFrame(() => {
+          const ch = new MessageChannel();
+          ch.port1.onmessage = () => window.__latencies.push(performance.now() - t0);
+          ch.port2.postMessage(0);
+        });
+      }, true);
+    });
+    const wall0 = performance.now();
+    for (let i = 0; i < KEYS; i++) {
+      await page.keyboard.press(String.fromCharCode(97 + (i % 26)));
+      await page.waitForFunction((n) => window.__latencies.length > n, i);
+    }
+    const wall = performance.now() - wall0;
+    const lat = (await page.evaluate(() => window.__latencies)).sort((a, b) => a - b);
+    rows.push({ label: '100 KB, a bare textarea', bytes: command.length, median: lat[Math.floor(lat.length / 2)], worst: lat[lat.length - 1], wall: wall / KEYS });
     await page.close();
   }
 } finally {
