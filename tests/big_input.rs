@@ -182,3 +182,30 @@ async fn one_token_is_singular() {
     let line = text(&root, "#result-speculative");
     assert!(line.contains("method mtp, 1 token,"), "{line}");
 }
+
+/// A pasted config.json the core cannot read is "the pasted config.json" in every view that shows the core's texts,
+/// not the CLI's "config.json of MODEL" (compare's other side, the timeline's rows, the matrix's cells and the fix
+/// finder each resolve on their own).
+#[wasm_bindgen_test]
+async fn every_view_calls_a_pasted_config_json_so() {
+    let root = mount_with_hash(LLAMA).await;
+    paste(
+        &root,
+        "#model-config",
+        r#"{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": "#,
+    )
+    .await;
+    for (tab, view) in [
+        ("#tab-explain", "section.results"),
+        ("#tab-compare", ".compare-view"),
+        ("#tab-timeline", ".timeline-view"),
+        ("#tab-matrix", "section.matrix"),
+    ] {
+        q(&root, tab).unchecked_into::<web_sys::HtmlElement>().click();
+        flush().await;
+        let shown = text(&root, view);
+        assert!(shown.contains("the pasted config.json is not valid JSON"), "{tab}: {shown}");
+        let all = root.text_content().unwrap_or_default();
+        assert!(!all.contains("config.json of meta-llama"), "{tab}: {all}");
+    }
+}

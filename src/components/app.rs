@@ -57,6 +57,7 @@ pub fn app() -> Html {
         View::Compare => compare_view(
             report.clone(),
             &state.compare_scenario(),
+            &state.last_valid.model,
             ondispatch.reform(|v: String| Action::parsed("release to compare with", &v, Action::SetCompareRelease)),
         ),
         View::Matrix => html! {
@@ -66,7 +67,7 @@ pub fn app() -> Html {
                 arch={state.matrix_arch.clone()}
                 onarch={ondispatch.reform(|v: String| Action::SetMatrixArch(Some(v).filter(|v| !v.is_empty())))} />
         },
-        View::Timeline => timeline_view(&state.scenario()),
+        View::Timeline => timeline_view(&state.scenario(), &state.last_valid.model),
         View::Log => log_view(state.log.as_deref(), &report, &ondispatch),
     };
     // One parse of the command line serves the error line and the unused-flags line.

@@ -16,6 +16,7 @@ use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use crate::components::choice::{choice_select, ChoiceOption};
+use crate::components::results::in_page_text;
 
 #[derive(PartialEq, Properties)]
 pub struct MatrixViewProps {
@@ -82,10 +83,19 @@ struct Computed {
     base_kv: Option<String>,
 }
 
+/// The matrix with the core's texts in the page's words.
 fn compute((base, mode): &(Scenario, MatrixMode)) -> Computed {
+    let cmd = serve::parse(base.release, &base.command_line).ok();
+    let mut matrix = matrix_in(base, *mode);
+    if let Some(cmd) = &cmd {
+        match matrix.as_mut() {
+            Ok(m) => m.cells.iter_mut().for_each(|c| in_page_text(&mut c.summary, &cmd.model)),
+            Err(e) => in_page_text(e, &cmd.model),
+        }
+    }
     Computed {
-        matrix: matrix_in(base, *mode),
-        base_kv: serve::parse(base.release, &base.command_line).ok().map(|c| c.kv_cache_dtype),
+        matrix,
+        base_kv: cmd.map(|c| c.kv_cache_dtype),
     }
 }
 

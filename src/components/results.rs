@@ -186,33 +186,39 @@ fn stamp(r: &Report) -> Html {
 /// The core's words for the CLI, in the page's: an unknown model's error names the config.json box (not MODEL as a
 /// folder, `--model-config` or the Hugging Face cache, which the page has not) and the Model select (not `qpath
 /// models`), and a config.json from the page's box is "the pasted config.json" (the core calls a scenario's config
-/// "config.json of MODEL"). `model`: the command line's model id.
+/// "config.json of MODEL"). `model`: the command line's model id. Every view that shows the core's texts (explain,
+/// both sides of compare, the timeline, the fix finder, the matrix) passes them through [`in_page_text`].
 pub fn in_page_words(mut report: Report, model: &str) -> Report {
-    use qpath_core::model::{GIVE_CONFIG, GIVE_FOLDER, SEE_MODELS};
-    let of_model = format!("config.json of {model}");
-    let page = |text: &mut String| {
-        if text.contains(GIVE_FOLDER) || text.contains(GIVE_CONFIG) || text.contains(SEE_MODELS) {
-            *text = text
-                .replace(GIVE_FOLDER, GIVE_IN_PAGE)
-                .replace(GIVE_CONFIG, GIVE_IN_PAGE)
-                .replace(SEE_MODELS, " (the Model select lists the presets)");
-        }
-        if text.contains(&of_model) {
-            *text = text.replace(&of_model, crate::components::model_fieldset::PASTED_CONFIG);
-        }
-    };
     if let Some(e) = report.error.as_mut() {
-        page(&mut e.message);
+        in_page_text(&mut e.message, model);
     }
     if let Some(c) = report.model.as_mut().and_then(|m| m.config.as_mut()) {
-        page(c);
+        in_page_text(c, model);
     }
     for g in report.groups.iter_mut() {
         if let Some(e) = g.error.as_mut() {
-            page(&mut e.message);
+            in_page_text(&mut e.message, model);
         }
     }
     report
+}
+
+/// One text of the core in the page's words ([`in_page_words`]); unchanged (and not copied) when it has none of the
+/// CLI's.
+pub fn in_page_text(text: &mut String, model: &str) {
+    use qpath_core::model::{GIVE_CONFIG, GIVE_FOLDER, SEE_MODELS};
+    if text.contains(GIVE_FOLDER) || text.contains(GIVE_CONFIG) || text.contains(SEE_MODELS) {
+        *text = text
+            .replace(GIVE_FOLDER, GIVE_IN_PAGE)
+            .replace(GIVE_CONFIG, GIVE_IN_PAGE)
+            .replace(SEE_MODELS, " (the Model select lists the presets)");
+    }
+    if text.contains("config.json of ") {
+        let of_model = format!("config.json of {model}");
+        if text.contains(&of_model) {
+            *text = text.replace(&of_model, crate::components::model_fieldset::PASTED_CONFIG);
+        }
+    }
 }
 
 /// How the page tells the user to give a model's config.json.

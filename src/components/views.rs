@@ -6,6 +6,8 @@ use std::rc::Rc;
 use qpath_core::release::Release;
 use qpath_core::report::Report;
 use qpath_core::resolve::{resolve, Scenario};
+
+use crate::components::results::{in_page_text, in_page_words};
 use yew::prelude::*;
 
 use crate::components::choice::{choice_select, ChoiceOption};
@@ -46,10 +48,10 @@ pub fn pick_note(note: Option<&str>) -> Html {
 
 /// The compare view: the release select, then the page's `report` (the right side) beside `other`, the same scenario
 /// at the release to compare with (the left side). `onrelease` gets the select's value as it reports it (the page
-/// parses it and names a value it cannot use).
-pub fn compare_view(report: Rc<Report>, other: &Scenario, onrelease: Callback<String>) -> Html {
+/// parses it and names a value it cannot use). `model`: the command line's model id, for the page's words.
+pub fn compare_view(report: Rc<Report>, other: &Scenario, model: &str, onrelease: Callback<String>) -> Html {
     let releases: Vec<ChoiceOption> = Release::ALL.iter().map(|r| ChoiceOption::new(r.name(), r.name())).collect();
-    let left = Rc::new(resolve(other));
+    let left = Rc::new(in_page_words(resolve(other), model));
     html! {
         <div class="compare-view">
             <label class="compare-pick"><span>{ "Compare with vLLM" }</span>
@@ -62,9 +64,19 @@ pub fn compare_view(report: Rc<Report>, other: &Scenario, onrelease: Callback<St
 
 /// The timeline view: `scenario` at every release (each with the FlashInfer it pins), one row per release, the rows
 /// whose answer changes marked (a "changed" badge, not colour alone) and the scenario's own release `aria-current`;
-/// under the table each change with the step that decides it, both outcomes and the cited line's link.
-pub fn timeline_view(scenario: &Scenario) -> Html {
-    let t = qpath_core::timeline::timeline(scenario);
+/// under the table each change with the step that decides it, both outcomes and the cited line's link; the core's
+/// texts in the page's words (`model`: the command line's model id).
+pub fn timeline_view(scenario: &Scenario, model: &str) -> Html {
+    let mut t = qpath_core::timeline::timeline(scenario);
+    for r in t.rows.iter_mut() {
+        in_page_text(&mut r.summary, model);
+        for c in r.changes.iter_mut() {
+            in_page_text(&mut c.what, model);
+            for text in [&mut c.before, &mut c.after].into_iter().flatten() {
+                in_page_text(text, model);
+            }
+        }
+    }
     let rows = t.rows.iter().map(|r| {
         let changed = !r.changes.is_empty();
         let current = (r.release == scenario.release).then_some("true");
