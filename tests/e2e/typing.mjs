@@ -19,6 +19,34 @@ const KEYS = Math.max(5, Number.parseInt(process.env.QPATH_TYPING_KEYS ?? '20', 
 // The last one ends at the cap after the keys (a key past it is refused, as any input over the cap).
 const SIZES = [['10 KB', 10_000], ['100 KB', 100_000], ['the cap, 256 KiB', (256 << 10) - KEYS]];
 
+const HEAD = 'vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name ';
+
+// Types KEYS keys at the end of `page`'s #command-line (focused, its caret at the end), each after the previous key's
+// frame; the row of `label` with the sorted latencies' median and worst and Playwright's wall time per key.
+async function typeKeys(page, label, bytes) {
+  await page.evaluate(() => {
+    window.__latencies = [];
+    addEventListener('keydown', () => {
+      const t0 = performance.now();
+      requestAnimationFrame(() => {
+        const ch = new MessageChannel();
+        ch.port1.onmessage = () => window.__latencies.push(performance.now() - t0);
+        ch.port2.postMessage(0);
+      });
+    }, true);
+  });
+  const wall0 = performance.now();
+  for (let i = 0; i < KEYS; i++) {
+    await page.keyboard.press(String.fromCharCode(97 + (i % 26)));
+    await page.waitForFunction((n) => window.__latencies.length > n, i);
+  }
+  const wall = performance.now() - wall0;
+  const typed = await page.evaluate(() => document.querySelector('#command-line').value.length);
+  if (typed !== bytes + KEYS) throw new Error(`${label}: the box holds ${typed} characters, not ${bytes + KEYS}`);
+  const lat = (await page.evaluate(() => window.__latencies)).sort((a, b) => a - b);
+  return { label, bytes, median: lat[Math.floor(lat.length / 2)], worst: lat[lat.length - 1], wall: wall / KEYS };
+}
+
 const server = await startServer(dist);
 const browser = await launchChromium();
 const rows = [];
@@ -27,68 +55,25 @@ try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${server.url}/`);
     await page.waitForSelector('section.results article.group');
-    const head = 'vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name ';
-    const command = head + 'x'.repeat(size - head.length);
+    const command = HEAD + 'x'.repeat(size - HEAD.length);
     await page.click('#command-line');
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.insertText(command);
     await page.waitForFunction((n) => document.querySelector('#command-line').value.length === n, command.length);
     await page.waitForFunction(() => !document.querySelector('#command-error'));
     await page.keyboard.press('ControlOrMeta+End');
-    await page.evaluate(() => {
-      window.__latencies = [];
-      addEventListener('keydown', () => {
-        const t0 = performance.now();
-        requestAnimationFrame(() => {
-          const ch = new MessageChannel();
-          ch.port1.onmessage = () => window.__latencies.push(performance.now() - t0);
-          ch.port2.postMessage(0);
-        });
-      }, true);
-    });
-    const wall0 = performance.now();
-    for (let i = 0; i < KEYS; i++) {
-      await page.keyboard.press(String.fromCharCode(97 + (i % 26)));
-      await page.waitForFunction((n) => window.__latencies.length > n, i);
-    }
-    const wall = performance.now() - wall0;
-    const typed = await page.evaluate(() => document.querySelector('#command-line').value.length);
-    if (typed !== command.length + KEYS) throw new Error(`${label}: the box holds ${typed} characters, not ${command.length + KEYS}`);
-    const lat = (await page.evaluate(() => window.__latencies)).sort((a, b) => a - b);
-    const median = lat[Math.floor(lat.length / 2)];
-    rows.push({ label, bytes: command.length, median, worst: lat[lat.length - 1], wall: wall / KEYS });
+    rows.push(await typeKeys(page, label, command.length));
     await page.close();
   }
   // The same keys in a bare <textarea> holding the 100 KB command line, no page around it: the browser's own share.
-  {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.setContent('<textarea id="command-line" rows="3" style="width:600px;font:14px monospace"></textarea>');
-    const head = 'vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name ';
-    const command = head + 'x'.repeat(100_000 - head.length);
-    await page.click('#command-line');
-    await page.keyboard.insertText(command);
-    await page.keyboard.press('ControlOrMeta+End');
-    await page.evaluate(() => {
-      window.__latencies = [];
-      addEventListener('keydown', () => {
-        const t0 = performance.now();
-        requestAnimationFrame(() => {
-          const ch = new MessageChannel();
-          ch.port1.onmessage = () => window.__latencies.push(performance.now() - t0);
-          ch.port2.postMessage(0);
-        });
-      }, true);
-    });
-    const wall0 = performance.now();
-    for (let i = 0; i < KEYS; i++) {
-      await page.keyboard.press(String.fromCharCode(97 + (i % 26)));
-      await page.waitForFunction((n) => window.__latencies.length > n, i);
-    }
-    const wall = performance.now() - wall0;
-    const lat = (await page.evaluate(() => window.__latencies)).sort((a, b) => a - b);
-    rows.push({ label: '100 KB, a bare textarea', bytes: command.length, median: lat[Math.floor(lat.length / 2)], worst: lat[lat.length - 1], wall: wall / KEYS });
-    await page.close();
-  }
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.setContent('<textarea id="command-line" rows="3" style="width:600px;font:14px monospace"></textarea>');
+  const command = HEAD + 'x'.repeat(100_000 - HEAD.length);
+  await page.click('#command-line');
+  await page.keyboard.insertText(command);
+  await page.keyboard.press('ControlOrMeta+End');
+  rows.push(await typeKeys(page, '100 KB, a bare textarea', command.length));
+  await page.close();
 } finally {
   await browser.close();
   await server.stop();
