@@ -186,8 +186,9 @@ fn stamp(r: &Report) -> Html {
 /// The core's words for the CLI, in the page's: an unknown model's error names the config.json box (not MODEL as a
 /// folder, `--model-config` or the Hugging Face cache, which the page has not) and the Model select (not `qpath
 /// models`), and a config.json from the page's box is "the pasted config.json" (the core calls a scenario's config
-/// "config.json of MODEL"). `model`: the command line's model id. Every view that shows the core's texts (explain,
-/// both sides of compare, the timeline, the fix finder, the matrix) passes them through [`in_page_text`].
+/// "config.json of MODEL"). `model`: the command line's model id. Every view that shows the core's texts about the
+/// model (explain, both sides of compare, the timeline, the matrix) passes them through [`in_page_text`]; the fix
+/// finder does not search a scenario whose config.json it cannot read ("cannot model"), so its texts have none.
 pub fn in_page_words(mut report: Report, model: &str) -> Report {
     if let Some(e) = report.error.as_mut() {
         in_page_text(&mut e.message, model);
@@ -307,7 +308,7 @@ fn notes(r: &Report) -> Html {
                 <div class="unused-block">
                     <h3>{ "Flags that do not affect this decision" }</h3>
                     <ul class="unused-flags">
-                        { for r.unused_flags.iter().map(|f| html! { <li><code>{ echo_words(f) }</code></li> }) }
+                        { for r.unused_flags.iter().map(|f| html! { <li><code>{ qpath_core::options::echo_entry(f) }</code></li> }) }
                     </ul>
                 </div>
             }

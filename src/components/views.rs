@@ -6,13 +6,12 @@ use std::rc::Rc;
 use qpath_core::release::Release;
 use qpath_core::report::Report;
 use qpath_core::resolve::{resolve, Scenario};
-
-use crate::components::results::{in_page_text, in_page_words};
 use yew::prelude::*;
 
 use crate::components::choice::{choice_select, ChoiceOption};
 use crate::components::compare::Compare;
 use crate::components::copy_button::copy_button;
+use crate::components::results::{in_page_text, in_page_words};
 use crate::state::{Action, View};
 
 /// The tabs that choose the view: `view` is selected; a click dispatches [`Action::SetView`] with its view.

@@ -142,6 +142,17 @@ pub fn echo(value: &str) -> String {
     }
 }
 
+/// One entry of a list of options with their values (`ServeCommand::unused`) as a message repeats it: whole up to
+/// [`WORD_LIMIT`] characters, else [`echo`]ed, blanks in a quoted value or not (the page repeats the list on every
+/// key typed in its command box: a 100 KB value laid out whole each time made typing slow).
+pub fn echo_entry(entry: &str) -> String {
+    if entry.chars().nth(WORD_LIMIT).is_some() {
+        echo(entry)
+    } else {
+        entry.to_string()
+    }
+}
+
 impl std::error::Error for OptionError {}
 
 /// What the options of a scenario set; `None` is "not given" (the default applies).
@@ -404,6 +415,14 @@ mod tests {
         );
         let edge = "z".repeat(WORD_LIMIT);
         assert_eq!(echo_words(&edge), edge);
+    }
+
+    #[test]
+    fn an_entry_is_shortened_as_a_whole() {
+        let edge = format!("--x {}", "é".repeat(WORD_LIMIT - 4));
+        assert_eq!(echo_entry(&edge), edge);
+        let quoted = format!("--served-model-name '{}'", "q ".repeat(50_000).trim_end());
+        assert_eq!(echo_entry(&quoted), format!("{}… (100021 characters)", &quoted[..ECHO_LIMIT]));
     }
 
     #[test]
