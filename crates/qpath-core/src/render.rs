@@ -281,7 +281,14 @@ pub fn text_in(r: &Report, layout: Layout) -> String {
         o.para(
             "",
             "  ",
-            &format!("flags that do not affect this decision: {}", r.unused_flags.join(" ")),
+            &format!(
+                "flags that do not affect this decision: {}",
+                r.unused_flags
+                    .iter()
+                    .map(|f| crate::options::echo_entry(f))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
         );
     }
     o.s

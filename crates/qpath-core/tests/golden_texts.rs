@@ -281,3 +281,17 @@ fn kv_heads_and_tensor_parallelism_fail_where_vllm_checks_them() {
     // Llama's max(1, 8 // 16) = 1 KV head per rank: no error.
     assert!(run("h100-sxm", V0_33_0, &format!("{LLAMA} -tp 16")).error.is_none());
 }
+
+/// A flag the decision does not read is repeated in the text shortened when it is long (its value quoted with blanks
+/// or not), whole in the report (the JSON).
+#[test]
+fn a_long_unused_flag_is_shortened_in_the_text_only() {
+    let value = "x ".repeat(50_000);
+    let r = run("l4", V0_33_0, &format!("{LLAMA} --served-model-name '{}'", value.trim_end()));
+    assert_eq!(r.unused_flags.len(), 1);
+    assert_eq!(r.unused_flags[0].chars().count(), 100_021);
+    let text = render::text(&r);
+    let line = text.lines().find(|l| l.starts_with("flags that do not affect")).unwrap();
+    assert!(line.ends_with(" (100021 characters)"), "{line}");
+    assert!(text.len() < 10_000, "{}", text.len());
+}
