@@ -106,6 +106,9 @@
 # value with blanks is shortened too): +124 B (513,111; 1,283,866 raw), total 530,082 B (ceiling 530,102); not paid
 # (three shapes of the same code measured 513,111-513,315: this module's gzip size moves by ~300 B with its
 # functions' order).
+# The embed's height reserve (2026-12-03: until it renders, an element's shadow root holds an empty block of
+# --qpath-reserve, default 100vh, so the host's text does not shift): qpath-embed.js +83 B (1,094); not paid (a
+# CSP-safe block needs createElement and a style property; the Lighthouse figures are in BENCHMARKS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
@@ -123,7 +126,7 @@ qpath-web.js                        7106        -
 snippets/*/inline0.js                502        -
 snippets/*/inline1.js               1241        -
 snippets/*/inline2.js               1149        -
-qpath-embed.js                      1011        -
+qpath-embed.js                      1094        -
 index.html                          1788        -
 qpath.css                           5210        -
 '

@@ -5,7 +5,8 @@
 // `ready` is a thenable of the JS API (the exports of qpath-web.js); using it starts the load:
 //   import { ready } from "QPATH/qpath-embed.js"; const qpath = await ready; qpath.resolve("vllm serve …", { gpu: "l4" });
 // If qpath cannot start (no WebAssembly, a module or wasm that fails to load, a CSP), each element says so in a
-// sentence, a console warning names the cause, and `ready` rejects with it.
+// sentence, a console warning names the cause, and `ready` rejects with it. Until then an element's shadow root holds
+// only an empty block of the height --qpath-reserve (default 100vh), so the host's text does not shift when it renders.
 const here = (file) => new URL(file, import.meta.url);
 const shown = new WeakSet();
 const waiting = [];
@@ -58,6 +59,13 @@ if (typeof customElements === "object" && !customElements.get("qpath-explainer")
       return true;
     }
     connectedCallback() {
+      // Until qpath renders, the element holds a screen's height (the host can set --qpath-reserve): the text after it
+      // is below the first screen already and does not move when the explainer appears (no layout shift).
+      if (!this.shadowRoot) {
+        const hold = document.createElement("div");
+        hold.style.minHeight = "var(--qpath-reserve, 100vh)";
+        this.attachShadow({ mode: "open" }).append(hold);
+      }
       if (shown.has(this)) hooks?.connect(this);
       else if (near && this.getAttribute("loading") !== "eager") near.observe(this);
       else show(this);

@@ -780,11 +780,41 @@ check('embed-lazy-below-the-fold', async (t) => {
     <qpath-explainer id="far" gpu="l4" vllm="0.25.0-prefix" cmd="${SEED_CMD}"></qpath-explainer>`);
   await sleep(500); // idle: nothing may start later on its own either
   assert.deepEqual(requests, { wasm: 0, module: 0 }, 'nothing of qpath loaded before the explainer is scrolled to');
-  assert.equal(await page.evaluate(() => document.getElementById('far').shadowRoot), null, 'not rendered');
+  assert.equal(await page.evaluate(() => document.getElementById('far').shadowRoot.querySelector('.qp-root')), null, 'not rendered');
   await page.evaluate(() => document.getElementById('far').scrollIntoView());
   await page.waitForSelector('#far .group-error');
   includes((await renderedIds(page)).join(), 'far', 'rendered after the scroll');
   assert.deepEqual(requests, { wasm: 1, module: 1 }, 'one wasm request once scrolled to');
+});
+
+check('embed-reserves-its-height-so-the-host-does-not-shift', async (t) => {
+  // An explainer in the first screen, text after it, and the one CSS line docs/embedding.md gives for the first
+  // paint (before qpath-embed.js has run): the layout shifts Chromium reports (PerformanceObserver layout-shift, what
+  // Lighthouse's CLS adds up) total under 0.01 once the explainer has rendered. Without the reserve the text moved
+  // down by the explainer's height: CLS 0.3-0.9 on the doc test sites (BENCHMARKS.md).
+  const { page } = await lazyHost(t, 'host-reserve', `<style>qpath-explainer:not(:defined) { display: block; min-height: 100vh }</style>
+    <h1>In view</h1>
+    <qpath-explainer id="top" gpu="l4" vllm="0.25.0-prefix" cmd="${SEED_CMD}" compact></qpath-explainer>
+    <p id="after">The host's own text after the explainer.</p>`, {
+    init: () => {
+      window.__shifts = [];
+      new PerformanceObserver((l) => l.getEntries().forEach((e) => { if (!e.hadRecentInput) window.__shifts.push(e); }))
+        .observe({ type: 'layout-shift', buffered: true });
+    },
+  });
+  await page.waitForSelector('#top .group-error');
+  await sleep(300);
+  const shift = await page.evaluate(() => window.__shifts.reduce((sum, e) => sum + e.value, 0));
+  assert.ok(shift < 0.01, `layout shift ${shift}`);
+  // The host can set the reserve.
+  const held = await page.evaluate(() => {
+    const el = document.createElement('qpath-explainer');
+    el.style.setProperty('--qpath-reserve', '321px');
+    el.setAttribute('gpu', 'l4');
+    document.body.prepend(el);
+    return el.getBoundingClientRect().height;
+  });
+  assert.equal(Math.round(held), 321, 'the reserve follows --qpath-reserve');
 });
 
 check('embed-lazy-three-explainers', async (t) => {
@@ -832,7 +862,7 @@ check('embed-lazy-ready-starts-the-load', async (t) => {
   await page.click('#go');
   await eventually(async () => assert.equal(await text(page, '#out'), '0.25.0-prefix'));
   assert.deepEqual(requests, { wasm: 1, module: 1 }, 'awaiting ready loaded the wasm once');
-  assert.equal(await page.evaluate(() => document.getElementById('far').shadowRoot), null, 'the far explainer still waits');
+  assert.equal(await page.evaluate(() => document.getElementById('far').shadowRoot.querySelector('.qp-root')), null, 'the far explainer still waits');
   await page.evaluate(() => document.getElementById('far').scrollIntoView());
   await page.waitForSelector('#far article.group');
   assert.deepEqual(requests, { wasm: 1, module: 1 });
