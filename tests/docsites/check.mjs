@@ -76,17 +76,21 @@ function watch(page) {
   return problems;
 }
 
-/** Waits until every <qpath-explainer> on the page shows results in its shadow root; returns how many there are. */
+/** Waits until every <qpath-explainer> on the page shows results in its shadow root, scrolling to each that has not
+ * (as a reader does: an explainer renders when it nears the viewport, and one holds a screen's height until then), then
+ * scrolls back to the top; returns how many there are. */
 async function rendered(page, timeout = 30000) {
   await page.waitForFunction((want) => {
     const all = [...document.querySelectorAll('qpath-explainer')];
-    return all.length > 0 && all.every((el) => el.shadowRoot?.textContent.includes(want));
+    const waiting = all.find((el) => !el.shadowRoot?.textContent.includes(want));
+    waiting?.scrollIntoView({ block: 'nearest' });
+    return all.length > 0 && !waiting;
   }, RESULT_TEXT, { timeout, polling: 100 }).catch(async () => {
     const state = await page.evaluate(() => [...document.querySelectorAll('qpath-explainer')]
       .map((el) => `${el.shadowRoot ? `shadow root "${el.shadowRoot.textContent.slice(0, 160)}"` : 'no shadow root'}`));
     throw new Error(`no results in the explainer(s) after ${timeout} ms: ${state.join('; ') || 'no <qpath-explainer> on the page'}`);
   });
-  return page.evaluate(() => document.querySelectorAll('qpath-explainer').length);
+  return page.evaluate(() => { scrollTo(0, 0); return document.querySelectorAll('qpath-explainer').length; });
 }
 
 async function computedStyles(page) {
