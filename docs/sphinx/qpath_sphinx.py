@@ -19,7 +19,8 @@ and in a page::
 The directive's content is the command line (lines are joined; a trailing backslash is dropped, so a multi-line shell
 command pastes as is). Options are the element's attributes: ``gpu``, ``vllm``, ``cuda``, ``cubins``, ``flashinfer``,
 ``theme`` (default ``auto``: the explainer follows the theme's light/dark switch) and the flag ``compact``.
-Only HTML builders render it; other builders get the command line as a literal block.
+Only HTML builders render it; other builders get the command line as a literal block. Every HTML page gets, in its
+``<head>``, the one CSS line that holds an explainer's height until it renders (no layout shift; docs/embedding.md).
 qpath's repository tests this file with Furo and sphinx_rtd_theme (tests/docsites/, scripts/docsites-test.sh).
 """
 
@@ -34,6 +35,10 @@ from sphinx.errors import ConfigError
 __version__ = "1.0"
 
 ATTRIBUTES = ("gpu", "vllm", "cuda", "cubins", "flashinfer", "theme")
+
+# Holds an explainer's height from the first paint until qpath-embed.js has defined the element (which then holds it
+# until the explainer renders), so the page's text does not shift (docs/embedding.md, "No layout shift").
+RESERVE = "<style>qpath-explainer:not(:defined) { display: block; min-height: 100vh }</style>"
 
 
 class QpathExplainer(Directive):
@@ -77,6 +82,10 @@ def _include(app, config):
     app.add_js_file("qpath/qpath-embed.js", type="module")
 
 
+def _reserve(app, pagename, templatename, context, doctree):
+    context["metatags"] = context.get("metatags", "") + RESERVE
+
+
 def _copy_build(app, exception):
     if exception is not None or app.builder.format != "html" or app.config.qpath_url or not app.config.qpath_build:
         return
@@ -89,5 +98,6 @@ def setup(app):
     app.add_directive("qpath-explainer", QpathExplainer)
     app.connect("config-inited", _include)
     app.connect("doctree-resolved", _keep_for_builder)
+    app.connect("html-page-context", _reserve)
     app.connect("build-finished", _copy_build)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
