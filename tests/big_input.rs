@@ -184,8 +184,8 @@ async fn one_token_is_singular() {
 }
 
 /// A pasted config.json the core cannot read is "the pasted config.json" in every view that shows the core's texts,
-/// not the CLI's "config.json of MODEL" (compare's other side, the timeline's rows, the matrix's cells and the fix
-/// finder each resolve on their own).
+/// not the CLI's "config.json of MODEL" (compare's other side, the timeline's rows and the matrix's cells each resolve
+/// on their own).
 #[wasm_bindgen_test]
 async fn every_view_calls_a_pasted_config_json_so() {
     let root = mount_with_hash(LLAMA).await;

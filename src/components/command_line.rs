@@ -34,7 +34,7 @@ pub fn command_line(
                 <p id="command-env-note" class="hint">{ dropped_env_note(dropped_env) }</p>
             }
             if !unused.is_empty() {
-                <p id="command-unused" class="hint">{ format!("Accepted but not part of this decision: {}", unused.iter().map(|u| qpath_core::options::echo_entry(u)).collect::<Vec<_>>().join(" ")) }</p>
+                <p id="command-unused" class="hint">{ format!("Accepted but not part of this decision: {}", qpath_core::options::echo_entries(unused)) }</p>
             }
         </section>
     }

@@ -153,6 +153,12 @@ pub fn echo_entry(entry: &str) -> String {
     }
 }
 
+/// A list of options with their values (`ServeCommand::unused`) as a message repeats it: each [`echo_entry`], joined
+/// by blanks (the CLI's text answer and the page's hint under its command box).
+pub fn echo_entries(entries: &[String]) -> String {
+    entries.iter().map(|e| echo_entry(e)).collect::<Vec<_>>().join(" ")
+}
+
 impl std::error::Error for OptionError {}
 
 /// What the options of a scenario set; `None` is "not given" (the default applies).

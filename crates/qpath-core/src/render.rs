@@ -283,11 +283,7 @@ pub fn text_in(r: &Report, layout: Layout) -> String {
             "  ",
             &format!(
                 "flags that do not affect this decision: {}",
-                r.unused_flags
-                    .iter()
-                    .map(|f| crate::options::echo_entry(f))
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                crate::options::echo_entries(&r.unused_flags)
             ),
         );
     }
