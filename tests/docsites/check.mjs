@@ -24,7 +24,6 @@ const SHOT_LIMIT = 200 * 1024;
 const SITES = {
   mkdocs: {
     out: 'site', page: '/', shot: 'mkdocs', nested: '/two/',
-    reserves: true, // the guide's extra_css holds the height from the first paint
     themes: { light: 'default', dark: 'slate' },
     // Material's palette toggle: a label per scheme, the visible one switches to the other scheme.
     current: () => document.body.getAttribute('data-md-color-scheme'),
@@ -32,7 +31,6 @@ const SITES = {
   },
   'sphinx-furo': {
     out: '_build/html', page: '/index.html', shot: 'furo', nested: '/sub/page.html',
-    reserves: true, // the guide's html_css_files holds the height from the first paint
     themes: { light: 'light', dark: 'dark' },
     // Furo's toggle cycles auto → light/dark; the theme is body[data-theme].
     current: () => document.body.dataset.theme,
@@ -41,11 +39,9 @@ const SITES = {
   'sphinx-rtd': {
     out: '_build/html', page: '/index.html', shot: 'rtd', nested: '/sub/page.html',
     themes: { light: null }, // sphinx_rtd_theme has one theme
-    reserves: true, // qpath_sphinx.py puts the line that holds the height in every page's head
   },
   mdbook: {
     out: 'book', page: '/kernels.html', shot: 'mdbook', nested: '/more/nested.html',
-    reserves: true, // the guide's head.hbs holds the height from the first paint
     themes: { light: 'light', dark: 'coal' },
     current: () => ['light', 'rust', 'coal', 'navy', 'ayu'].find((t) => document.documentElement.classList.contains(t)),
     toggle: async (page, want) => {
@@ -175,21 +171,21 @@ function siteChecks(name, site) {
     assert.deepEqual([...problems, ...notFound], []);
   });
 
-  if (site.reserves) {
-    check(`${name}: the page does not shift when its first explainer renders (layout shifts under 0.01)`, async ({ page, url }) => {
-      await page.addInitScript(() => {
-        window.__shift = 0;
-        new PerformanceObserver((l) => l.getEntries().forEach((e) => { if (!e.hadRecentInput) window.__shift += e.value; }))
-          .observe({ type: 'layout-shift', buffered: true });
-      });
-      await page.goto(url + site.page);
-      await page.waitForFunction((want) => document.querySelector('qpath-explainer')?.shadowRoot?.textContent.includes(want),
-        RESULT_TEXT, { timeout: 30000, polling: 100 });
-      await page.waitForTimeout(300);
-      const shift = await page.evaluate(() => window.__shift);
-      assert.ok(shift < 0.01, `layout shift ${shift}`);
+  // Every set-up of the guide holds the explainer's height from the first paint (a stylesheet, a <style> in the head,
+  // or qpath_sphinx.py's line in every page's head).
+  check(`${name}: the page does not shift when its first explainer renders (layout shifts under 0.01)`, async ({ page, url }) => {
+    await page.addInitScript(() => {
+      window.__shift = 0;
+      new PerformanceObserver((l) => l.getEntries().forEach((e) => { if (!e.hadRecentInput) window.__shift += e.value; }))
+        .observe({ type: 'layout-shift', buffered: true });
     });
-  }
+    await page.goto(url + site.page);
+    await page.waitForFunction((want) => document.querySelector('qpath-explainer')?.shadowRoot?.textContent.includes(want),
+      RESULT_TEXT, { timeout: 30000, polling: 100 });
+    await page.waitForTimeout(300);
+    const shift = await page.evaluate(() => window.__shift);
+    assert.ok(shift < 0.01, `layout shift ${shift}`);
+  });
 
   check(`${name}: the host's own elements keep their computed styles (twin page without qpath)`, async ({ page, url }) => {
     const address = url + site.page;
